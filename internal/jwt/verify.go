@@ -1,0 +1,124 @@
+package jwt
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
+)
+
+// Claims is a verified token's payload: the fields Basalt branches on, plus
+// the whole claim set as JSON for request.jwt.claims.
+type Claims struct {
+	Role      string
+	Subject   string
+	SessionID string
+	Expires   time.Time // zero when the token has no exp
+	Raw       json.RawMessage
+	Map       map[string]any
+}
+
+// Errors returned by Verify, so each service can render its own wire error.
+var (
+	ErrMalformed = errors.New("malformed token")
+	ErrSignature = errors.New("invalid signature")
+	ErrExpired   = errors.New("token is expired")
+)
+
+// Verify checks signature and time claims (exp, nbf, iat, with leeway) and
+// returns the claims. Tokens with a kid must match the ES256 key; tokens
+// without one are tried with the HS256 secret, as GoTrue and PostgREST do.
+func (k *Keys) Verify(token string, now time.Time) (*Claims, error) {
+	if strings.Count(token, ".") != 2 {
+		return nil, fmt.Errorf("%w: expected 3 parts in JWT; got %d", ErrMalformed, strings.Count(token, ".")+1)
+	}
+	mc := gojwt.MapClaims{}
+	parser := gojwt.NewParser(
+		gojwt.WithValidMethods([]string{"HS256", "ES256"}),
+		gojwt.WithLeeway(30*time.Second),
+		gojwt.WithTimeFunc(func() time.Time { return now }),
+		gojwt.WithJSONNumber(),
+	)
+	_, err := parser.ParseWithClaims(token, mc, func(t *gojwt.Token) (any, error) {
+		switch t.Method.Alg() {
+		case "HS256":
+			return k.Secret, nil
+		case "ES256":
+			if k.EC == nil {
+				return nil, errors.New("no ES256 key configured")
+			}
+			if kid, _ := t.Header["kid"].(string); kid != "" && kid != k.KID {
+				return nil, fmt.Errorf("unknown kid %q", kid)
+			}
+			return &k.EC.PublicKey, nil
+		}
+		return nil, fmt.Errorf("unsupported alg %v", t.Header["alg"])
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, gojwt.ErrTokenExpired):
+		return nil, fmt.Errorf("%w: %v", ErrExpired, err)
+	case errors.Is(err, gojwt.ErrTokenMalformed):
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	default:
+		return nil, fmt.Errorf("%w: %v", ErrSignature, err)
+	}
+	return claimsFromMap(mc)
+}
+
+// ParseUnverified decodes a token's claims without checking the signature,
+// for tokens already verified (or for diagnostics).
+func ParseUnverified(token string) (*Claims, error) {
+	mc := gojwt.MapClaims{}
+	p := gojwt.NewParser(gojwt.WithJSONNumber())
+	if _, _, err := p.ParseUnverified(token, mc); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return claimsFromMap(mc)
+}
+
+func claimsFromMap(mc gojwt.MapClaims) (*Claims, error) {
+	raw, err := json.Marshal(mc)
+	if err != nil {
+		return nil, fmt.Errorf("encode claims: %w", err)
+	}
+	c := &Claims{Raw: raw, Map: mc}
+	c.Role, _ = mc["role"].(string)
+	c.Subject, _ = mc["sub"].(string)
+	c.SessionID, _ = mc["session_id"].(string)
+	if exp, err := mc.GetExpirationTime(); err == nil && exp != nil {
+		c.Expires = exp.Time
+	}
+	return c, nil
+}
+
+// Caller is what the gateway learned about a request's credentials: the
+// effective bearer token and, when it verified, its claims. Services render
+// Err in their own wire format (GoTrue, PostgREST, Storage).
+type Caller struct {
+	Token  string  // effective bearer token; empty when the request carried none
+	Claims *Claims // set when Token verified
+	Err    error   // set when Token did not verify
+	// APIKeyRole is the role of the project key the request presented
+	// ("anon" or "service_role"), empty when none was needed.
+	APIKeyRole string
+}
+
+type callerKey struct{}
+
+// NewContext returns ctx carrying c.
+func NewContext(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// FromContext returns the Caller the gateway stored, or an empty one.
+func FromContext(ctx context.Context) *Caller {
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		return c
+	}
+	return &Caller{}
+}

@@ -1,0 +1,106 @@
+package pg_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func claims(t *testing.T, v map[string]any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestWithClaims(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	const alice, bob = "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
+	_, err := db.Admin.Exec(ctx, `
+		CREATE TABLE public.notes (id serial PRIMARY KEY, owner uuid NOT NULL, body text NOT NULL);
+		ALTER TABLE public.notes ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY "authenticated can select own notes" ON public.notes FOR SELECT TO authenticated USING (auth.uid() = owner);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Admin.Exec(ctx, `INSERT INTO public.notes (owner, body) VALUES ($1, 'a1'), ($1, 'a2'), ($2, 'b1')`, alice, bob); err != nil {
+		t.Fatal(err)
+	}
+	count := func(req pg.Request) (n int, uid *string, role string) {
+		t.Helper()
+		err := pg.WithClaims(ctx, db.User, req, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM public.notes), auth.uid()::text, current_user`).Scan(&n, &uid, &role)
+		})
+		if err != nil {
+			t.Fatalf("WithClaims(%s): %v", req.Role, err)
+		}
+		return n, uid, role
+	}
+	tests := []struct {
+		name     string
+		req      pg.Request
+		wantRows int
+		wantUID  string
+		wantRole string
+	}{
+		{"alice sees her two notes", pg.Request{Role: "authenticated", Claims: claims(t, map[string]any{"sub": alice, "role": "authenticated"})}, 2, alice, "authenticated"},
+		{"bob sees his one note", pg.Request{Role: "authenticated", Claims: claims(t, map[string]any{"sub": bob, "role": "authenticated"})}, 1, bob, "authenticated"},
+		{"anon without a JWT sees nothing", pg.Request{Role: "anon"}, 0, "", "anon"},
+		{"service_role bypasses RLS", pg.Request{Role: "service_role"}, 3, "", "service_role"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, uid, role := count(tt.req)
+			got := ""
+			if uid != nil {
+				got = *uid
+			}
+			if n != tt.wantRows || got != tt.wantUID || role != tt.wantRole {
+				t.Errorf("rows, auth.uid(), current_user = %d, %q, %q; want %d, %q, %q", n, got, role, tt.wantRows, tt.wantUID, tt.wantRole)
+			}
+		})
+	}
+
+	t.Run("settings do not leak past the transaction", func(t *testing.T) {
+		var role string
+		var claims *string
+		if err := db.User.QueryRow(ctx, `SELECT current_user, nullif(current_setting('request.jwt.claims', true), '')`).Scan(&role, &claims); err != nil {
+			t.Fatal(err)
+		}
+		if role != "authenticator" || claims != nil {
+			t.Errorf("after the request: current_user=%q claims=%v; want authenticator and no claims", role, claims)
+		}
+	})
+
+	t.Run("a role outside the allow-list is refused", func(t *testing.T) {
+		err := pg.WithClaims(ctx, db.User, pg.Request{Role: "postgres"}, func(pgx.Tx) error { return nil })
+		if !errors.Is(err, pg.ErrRoleNotAllowed) {
+			t.Errorf("WithClaims(postgres) = %v, want ErrRoleNotAllowed", err)
+		}
+	})
+
+	t.Run("request settings are visible to SQL", func(t *testing.T) {
+		var method, path, hdr string
+		err := pg.WithClaims(ctx, db.User, pg.Request{Role: "anon", Method: "GET", Path: "/notes", Headers: json.RawMessage(`{"x-forwarded-for":"203.0.113.9"}`)}, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT current_setting('request.method'), current_setting('request.path'), current_setting('request.headers')::json->>'x-forwarded-for'`).Scan(&method, &path, &hdr)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if method != "GET" || path != "/notes" || hdr != "203.0.113.9" {
+			t.Errorf("got %q %q %q", method, path, hdr)
+		}
+	})
+}

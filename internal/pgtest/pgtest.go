@@ -1,0 +1,265 @@
+// Package pgtest gives tests a real PostgreSQL: one throwaway cluster per test
+// package (initdb with fsync off, unix socket only, run as an unprivileged
+// user when the tests run as root) and a fresh database per test, cloned from
+// a template that has the migrations applied, so tests can run in parallel.
+//
+// Use it from TestMain:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+// then db := pgtest.NewDB(t) in each test. db.User connects as the
+// non-superuser login role "authenticator", so grants and RLS really apply;
+// db.Admin connects as the cluster's owner, for fixtures and service stores.
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgcluster"
+	"github.com/basaltdev/basalt/sql/platform"
+)
+
+const templateDB = "basalt_template"
+
+// Option changes what Main prepares.
+type Option func(*options)
+
+type options struct {
+	app   bool
+	extra []migrate.Source
+}
+
+// WithApp also applies the app migrations in sql/app to the template.
+func WithApp() Option { return func(o *options) { o.app = true } }
+
+// WithSource also applies src after the platform (and app) migrations.
+func WithSource(src migrate.Source) Option {
+	return func(o *options) { o.extra = append(o.extra, src) }
+}
+
+var (
+	mu        sync.Mutex // serialises CREATE DATABASE from the template
+	cluster   *pgcluster.Cluster
+	startErr  error
+	startOnce sync.Once
+	opts      options
+	counter   atomic.Int64
+	skipMsg   string
+)
+
+// Main runs the package's tests with a cluster started on first use and
+// stopped afterwards, then exits with the tests' code.
+func Main(m *testing.M, o ...Option) {
+	for _, f := range o {
+		f(&opts)
+	}
+	code := m.Run()
+	if cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_ = cluster.Stop(ctx, "immediate")
+		cancel()
+		_ = os.RemoveAll(filepath.Dir(cluster.DataDir))
+	}
+	os.Exit(code)
+}
+
+func start() {
+	bin, err := pgcluster.FindBinDir()
+	if err != nil {
+		if os.Getenv("PGTEST_REQUIRED") == "" {
+			skipMsg = err.Error()
+			return
+		}
+		startErr = err
+		return
+	}
+	// A short path: the socket path must stay under ~100 bytes.
+	dir, err := os.MkdirTemp("", "pgt")
+	if err != nil {
+		startErr = err
+		return
+	}
+	c := &pgcluster.Cluster{
+		BinDir:    bin,
+		DataDir:   filepath.Join(dir, "data"),
+		SocketDir: dir,
+		Settings: map[string]string{
+			"fsync":                     "off",
+			"synchronous_commit":        "off",
+			"full_page_writes":          "off",
+			"max_connections":           "300",
+			"shared_buffers":            "64MB",
+			"wal_level":                 "logical",
+			"max_replication_slots":     "10",
+			"max_wal_senders":           "10",
+			"listen_addresses":          "''",
+			"log_min_messages":          "warning",
+			"unix_socket_permissions":   "0777",
+			"max_locks_per_transaction": "256",
+		},
+	}
+	// MkdirTemp makes a 0700 folder; the server user must be able to enter it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		startErr = err
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.Init(ctx); err != nil {
+		startErr = fmt.Errorf("pgtest: init cluster: %w", err)
+		return
+	}
+	if err := c.Start(ctx); err != nil {
+		startErr = fmt.Errorf("pgtest: start cluster: %w", err)
+		return
+	}
+	cluster = c
+	startErr = prepareTemplate(ctx, c)
+}
+
+func prepareTemplate(ctx context.Context, c *pgcluster.Cluster) error {
+	admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), nil)
+	if err != nil {
+		return fmt.Errorf("pgtest: %w", err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+templateDB); err != nil {
+		admin.Close()
+		return fmt.Errorf("pgtest: create template: %w", err)
+	}
+	admin.Close()
+	db, err := pg.Connect(ctx, c.SocketURL("postgres", templateDB), nil)
+	if err != nil {
+		return fmt.Errorf("pgtest: %w", err)
+	}
+	defer db.Close()
+	sources := []migrate.Source{{Name: "platform", FS: platform.FS}}
+	if opts.app {
+		root, err := ModuleRoot()
+		if err != nil {
+			return err
+		}
+		sources = append(sources, migrate.Source{Name: "app", FS: os.DirFS(filepath.Join(root, "sql", "app"))})
+	}
+	sources = append(sources, opts.extra...)
+	if _, err := migrate.Up(ctx, db, nil, sources...); err != nil {
+		return fmt.Errorf("pgtest: migrate template: %w", err)
+	}
+	return nil
+}
+
+// ModuleRoot walks up from the working directory to the folder with go.mod.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("pgtest: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// DB is one test's database.
+type DB struct {
+	Name     string
+	AdminURL string        // as the cluster owner (superuser)
+	UserURL  string        // as authenticator (NOINHERIT, can SET ROLE anon/authenticated/service_role)
+	Admin    *pgxpool.Pool // pool for AdminURL
+	User     *pgxpool.Pool // pool for UserURL
+}
+
+func ensure(t testing.TB) *pgcluster.Cluster {
+	t.Helper()
+	startOnce.Do(start)
+	if skipMsg != "" {
+		t.Skip("pgtest: " + skipMsg + " (set PGTEST_REQUIRED=1 to fail instead)")
+	}
+	if startErr != nil {
+		t.Fatal(startErr)
+	}
+	return cluster
+}
+
+// NewDB creates a database cloned from the migrated template, with pools
+// closed and the database dropped when the test ends.
+func NewDB(t testing.TB) *DB {
+	t.Helper()
+	return newDB(t, templateDB)
+}
+
+// NewEmptyDB creates a database with no migrations applied (from template0).
+func NewEmptyDB(t testing.TB) *DB {
+	t.Helper()
+	return newDB(t, "template0")
+}
+
+func newDB(t testing.TB, template string) *DB {
+	t.Helper()
+	c := ensure(t)
+	name := fmt.Sprintf("t_%d_%d", os.Getpid(), counter.Add(1))
+	ctx := context.Background()
+	mu.Lock()
+	err := func() error {
+		admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), nil)
+		if err != nil {
+			return err
+		}
+		defer admin.Close()
+		_, err = admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template))
+		return err
+	}()
+	mu.Unlock()
+	if err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	db := &DB{Name: name, AdminURL: c.SocketURL("postgres", name), UserURL: c.SocketURL("authenticator", name)}
+	if db.Admin, err = pg.Connect(ctx, db.AdminURL, nil); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	if db.User, err = pg.Connect(ctx, db.UserURL, nil); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		db.User.Close()
+		db.Admin.Close()
+		if admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), nil); err == nil {
+			_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			admin.Close()
+		}
+	})
+	return db
+}
+
+// Cluster returns the package's cluster (starting it if needed), for tests
+// that need raw access, such as URLs for other roles.
+func Cluster(t testing.TB) *pgcluster.Cluster {
+	t.Helper()
+	return ensure(t)
+}
+
+// DirFS is os.DirFS relative to the module root, for WithSource.
+func DirFS(rel string) fs.FS {
+	root, err := ModuleRoot()
+	if err != nil {
+		panic(err)
+	}
+	return os.DirFS(filepath.Join(root, rel))
+}
