@@ -6,9 +6,15 @@ import "time"
 // stripped by the gateway).
 func (s *Service) routes() {
 	rl := s.cfg.RateLimits
-	otp := func(h handlerFunc) handlerFunc { return s.limitIP("otp", func() int { return rl.OTP }, 5*time.Minute, h) }
-	tok := func(h handlerFunc) handlerFunc { return s.limitIP("token", func() int { return rl.Token }, 5*time.Minute, h) }
-	ver := func(h handlerFunc) handlerFunc { return s.limitIP("verify", func() int { return rl.Verify }, 5*time.Minute, h) }
+	otp := func(h handlerFunc) handlerFunc {
+		return s.limitIP("otp", func() int { return rl.OTP }, 5*time.Minute, h)
+	}
+	tok := func(h handlerFunc) handlerFunc {
+		return s.limitIP("token", func() int { return rl.Token }, 5*time.Minute, h)
+	}
+	ver := func(h handlerFunc) handlerFunc {
+		return s.limitIP("verify", func() int { return rl.Verify }, 5*time.Minute, h)
+	}
 	mfa := func(h handlerFunc) handlerFunc { return s.limitIP("mfa", func() int { return rl.MFA }, time.Minute, h) }
 	m := s.mux
 	m.Handle("GET /health", s.handle(s.health))

@@ -117,10 +117,10 @@ func TestSignupValidation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.PasswordMinLength = 8; c.PasswordRequiredCharacters = []string{"0123456789"} })
 	for _, tc := range []struct {
-		name        string
-		body        string
-		status      int
-		code, msg   string
+		name      string
+		body      string
+		status    int
+		code, msg string
 	}{
 		{"no password", `{"email":"a@b.co"}`, 400, "validation_failed", "Signup requires a valid password"},
 		{"long password", `{"email":"a@b.co","password":"` + strings.Repeat("x", 73) + `"}`, 400, "validation_failed", "Password cannot be longer than 72 characters"},

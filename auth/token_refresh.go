@@ -143,14 +143,19 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 			// The client lost (or another tab took) the answer: hand back
 			// the child already issued.
 			issued = active
-		case now.Before(t.UpdatedAt.Add(s.cfg.RefreshTokenReuseInterval)) || now.Equal(t.UpdatedAt.Add(s.cfg.RefreshTokenReuseInterval)):
+		case active != "" && !now.After(t.UpdatedAt.Add(s.cfg.RefreshTokenReuseInterval)):
+			// Inside the reuse interval of a live family: rotate again. A
+			// family with no live token was revoked by reuse detection and
+			// stays dead.
 			if issued, err = s.rotate(ctx, tx, t, u.ID, now); err != nil {
 				return nil, err
 			}
 		default:
 			if s.cfg.RefreshTokenRotation {
-				if _, err := tx.Exec(ctx, `UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2
-					WHERE session_id = $1 AND NOT coalesce(revoked,false)`, se.ID, now); err != nil {
+				// updated_at stays: it dates the rotation, and moving it would
+				// reopen the reuse interval of the revoked tokens.
+				if _, err := tx.Exec(ctx, `UPDATE auth.refresh_tokens SET revoked = true
+					WHERE session_id = $1 AND NOT coalesce(revoked,false)`, se.ID); err != nil {
 					return nil, fmt.Errorf("revoke token family: %w", err)
 				}
 			}

@@ -340,4 +340,3 @@ func (s *Service) applyVerification(ctx context.Context, tx pgx.Tx, u *user, typ
 	v.user = fresh
 	return v, nil
 }
-
