@@ -140,8 +140,11 @@ func addAMR(ctx context.Context, db pg.DB, sessionID, method string, now time.Ti
 // tokenResponse signs an access token for the session and assembles the
 // response around refresh token rt.
 func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string) (*tokenResponse, error) {
+	// Newest first; a second factor verified in the same instant as the
+	// sign-in still sorts before it.
 	rows, err := db.Query(ctx, `SELECT authentication_method, updated_at FROM auth.mfa_amr_claims
-		WHERE session_id = $1 ORDER BY updated_at DESC`, sessionID)
+		WHERE session_id = $1
+		ORDER BY updated_at DESC, authentication_method IN ('totp', 'mfa/phone', 'mfa/webauthn') DESC`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
 	}
