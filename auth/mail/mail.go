@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"mime"
@@ -200,6 +199,3 @@ func (s *SMTP) render(m *Message) []byte {
 	b.WriteString(body)
 	return []byte(b.String())
 }
-
-// ErrNoSender is returned when a message has nowhere to go.
-var ErrNoSender = errors.New("no mail sender configured")
