@@ -65,7 +65,7 @@ func newEnv(t *testing.T, mutate func(*Config), opts ...Option) *env {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	clk := &clock{t: time.Now().UTC()}
+	clk := &clock{t: time.Now().UTC().Truncate(time.Microsecond)} // Postgres keeps microseconds
 	opts = append([]Option{WithClock(clk.now), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
 	svc, err := New(cfg, db.Admin, keys, opts...)
 	if err != nil {
