@@ -3,8 +3,8 @@ package gateway_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	gojwt "github.com/golang-jwt/jwt/v5"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -252,7 +252,7 @@ func TestCORS(t *testing.T) {
 			t.Errorf("preflight %s: status %d body %q, want 200 and empty", path, res.StatusCode, body)
 		}
 		want := map[string]string{
-			"Access-Control-Allow-Origin": "*",
+			"Access-Control-Allow-Origin":  "*",
 			"Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
 			"Access-Control-Allow-Headers": "authorization, apikey, x-client-info, content-type, prefer, range, accept-profile, " +
 				"content-profile, x-upsert, x-supabase-api-version, cache-control, x-retry-count, x-metadata, x-region, " +

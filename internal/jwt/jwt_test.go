@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	gojwt "github.com/golang-jwt/jwt/v5"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/basaltdev/basalt/internal/jwt"
 )
