@@ -52,6 +52,10 @@ type Gateway struct {
 	log     *slog.Logger
 	routes  []route
 	metrics *metrics
+	// projectClaims caches the verified claims of the anon and service_role
+	// keys: they arrive on nearly every request and never change, so only
+	// their expiry is re-checked.
+	projectClaims map[string]*jwt.Claims
 }
 
 var _ http.Handler = (*Gateway)(nil)
@@ -81,7 +85,14 @@ func New(cfg Config, svcs Services, keys *jwt.Keys, log *slog.Logger) (*Gateway,
 	if cfg.TrustedProxyHeader != "" {
 		cfg.TrustedProxyHeader = http.CanonicalHeaderKey(cfg.TrustedProxyHeader)
 	}
-	g := &Gateway{cfg: cfg, keys: keys, log: log, metrics: newMetrics()}
+	g := &Gateway{cfg: cfg, keys: keys, log: log, metrics: newMetrics(), projectClaims: map[string]*jwt.Claims{}}
+	for _, k := range []string{keys.AnonKey, keys.ServiceRoleKey} {
+		c, err := keys.Verify(k, cfg.Now())
+		if err != nil {
+			return nil, fmt.Errorf("gateway: project API key does not verify with the JWT secret: %w", err)
+		}
+		g.projectClaims[k] = c
+	}
 	g.routes = []route{
 		{"/auth/v1", "auth", svcs.Auth},
 		{"/rest/v1", "rest", svcs.REST},
