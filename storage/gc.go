@@ -10,6 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// abandonedUpload is how long a resumable upload may stay unfinished.
+const abandonedUpload = 24 * time.Hour
+
 // SweepStats reports what a leftover sweep found.
 type SweepStats struct {
 	Scanned int // backend keys looked at
@@ -30,6 +33,11 @@ type tempSweeper interface {
 // `basalt storage gc` calls it; it is safe to run while serving.
 func Sweep(ctx context.Context, admin *pgxpool.Pool, backend Backend, age time.Duration, now time.Time) (SweepStats, error) {
 	var st SweepStats
+	// Resumable uploads untouched for a day are abandoned; dropping the row
+	// turns their parts into leftovers for the walk below.
+	if _, err := admin.Exec(ctx, `DELETE FROM storage.tus_uploads WHERE created_at < $1`, now.Add(-abandonedUpload)); err != nil {
+		return st, fmt.Errorf("drop abandoned uploads: %w", err)
+	}
 	var batch []string
 	flush := func() error {
 		if len(batch) == 0 {
@@ -93,6 +101,20 @@ func unreferenced(ctx context.Context, admin *pgxpool.Pool, keys []string) ([]st
 	}
 	var out []string
 	for b, ks := range byBucket {
+		if b+"/" == tusPrefix {
+			// Parts of uploads in progress: #tus/<id>/<offset>.
+			rows, err := admin.Query(ctx, `SELECT k FROM unnest($1::text[]) AS k
+				WHERE NOT EXISTS (SELECT 1 FROM storage.tus_uploads u WHERE u.id = split_part(k, '/', 2))`, ks)
+			if err != nil {
+				return nil, fmt.Errorf("check upload parts: %w", err)
+			}
+			found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return nil, fmt.Errorf("check upload parts: %w", err)
+			}
+			out = append(out, found...)
+			continue
+		}
 		rows, err := admin.Query(ctx, `SELECT k FROM unnest($2::text[]) AS k
 			WHERE NOT EXISTS (
 				SELECT 1 FROM storage.objects o

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -49,6 +50,16 @@ func (s *Service) routeTable() []route {
 		{"GET HEAD", "/object/{bucket}/{path...}", s.download},
 		{"DELETE", "/object/{bucket}", s.removeObjects},
 		{"DELETE", "/object/{bucket}/{path...}", s.deleteObject},
+
+		// TUS resumable uploads.
+		{"POST", "/upload/resumable", s.tusCreate},
+		{"POST", "/upload/resumable/sign", s.tusCreateSigned},
+		{"HEAD", "/upload/resumable/sign/{id}", s.tusHead},
+		{"PATCH", "/upload/resumable/sign/{id}", s.tusPatchSigned},
+		{"DELETE", "/upload/resumable/sign/{id}", s.tusDelete},
+		{"HEAD", "/upload/resumable/{id}", s.tusHead},
+		{"PATCH", "/upload/resumable/{id}", s.tusPatch},
+		{"DELETE", "/upload/resumable/{id}", s.tusDelete},
 	}
 	if s.cfg.ImageTransform {
 		rt = append(rt,
@@ -76,6 +87,10 @@ func (s *Service) dispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodOptions {
 		// CORS is the gateway's; TUS clients also probe the server here.
+		if strings.HasPrefix(path, "/upload/resumable") {
+			tusHeaders(w)
+			w.Header().Set("Tus-Max-Size", strconv.FormatInt(s.cfg.FileSizeLimit, 10))
+		}
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}

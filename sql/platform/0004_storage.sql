@@ -131,3 +131,25 @@ GRANT ALL ON ALL ROUTINES IN SCHEMA storage TO anon, authenticated, service_role
 ALTER DEFAULT PRIVILEGES IN SCHEMA storage GRANT ALL ON TABLES TO anon, authenticated, service_role;
 ALTER DEFAULT PRIVILEGES IN SCHEMA storage GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
 ALTER DEFAULT PRIVILEGES IN SCHEMA storage GRANT ALL ON ROUTINES TO anon, authenticated, service_role;
+
+-- Resumable (TUS) uploads in progress. Basalt bookkeeping, not part of the
+-- reference schema: chunks live in the backend under "#tus/<id>/<offset>"
+-- until the last one arrives and the object is assembled. API roles have no
+-- access; the storage service reads it as the owner.
+CREATE TABLE IF NOT EXISTS storage.tus_uploads (
+  id text PRIMARY KEY,
+  bucket_id text NOT NULL REFERENCES storage.buckets (id) ON DELETE CASCADE,
+  name text NOT NULL,
+  version text NOT NULL,
+  upload_length bigint NOT NULL CHECK (upload_length >= 0),
+  upload_offset bigint NOT NULL DEFAULT 0,
+  parts bigint[] NOT NULL DEFAULT '{}',
+  owner_id text,
+  upsert boolean NOT NULL DEFAULT false,
+  mimetype text NOT NULL,
+  cache_control text NOT NULL,
+  user_metadata jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE storage.tus_uploads ENABLE ROW LEVEL SECURITY;
+REVOKE ALL ON storage.tus_uploads FROM anon, authenticated, service_role;
