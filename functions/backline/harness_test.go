@@ -46,7 +46,18 @@ type testBundle struct {
 	clientIP atomic.Value
 }
 
-type option func(*backline.Config)
+// devSandbox configures the functions as `basalt dev` does: the sandbox is
+// served as the function "sandbox" and reached in process.
+func devSandbox(b *testBundle, c *backline.Config, _ *sandbox.Config) { c.UseSandbox(b.fn.URL) }
+
+// option adjusts the functions' and the fake providers' configuration.
+type option func(*testBundle, *backline.Config, *sandbox.Config)
+
+// noWebhooks stops the fake providers from sending webhooks, so only the
+// browser's return can complete a payment.
+func noWebhooks(_ *testBundle, _ *backline.Config, sc *sandbox.Config) {
+	sc.FlutterwaveWebhookURL, sc.PaystackWebhookURL = "", ""
+}
 
 func setup(t *testing.T, opts ...option) *testBundle {
 	t.Helper()
@@ -64,19 +75,19 @@ func setup(t *testing.T, opts ...option) *testBundle {
 	b.prov = httptest.NewServer(provMux)
 	t.Cleanup(b.prov.Close)
 
-	b.sb = sandbox.New(sandbox.Config{BaseURL: b.prov.URL, FlutterwaveSecretKey: flwKey, FlutterwaveSecretHash: flwHash,
+	sc := sandbox.Config{BaseURL: b.prov.URL, FlutterwaveSecretKey: flwKey, FlutterwaveSecretHash: flwHash,
 		PaystackSecretKey: psKey, FlutterwaveWebhookURL: b.fn.URL + "/flutterwave-webhook",
-		PaystackWebhookURL: b.fn.URL + "/paystack-webhook"})
-	provMux.Handle("/", b.sb)
-
+		PaystackWebhookURL: b.fn.URL + "/paystack-webhook"}
 	cfg := backline.Config{
 		SiteURL:     "http://app.test",
-		Flutterwave: backline.ProviderConfig{BaseURL: b.sb.FlutterwaveBaseURL(), SecretKey: flwKey, SecretHash: flwHash},
-		Paystack:    backline.ProviderConfig{BaseURL: b.sb.PaystackBaseURL(), SecretKey: psKey},
+		Flutterwave: backline.ProviderConfig{BaseURL: b.prov.URL + "/flutterwave", SecretKey: flwKey, SecretHash: flwHash},
+		Paystack:    backline.ProviderConfig{BaseURL: b.prov.URL + "/paystack", SecretKey: psKey},
 	}
 	for _, o := range opts {
-		o(&cfg)
+		o(b, &cfg, &sc)
 	}
+	b.sb = sandbox.New(sc)
+	provMux.Handle("/", b.sb)
 	bl, err := backline.New(cfg, b.db.User)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/basaltdev/basalt/functions/backline"
 	"github.com/basaltdev/basalt/functions/backline/provider"
+	"github.com/basaltdev/basalt/functions/backline/sandbox"
 )
 
 func TestMain(m *testing.M) { pgtestMain(m) }
@@ -93,7 +94,7 @@ func TestRefusals(t *testing.T) {
 func TestProviderOutage(t *testing.T) {
 	t.Parallel()
 	down := unusedURL(t)
-	b := setup(t, func(c *backline.Config) {
+	b := setup(t, func(_ *testBundle, c *backline.Config, _ *sandbox.Config) {
 		c.Flutterwave.BaseURL = down
 		c.Paystack.BaseURL = down
 	})
@@ -110,7 +111,7 @@ func TestProviderOutage(t *testing.T) {
 
 func TestUnconfiguredProvider(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *backline.Config) { c.Paystack.SecretKey = "" })
+	b := setup(t, func(_ *testBundle, c *backline.Config, _ *sandbox.Config) { c.Paystack.SecretKey = "" })
 	_, user := b.signUp("fan")
 	status, got := b.call("create-payment", user, map[string]any{"provider": "paystack", "purpose": "topup", "amount": 5000})
 	want := map[string]any{"success": false, "error": "Card payments with paystack are not configured"}
@@ -215,7 +216,7 @@ func TestSandboxFunction(t *testing.T) {
 		cfg.Sandbox.PaystackWebhookURL != "http://localhost:54321/functions/v1/paystack-webhook" {
 		t.Fatalf("UseSandbox config = %+v", cfg)
 	}
-	b := setup(t, func(c *backline.Config) { c.UseSandbox(c.SiteURL + "/functions/v1") })
+	b := setup(t, devSandbox)
 	req := newRequest(t, "GET", b.fn.URL+"/sandbox/checkout/unknown", "")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

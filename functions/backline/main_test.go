@@ -9,7 +9,7 @@ import (
 	"github.com/basaltdev/basalt/internal/pgtest"
 )
 
-func pgtestMain(m *testing.M) { pgtest.Main(m) }
+func pgtestMain(m *testing.M) { pgtest.Main(m, pgtest.WithApp()) }
 
 func newRequest(t *testing.T, method, url, body string) *http.Request {
 	t.Helper()
