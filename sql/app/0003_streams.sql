@@ -194,7 +194,7 @@ CREATE FUNCTION public.start_play(p_track_id uuid) RETURNS uuid
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 DECLARE
   uid uuid := auth.uid();
-  id uuid;
+  v_id uuid;
 BEGIN
   IF uid IS NULL THEN
     RAISE EXCEPTION 'not signed in' USING ERRCODE = '42501';
@@ -206,8 +206,8 @@ BEGIN
   UPDATE public.play_sessions SET closed_at = now() WHERE user_id = uid AND closed_at IS NULL;
   INSERT INTO public.play_sessions (user_id, track_id, ip_address)
   VALUES (uid, p_track_id, backline.request_ip())
-  RETURNING play_sessions.id INTO id;
-  RETURN id;
+  RETURNING play_sessions.id INTO v_id;
+  RETURN v_id;
 END $$;
 
 -- Decides every server column of a stream inserted by an end user. Inserts
@@ -484,7 +484,7 @@ RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
-  id uuid;
+  v_id uuid;
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM public.tracks WHERE tracks.id = p_track_id) THEN
     RAISE EXCEPTION 'Track not found' USING ERRCODE = 'P0002';
@@ -492,8 +492,8 @@ BEGIN
   INSERT INTO public.stream_records (user_id, track_id, device_fingerprint, session_id, ip_address, stream_duration)
   VALUES (uid, p_track_id, left(p_device_fingerprint, 500), left(p_session_id, 200), backline.request_ip(),
           greatest(coalesce(p_stream_duration, 0), 0))
-  RETURNING stream_records.id INTO id;
-  RETURN jsonb_build_object('success', true, 'id', id);
+  RETURNING stream_records.id INTO v_id;
+  RETURN jsonb_build_object('success', true, 'id', v_id);
 END $$;
 
 CREATE FUNCTION public.update_device_fingerprint(p_user_id uuid, p_device_fingerprint text,
