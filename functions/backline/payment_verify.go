@@ -61,6 +61,9 @@ func (b *Backline) complete(ctx context.Context, r *http.Request, tx *provider.T
 	return &c, nil
 }
 
+// sessionMismatchMessage is the spec's text for a return to another account.
+const sessionMismatchMessage = "Please ensure you're logged in with the same account that started the payment."
+
 // verifyOutcome is what both verify functions report, before each shapes
 // it into its provider's response.
 type verifyOutcome struct {
@@ -101,12 +104,15 @@ func (b *Backline) verifyPayment(r *http.Request, prov, ref string,
 			detail: "Unexpected currency " + tx.Currency, provStat: tx.Status}
 	}
 	// The paying account is compared with the signed-in one; the userId the
-	// browser sends is not trusted.
-	var uid *string
-	if c := user(r); c != nil {
-		uid = &c.Subject
+	// browser sends is not trusted. Without a signed-in user there is
+	// nothing to compare with: the browser path credits only its owner's
+	// session (a webhook credits the rest).
+	caller := user(r)
+	if caller == nil {
+		return verifyOutcome{status: http.StatusOK, message: sessionMismatchMessage, detail: "No signed-in user",
+			mismatch: true, provStat: tx.Status}
 	}
-	c, err := b.complete(ctx, r, tx, uid)
+	c, err := b.complete(ctx, r, tx, &caller.Subject)
 	var refused *errRefused
 	switch {
 	case errors.As(err, &refused):
@@ -117,7 +123,7 @@ func (b *Backline) verifyPayment(r *http.Request, prov, ref string,
 			detail: "The payment could not be recorded"}
 	}
 	out := verifyOutcome{status: http.StatusOK, success: c.Success && tx.Successful(), message: c.Message,
-		amount: c.Amount, mismatch: c.SessionMismatch || uid == nil, processed: c.AlreadyProcessed, provStat: tx.Status}
+		amount: c.Amount, mismatch: c.SessionMismatch, processed: c.AlreadyProcessed, provStat: tx.Status}
 	if out.amount == "" {
 		out.amount = json.Number(tx.Amount)
 	}
