@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -92,7 +93,8 @@ func setup(t *testing.T, opts ...option) *testBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := functions.New(functions.Config{Keys: keys, Timeout: 30 * time.Second}, bl.Functions()...)
+	svc, err := functions.New(functions.Config{Keys: keys, Timeout: 30 * time.Second,
+		Log: slog.New(slog.NewTextHandler(logWriter{t}, nil))}, bl.Functions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +105,14 @@ func setup(t *testing.T, opts ...option) *testBundle {
 		svc.ServeHTTP(w, r)
 	}))
 	return b
+}
+
+// logWriter sends the service's log to the test's, shown on failure.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 var userSeq atomic.Int64
