@@ -26,8 +26,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Errorf is a shortcut for an *Error with a JSON body.
-func Errorf(status int, body any, cause error) *Error {
+// NewError is a shortcut for an *Error with a JSON body.
+func NewError(status int, body any, cause error) *Error {
 	return &Error{Status: status, Body: body, Err: cause}
 }
 

@@ -51,7 +51,7 @@ func setup(t *testing.T, cfg functions.Config) *testBundle {
 		functions.Function{Name: "open", VerifyJWT: false, Handler: echo},
 		functions.Function{Name: "refuse", VerifyJWT: false, Handler: func(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("X-Relay-Error", "true")
-			return functions.Errorf(http.StatusBadRequest, map[string]string{"error": "nope"}, nil)
+			return functions.NewError(http.StatusBadRequest, map[string]string{"error": "nope"}, nil)
 		}},
 		functions.Function{Name: "boom", VerifyJWT: false, Handler: func(w http.ResponseWriter, r *http.Request) error {
 			return errors.New("database is on fire")

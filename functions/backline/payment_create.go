@@ -33,7 +33,7 @@ type createdPayment struct {
 
 // failure is the {success:false, error} answer of the payment functions.
 func failure(status int, msg string, cause error) error {
-	return functions.Errorf(status, map[string]any{"success": false, "error": msg}, cause)
+	return functions.NewError(status, map[string]any{"success": false, "error": msg}, cause)
 }
 
 // createPayment records a pending payment as the caller (create_payment

@@ -151,7 +151,7 @@ type flutterwaveVerifyRequest struct {
 // session_mismatch}}; business outcomes are HTTP 200.
 func (b *Backline) flutterwaveVerify(w http.ResponseWriter, r *http.Request) error {
 	fail := func(status int, msg, detail string) error {
-		return functions.Errorf(status, map[string]any{"success": false, "message": msg, "error_detail": detail,
+		return functions.NewError(status, map[string]any{"success": false, "message": msg, "error_detail": detail,
 			"data": map[string]any{"amount": 0, "session_mismatch": false}}, nil)
 	}
 	if r.Method != http.MethodPost {
@@ -196,7 +196,7 @@ type paystackVerifyRequest struct {
 // is a boolean), plus data with the amount and the session check.
 func (b *Backline) paystackVerify(w http.ResponseWriter, r *http.Request) error {
 	fail := func(status int, msg string) error {
-		return functions.Errorf(status, map[string]any{"status": false, "message": msg}, nil)
+		return functions.NewError(status, map[string]any{"status": false, "message": msg}, nil)
 	}
 	if r.Method != http.MethodPost {
 		return fail(http.StatusMethodNotAllowed, "Method not allowed")

@@ -29,7 +29,7 @@ type transferRequest struct {
 
 // paymentFailure is transfer-payment's {success:false, error} answer.
 func paymentFailure(status int, msg string, cause error) error {
-	return functions.Errorf(status, map[string]any{"success": false, "error": msg}, cause)
+	return functions.NewError(status, map[string]any{"success": false, "error": msg}, cause)
 }
 
 // transferPayment pays the artist for a sponsored stream the caller made.

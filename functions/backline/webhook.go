@@ -22,16 +22,16 @@ const maxWebhookBody = 1 << 20
 
 func webhookBody(r *http.Request) ([]byte, error) {
 	if r.Method != http.MethodPost {
-		return nil, functions.Errorf(http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"}, nil)
+		return nil, functions.NewError(http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"}, nil)
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
 	if err != nil || len(body) > maxWebhookBody {
-		return nil, functions.Errorf(http.StatusBadRequest, map[string]string{"error": "Unreadable body"}, err)
+		return nil, functions.NewError(http.StatusBadRequest, map[string]string{"error": "Unreadable body"}, err)
 	}
 	return body, nil
 }
 
-var errBadSignature = functions.Errorf(http.StatusUnauthorized, map[string]string{"error": "Invalid signature"}, nil)
+var errBadSignature = functions.NewError(http.StatusUnauthorized, map[string]string{"error": "Invalid signature"}, nil)
 
 // flutterwaveWebhook handles charge.completed, authenticated by the
 // `verif-hash` header, and verifies the transaction by its id.
@@ -51,7 +51,7 @@ func (b *Backline) flutterwaveWebhook(w http.ResponseWriter, r *http.Request) er
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &ev); err != nil {
-		return functions.Errorf(http.StatusBadRequest, map[string]string{"error": "Invalid JSON body"}, err)
+		return functions.NewError(http.StatusBadRequest, map[string]string{"error": "Invalid JSON body"}, err)
 	}
 	if ev.Event != "charge.completed" || ev.Data.ID == "" {
 		return ignored(w, "event not handled")
@@ -78,7 +78,7 @@ func (b *Backline) paystackWebhook(w http.ResponseWriter, r *http.Request) error
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &ev); err != nil {
-		return functions.Errorf(http.StatusBadRequest, map[string]string{"error": "Invalid JSON body"}, err)
+		return functions.NewError(http.StatusBadRequest, map[string]string{"error": "Invalid JSON body"}, err)
 	}
 	if ev.Event != "charge.success" || ev.Data.Reference == "" {
 		return ignored(w, "event not handled")
@@ -94,7 +94,7 @@ func (b *Backline) settleWebhook(w http.ResponseWriter, r *http.Request, prov, r
 	case errors.Is(err, provider.ErrNotFound):
 		return ignored(w, "unknown transaction")
 	case err != nil:
-		return functions.Errorf(http.StatusBadGateway, map[string]string{"error": "Verification failed"}, err)
+		return functions.NewError(http.StatusBadGateway, map[string]string{"error": "Verification failed"}, err)
 	case tx.Reference != ref:
 		b.log.Warn("webhook reference differs from the verified one", "provider", prov, "event", ref, "verified", tx.Reference)
 		return ignored(w, "reference mismatch")

@@ -143,15 +143,26 @@ func NairaToKobo(naira string) (int64, error) {
 	return r.Num().Int64(), nil
 }
 
-// Decimal normalises a JSON number to a decimal string ("61500.50" →
-// "61500.5") without going through float64.
+// Decimal normalises a JSON number to an exact decimal string ("61500.50"
+// → "61500.5", "1e3" → "1000") without going through float64 and without
+// rounding: "500.001" stays "500.001", so SQL sees what the client sent.
 func Decimal(n json.Number) (string, error) {
 	r, ok := new(big.Rat).SetString(n.String())
 	if !ok {
 		return "", fmt.Errorf("amount %q is not a decimal number", n)
 	}
-	return trimZeros(r.FloatString(2)), nil
+	scaled := new(big.Rat).Set(r)
+	for prec := 0; prec <= maxDecimals; prec++ {
+		if scaled.IsInt() {
+			return r.FloatString(prec), nil
+		}
+		scaled.Mul(scaled, big.NewRat(10, 1))
+	}
+	return "", fmt.Errorf("amount %q has more than %d decimals", n, maxDecimals)
 }
+
+// maxDecimals bounds the precision Decimal accepts.
+const maxDecimals = 20
 
 func trimZeros(s string) string {
 	if strings.Contains(s, ".") {

@@ -33,7 +33,8 @@ func TestAmounts(t *testing.T) {
 			}
 		}
 	}
-	decimals := []struct{ in, want string }{{"61500", "61500"}, {"61500.50", "61500.5"}, {"1e3", "1000"}, {"0.10", "0.1"}}
+	decimals := []struct{ in, want string }{{"61500", "61500"}, {"61500.50", "61500.5"}, {"1e3", "1000"}, {"0.10", "0.1"},
+		{"500.001", "500.001"}, {"-2.50", "-2.5"}, {"1.5e-3", "0.0015"}}
 	for _, tt := range decimals {
 		if got, err := provider.Decimal(json.Number(tt.in)); err != nil || got != tt.want {
 			t.Errorf("Decimal(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
