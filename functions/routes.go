@@ -18,16 +18,19 @@ const healthPath = "/_internal/health"
 // surface is:
 //
 //	OPTIONS /*                   CORS preflight, answered here for every path
+//	                             (by the gateway when GatewayCORS is set)
 //	GET     /_internal/health    200 {"message":"ok"}
 //	*       /{name}[/{rest...}]  the function (verify_jwt first when on)
 //	*       anything else        404 text/plain "Function not found"
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	setCORS(w.Header())
-	// Answered before routing, as the CLI's Kong cors plugin does, so a
-	// preflight never meets verify_jwt or a missing function.
-	if r.Method == http.MethodOptions {
-		preflight(w, r)
-		return
+	if !s.cfg.GatewayCORS {
+		setCORS(w.Header())
+		// Answered before routing, as the CLI's Kong cors plugin does, so a
+		// preflight never meets verify_jwt or a missing function.
+		if r.Method == http.MethodOptions {
+			preflight(w, r)
+			return
+		}
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/")
 	if "/"+path == healthPath && r.Method == http.MethodGet {
@@ -36,12 +39,14 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	name, rest, _ := strings.Cut(path, "/")
 	f, ok := s.funcs[name]
+	// An OPTIONS that reaches a function is not a preflight the gateway
+	// answered; verify_jwt never applies to it.
 	if !ok {
 		notFound(w)
 		return
 	}
 	caller := s.caller(r)
-	if f.VerifyJWT {
+	if f.VerifyJWT && r.Method != http.MethodOptions {
 		if err := verifyJWT(r, caller); err != nil {
 			writeError(w, err)
 			return

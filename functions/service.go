@@ -47,6 +47,12 @@ type Config struct {
 	// not come through the gateway (no jwt.Caller in the context). Behind
 	// the gateway they are not used.
 	Keys *jwt.Keys
+	// GatewayCORS says a gateway in front applies the operator's CORS
+	// policy (preflights and Access-Control-Allow-Origin on every response),
+	// so the service adds no CORS headers of its own and never widens that
+	// policy. Off, the service answers preflights and adds the canonical
+	// headers itself, as a hosted Supabase function does.
+	GatewayCORS bool
 	// Log receives handler errors and panics; nil discards them.
 	Log *slog.Logger
 	// Now is the clock for JWT checks; nil means time.Now.

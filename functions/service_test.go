@@ -274,6 +274,25 @@ func TestNew(t *testing.T) {
 	}
 }
 
+// TestGatewayCORS: behind a gateway that applies the CORS policy, the
+// service adds nothing that could widen it, and OPTIONS reaches the
+// function without verify_jwt.
+func TestGatewayCORS(t *testing.T) {
+	t.Parallel()
+	b := setup(t, functions.Config{GatewayCORS: true})
+	rec := httptest.NewRecorder()
+	rec.Header().Set("Access-Control-Allow-Origin", "https://only.example")
+	b.svc.ServeHTTP(rec, httptest.NewRequest("POST", "/nope", nil))
+	if got := rec.Result().Header.Values("Access-Control-Allow-Origin"); !cmp.Equal(got, []string{"https://only.example"}) {
+		t.Errorf("Access-Control-Allow-Origin = %q, want the gateway's only", got)
+	}
+	rec = httptest.NewRecorder()
+	b.svc.ServeHTTP(rec, httptest.NewRequest("OPTIONS", "/echo", nil))
+	if rec.Code != 200 || rec.Result().Header.Get("Access-Control-Allow-Methods") != "" {
+		t.Errorf("OPTIONS = %d %v, want the function's answer", rec.Code, rec.Result().Header)
+	}
+}
+
 func TestNoVerifyJWTOverride(t *testing.T) {
 	t.Parallel()
 	b := setup(t, functions.Config{NoVerifyJWT: []string{"echo"}})
