@@ -252,6 +252,9 @@ func (b *builder) selectList(n *node) (sel []string, groupBy []string, err error
 func joinCond(e *embed, parentQual string) (from string, cond []string) {
 	r := e.rel
 	c := e.node.qual
+	if r.Computed != nil {
+		return quoteIdent(r.Computed.Schema) + "." + quoteIdent(r.Computed.Name) + "(" + parentQual + ".*) AS " + c, []string{"TRUE"}
+	}
 	from = quoteIdent(r.Foreign.Schema) + "." + quoteIdent(r.Foreign.Name) + " AS " + c
 	if r.Card == m2m {
 		j := quoteIdent(r.Junction.Name + "_" + strconv.Itoa(e.node.depth) + "_j")

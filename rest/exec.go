@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/basaltdev/basalt/internal/jwt"
 )
@@ -149,42 +147,68 @@ func (s *Service) rollbackWanted(p prefs) (rollback bool, applied bool) {
 	return false, false
 }
 
-func scanResult(row pgx.Row) (*result, error) {
+// parseResult reads the main statement's row (text format).
+func parseResult(vals [][]byte) (*result, error) {
+	if len(vals) != 6 {
+		return nil, fmt.Errorf("rest: main statement returned %d columns", len(vals))
+	}
 	res := &result{}
-	var inserted *string
-	if err := row.Scan(&res.total, &res.page, &res.body, &res.headers, &res.status, &inserted); err != nil {
+	num := func(b []byte) (*int64, error) {
+		if b == nil || len(b) == 0 {
+			return nil, nil
+		}
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		return &n, err
+	}
+	var err error
+	if res.total, err = num(vals[0]); err != nil {
 		return nil, err
 	}
-	if inserted != nil && *inserted != "" {
-		n, _ := strconv.ParseInt(*inserted, 10, 64)
-		res.inserted = &n
+	p, err := num(vals[1])
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		res.page = *p
+	}
+	res.body = append([]byte(nil), vals[2]...)
+	if vals[3] != nil {
+		h := string(vals[3])
+		res.headers = &h
+	}
+	if vals[4] != nil {
+		st := string(vals[4])
+		res.status = &st
+	}
+	if res.inserted, err = num(vals[5]); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
 
-// execute runs the setup and the main statement in one transaction. Reads
-// go out as one pipelined batch (an implicit transaction: one round trip);
-// writes use an explicit transaction so the result can still be rolled
+// execute runs the setup and the main statement in one transaction, in one
+// pipelined round trip. Reads run in the implicit transaction of the
+// pipeline; writes open an explicit one so the result can still be rolled
 // back (single-object checks, max-affected, Prefer: tx=rollback).
 func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 	ctx := rc.r.Context()
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
 	rollback, _ := s.rollbackWanted(rc.prefs)
-	batch := &pgx.Batch{}
 	explicit := !st.readOnly || rollback
+	steps := make([]step, 0, 4)
 	if explicit {
-		batch.Queue("BEGIN")
+		steps = append(steps, step{sql: "BEGIN"})
 	}
-	batch.Queue(setupSQL, setupArgs...)
+	steps = append(steps, step{sql: setupSQL, args: setupArgs, prepare: true})
 	if s.cfg.PreRequest != "" {
-		batch.Queue("SELECT " + qualifiedFn(s.cfg.PreRequest) + "()")
+		steps = append(steps, step{sql: "SELECT " + qualifiedFn(s.cfg.PreRequest) + "()", prepare: true})
 	}
 	var res *result
-	batch.Queue(st.sql, st.args...).QueryRow(func(row pgx.Row) error {
-		r, err := scanResult(row)
+	steps = append(steps, step{sql: st.sql, args: st.args, prepare: true, row: func(v [][]byte) error {
+		r, err := parseResult(v)
 		res = r
 		return err
-	})
+	}})
 	conn, err := s.user.Acquire(ctx)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -193,51 +217,44 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		return nil, err
 	}
 	defer conn.Release()
-	err = conn.SendBatch(ctx, batch).Close()
-	if !explicit {
-		if err != nil {
-			return nil, err
-		}
-		if st.verify != nil {
-			if verr := st.verify(res); verr != nil {
-				return nil, verr
-			}
-		}
-		return res, nil
+	pc := conn.Conn().PgConn()
+	err = runPipeline(ctx, pc, s.gen.Load(), steps)
+	if err == nil && res == nil {
+		err = errors.New("rest: main statement returned no row")
 	}
 	end := func(sql string) error {
-		_, e := conn.Exec(context.WithoutCancel(ctx), sql)
-		return e
+		return pc.Exec(context.WithoutCancel(ctx), sql).Close()
 	}
-	if err != nil {
-		if conn.Conn().PgConn().TxStatus() != 'I' {
-			if e := end("ROLLBACK"); e != nil {
-				conn.Conn().Close(context.Background())
+	finish := func(e error) (*result, error) {
+		if !pc.IsClosed() && pc.TxStatus() != 'I' {
+			if end("ROLLBACK") != nil {
+				_ = conn.Conn().Close(context.Background())
 			}
 		}
-		return nil, err
+		return nil, e
+	}
+	if err != nil {
+		return finish(err)
 	}
 	if st.verify != nil {
 		if verr := st.verify(res); verr != nil {
-			if e := end("ROLLBACK"); e != nil {
-				conn.Conn().Close(context.Background())
-			}
-			return nil, verr
+			return finish(verr)
 		}
+	}
+	if !explicit {
+		return res, nil
 	}
 	if rollback {
 		if err := end("SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
-			_ = end("ROLLBACK")
-			return nil, err
+			return finish(err)
 		}
-		return res, end("ROLLBACK")
+		if err := end("ROLLBACK"); err != nil {
+			return finish(err)
+		}
+		return res, nil
 	}
 	if err := end("COMMIT"); err != nil {
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) {
-			conn.Conn().Close(context.Background())
-		}
-		return nil, err
+		return finish(err)
 	}
 	return res, nil
 }
@@ -354,23 +371,17 @@ func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement) ([]byte,
 		return nil, err
 	}
 	defer conn.Release()
-	batch := &pgx.Batch{}
-	batch.Queue("BEGIN")
-	batch.Queue(setupSQL, setupArgs...)
 	var lines []string
-	batch.Queue(sql, st.args...).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var l string
-			if err := rows.Scan(&l); err != nil {
-				return err
-			}
-			lines = append(lines, l)
+	pc := conn.Conn().PgConn()
+	err = runPipeline(ctx, pc, s.gen.Load(), []step{{sql: "BEGIN"}, {sql: setupSQL, args: setupArgs},
+		{sql: sql, args: st.args, row: func(v [][]byte) error {
+			lines = append(lines, string(v[0]))
+			return nil
+		}}})
+	if !pc.IsClosed() && pc.TxStatus() != 'I' {
+		if e := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK").Close(); e != nil {
+			_ = conn.Conn().Close(context.Background())
 		}
-		return rows.Err()
-	})
-	err = conn.SendBatch(ctx, batch).Close()
-	if _, e := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK"); e != nil {
-		conn.Conn().Close(context.Background())
 	}
 	if err != nil {
 		return nil, err

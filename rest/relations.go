@@ -56,6 +56,9 @@ func (c *Cache) findRelationship(p *Table, rel, hint string) (*Relationship, err
 func single(cols []string, name string) bool { return len(cols) == 1 && cols[0] == name }
 
 func relMatches(r *Relationship, rel, hint string) bool {
+	if r.Computed != nil {
+		return r.Computed.Name == rel && hint == ""
+	}
 	if hint == "" {
 		if r.Foreign.Name == rel {
 			return true

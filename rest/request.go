@@ -47,8 +47,8 @@ func first(ps []param, key string) (string, bool) {
 // prefs is the parsed Prefer header.
 type prefs struct {
 	ret, count, resolution, missing, handling, tx, timezone string
-	maxAffected                                            *int64
-	invalid                                                []string
+	maxAffected                                             *int64
+	invalid                                                 []string
 }
 
 func parsePrefer(h http.Header) prefs {

@@ -69,12 +69,14 @@ type Relationship struct {
 	Constraint     string
 	Cols, FCols    []string
 	// many-to-many
-	Junction             *Table
-	JConstraint1         string
-	JConstraint2         string
-	JCols, JFCols        []string
-	SelfRef              bool
-	JunctionConstraintFK string
+	Junction      *Table
+	JConstraint1  string
+	JConstraint2  string
+	JCols, JFCols []string
+	SelfRef       bool
+	// Computed is set for computed relationships: fn(Table) RETURNS
+	// [SETOF] Foreign.
+	Computed *rpc.Function
 }
 
 // fk is a foreign key as read from pg_constraint (or inferred for a view).
@@ -235,7 +237,6 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		return nil, fmt.Errorf("load view lineage: %w", err)
 	}
 	fks = c.inferViews(fks, lineage)
-	c.buildRelationships(fks)
 	if err := scanRows(ctx, q, roleSettingsSQL, nil, func(r pgx.Rows) error {
 		var role, k, v string
 		if err := r.Scan(&role, &k, &v); err != nil {
@@ -261,6 +262,8 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		return nil, err
 	}
 	c.Functions = fns
+	c.buildRelationships(fks)
+	c.addComputed()
 	return c, nil
 }
 
@@ -435,4 +438,48 @@ func (r *Relationship) hintName() string {
 		return r.Foreign.Name + "!" + r.Junction.Name
 	}
 	return r.Foreign.Name + "!" + r.Constraint
+}
+
+// addComputed registers computed relationships: a function taking one
+// table's row and returning another table's rows. They replace a detected
+// relationship of the same name.
+func (c *Cache) addComputed() {
+	for _, list := range c.Functions {
+		for _, f := range list {
+			if len(f.Params) != 1 || f.Kind != rpc.Composite || f.RetTable == "" {
+				continue
+			}
+			ft := c.Tables[f.RetSchema+"."+f.RetTable]
+			if ft == nil {
+				continue
+			}
+			pt := c.tableForType(f.Schema, f.Params[0].Type)
+			if pt == nil {
+				continue
+			}
+			card := m2o
+			if f.SetOf && f.Rows != 1 {
+				card = o2m
+			}
+			k := pt.Schema + "." + pt.Name
+			rels := c.Rels[k][:0:0]
+			for _, r := range c.Rels[k] {
+				if !(r.Foreign == ft && r.Constraint == f.Name) {
+					rels = append(rels, r)
+				}
+			}
+			c.Rels[k] = append(rels, &Relationship{Table: pt, Foreign: ft, Card: card, Constraint: f.Name, Computed: f})
+		}
+	}
+}
+
+// tableForType finds the table whose row type format_type printed as typ.
+func (c *Cache) tableForType(schema, typ string) *Table {
+	if t := c.Tables[schema+"."+strings.Trim(typ, `"`)]; t != nil {
+		return t
+	}
+	if s, n, ok := strings.Cut(typ, "."); ok {
+		return c.Tables[strings.Trim(s, `"`)+"."+strings.Trim(n, `"`)]
+	}
+	return c.Tables["public."+strings.Trim(typ, `"`)]
 }

@@ -32,6 +32,7 @@ type Service struct {
 	log   *slog.Logger
 
 	cache    atomic.Pointer[Cache]
+	gen      atomic.Uint64 // bumped per reload; names prepared statements
 	reloadMu sync.Mutex
 	stop     context.CancelFunc
 	done     chan struct{}
@@ -90,6 +91,7 @@ func (s *Service) Reload(ctx context.Context) error {
 		return err
 	}
 	s.cache.Store(c)
+	s.gen.Add(1)
 	return nil
 }
 
