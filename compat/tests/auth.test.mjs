@@ -2,6 +2,7 @@
 // Environment (set by compat/run.mjs): SUPABASE_URL, SUPABASE_ANON_KEY,
 // SUPABASE_SERVICE_ROLE_KEY. `basalt dev` runs with mailer autoconfirm on and
 // the dev mailbox, which these tests read to get magic links and codes.
+// Redirects go to a loopback address, which the allow-list always accepts.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
@@ -145,10 +146,10 @@ test('signOut scopes: others, local, global', async () => {
 test('magic link / email OTP read back from the dev mailbox', async () => {
   const addr = email('otp')
   const sb = client()
-  const { error } = await sb.auth.signInWithOtp({ email: addr, options: { emailRedirectTo: 'http://localhost:3000/welcome' } })
+  const { error } = await sb.auth.signInWithOtp({ email: addr, options: { emailRedirectTo: 'http://127.0.0.1:3000/welcome' } })
   assert.equal(error, null)
   const m = await latestMail(addr)
-  assert.match(m.confirmation_url, /\/auth\/v1\/verify\?token=.+&type=(magiclink|signup)&redirect_to=http%3A%2F%2Flocalhost%3A3000%2Fwelcome/)
+  assert.match(m.confirmation_url, /\/auth\/v1\/verify\?token=.+&type=(magiclink|signup)&redirect_to=http%3A%2F%2F127.0.0.1%3A3000%2Fwelcome/)
   const { data, error: vErr } = await sb.auth.verifyOtp({ email: addr, token: m.token, type: 'email' })
   assert.equal(vErr, null)
   assert.equal(data.user.email, addr)
@@ -177,7 +178,7 @@ test('PKCE: magic link redirect carries ?code= and exchangeCodeForSession signs 
   const addr = email('pkce')
   await client().auth.signUp({ email: addr, password: 'secret-123' })
   const sb = client({ flowType: 'pkce' })
-  assert.equal((await sb.auth.signInWithOtp({ email: addr, options: { emailRedirectTo: 'http://localhost:3000/cb' } })).error, null)
+  assert.equal((await sb.auth.signInWithOtp({ email: addr, options: { emailRedirectTo: 'http://127.0.0.1:3000/cb' } })).error, null)
   const m = await latestMail(addr, 'magic_link')
   assert.match(m.token_hash, /^pkce_/)
   const res = await fetch(m.confirmation_url, { redirect: 'manual' })
