@@ -3,8 +3,6 @@ package auth
 import (
 	"net/http"
 	"strings"
-
-	"github.com/basaltdev/basalt/internal/jwt"
 )
 
 // Version is reported by /health.
@@ -36,11 +34,8 @@ func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Service) jwks(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=600")
-	doc := s.keys.JWKS()
-	if s.keys.SigningAlg == "HS256" && doc["keys"] == nil {
-		doc = map[string][]jwt.JWK{"keys": {}}
-	}
-	writeJSON(w, http.StatusOK, doc)
+	// Only public asymmetric keys: the HS256 secret is never listed.
+	writeJSON(w, http.StatusOK, s.keys.JWKS())
 	return nil
 }
 
