@@ -39,6 +39,10 @@ func TestPKCERecovery(t *testing.T) {
 	if s.Status != 200 {
 		t.Fatalf("exchange %d %s", s.Status, s.Body)
 	}
+	c, _ := e.keys.Verify(s.json(t)["access_token"].(string), e.clock.now())
+	if c.Map["amr"].([]any)[0].(map[string]any)["method"] != "recovery" {
+		t.Fatalf("amr = %v", c.Map["amr"])
+	}
 	// Single use.
 	wantErr(t, e.req("POST", "/token?grant_type=pkce", map[string]any{"auth_code": code, "code_verifier": verifier}, ""),
 		404, "flow_state_not_found", "invalid flow state, no valid flow state found")
