@@ -15,6 +15,8 @@ import (
 // bearerRE is GoTrue's Authorization header pattern.
 var bearerRE = regexp.MustCompile(`^(?i)bearer (\S+)$`)
 
+const nilUUID = "00000000-0000-0000-0000-000000000000"
+
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // bearer verifies the request's bearer token. The gateway may already have
@@ -84,7 +86,8 @@ func (s *Service) authenticate(r *http.Request) (*authed, error) {
 		return nil, internalErr(err)
 	}
 	a := &authed{user: u, claims: claims}
-	if claims.SessionID != "" {
+	// The nil UUID means "no session", as in the reference.
+	if claims.SessionID != "" && claims.SessionID != nilUUID {
 		if !uuidRE.MatchString(claims.SessionID) {
 			return nil, forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
 		}
@@ -117,7 +120,7 @@ func (s *Service) requireAdmin(h handlerFunc) handlerFunc {
 		if !slices.Contains(s.cfg.JWTAdminRoles, claims.Role) {
 			return forbidden("not_admin", "User not allowed")
 		}
-		if claims.SessionID != "" {
+		if claims.SessionID != "" && claims.SessionID != nilUUID {
 			if _, err := loadSession(r.Context(), s.db, claims.SessionID, false); err != nil {
 				if errors.Is(err, pg.ErrNotFound) {
 					return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
