@@ -121,6 +121,9 @@ func (s *Service) requireAdmin(h handlerFunc) handlerFunc {
 			return forbidden("not_admin", "User not allowed")
 		}
 		if claims.SessionID != "" && claims.SessionID != nilUUID {
+			if !uuidRE.MatchString(claims.SessionID) {
+				return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
+			}
 			if _, err := loadSession(r.Context(), s.db, claims.SessionID, false); err != nil {
 				if errors.Is(err, pg.ErrNotFound) {
 					return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
