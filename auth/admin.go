@@ -267,6 +267,9 @@ func (s *Service) adminUpdateUser(w http.ResponseWriter, r *http.Request) error 
 		if err := exec(`UPDATE auth.users SET updated_at = $2 WHERE id = $1`, now); err != nil {
 			return err
 		}
+		if err := s.audit(ctx, tx, r, u, "user_modified", nil); err != nil {
+			return err
+		}
 		u, err = userByID(ctx, tx, u.ID)
 		return err
 	})
@@ -292,6 +295,9 @@ func (s *Service) adminDeleteUser(w http.ResponseWriter, r *http.Request) error 
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		u, err := s.pathUser(r, tx)
 		if err != nil {
+			return err
+		}
+		if err := s.audit(ctx, tx, r, u, "user_deleted", nil); err != nil {
 			return err
 		}
 		if !p.ShouldSoftDelete {
@@ -427,6 +433,9 @@ func (s *Service) invite(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if _, err := s.deliverEmailOTP(ctx, tx, u, specInvite, email, redirect, false, true); err != nil {
+			return err
+		}
+		if err := s.audit(ctx, tx, r, u, "user_invited", nil); err != nil {
 			return err
 		}
 		u, err = userByID(ctx, tx, u.ID)

@@ -30,6 +30,9 @@ func (s *Service) logout(w http.ResponseWriter, r *http.Request, a *authed) erro
 	if err != nil {
 		return fmt.Errorf("logout %s of %s: %w", scope, a.user.ID, err)
 	}
+	if err := s.audit(ctx, s.db, r, a.user, "logout", map[string]any{"scope": scope}); err != nil {
+		return err
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

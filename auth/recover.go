@@ -54,8 +54,10 @@ func (s *Service) recover(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		_, err = s.deliverEmailOTP(ctx, tx, u, specRecovery, u.Email, redirect, pkce, true)
-		return err
+		if _, err := s.deliverEmailOTP(ctx, tx, u, specRecovery, u.Email, redirect, pkce, true); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, r, u, "user_recovery_requested", nil)
 	})
 	if err != nil {
 		return err
@@ -202,6 +204,9 @@ func (s *Service) reauthenticate(w http.ResponseWriter, r *http.Request, a *auth
 	ctx := r.Context()
 	var messageID string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := s.audit(ctx, tx, r, u, "user_reauthenticate_requested", nil); err != nil {
+			return err
+		}
 		if u.Email != "" {
 			if err := s.throttle(u.ReauthSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err

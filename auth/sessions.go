@@ -122,7 +122,21 @@ func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	}
 	t := now.UTC().Truncate(time.Microsecond)
 	u.LastSignInAt = &t
+	if err := s.audit(ctx, tx, r, u, "login", map[string]any{"provider": loginProvider(u, method)}); err != nil {
+		return nil, err
+	}
 	return s.tokenResponse(ctx, tx, u, sessionID, "aal1", rt)
+}
+
+// loginProvider names the provider of a sign-in for the audit log.
+func loginProvider(u *user, method string) string {
+	switch {
+	case method == "anonymous":
+		return "anonymous"
+	case u.Email == "" && u.Phone != "":
+		return "phone"
+	}
+	return "email"
 }
 
 // addAMR records that the session authenticated with method now.

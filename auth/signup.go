@@ -86,7 +86,7 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 			}
 			// No account enumeration: answer as for a new user, send nothing.
 			resp = s.fakeUser(email, p.Data)
-			return nil
+			return s.audit(ctx, tx, r, u, "user_repeated_signup", map[string]any{"provider": "email"})
 		default:
 			// Unconfirmed: resend the confirmation, change nothing else.
 			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
@@ -104,6 +104,13 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 		}
 		u, err = s.createUser(ctx, tx, newUserParams{Email: email, PasswordHash: hash, UserMetadata: p.Data})
 		if err != nil {
+			return err
+		}
+		action := "user_confirmation_requested"
+		if s.cfg.MailerAutoconfirm {
+			action = "user_signedup"
+		}
+		if err := s.audit(ctx, tx, r, u, action, map[string]any{"provider": "email"}); err != nil {
 			return err
 		}
 		if s.cfg.MailerAutoconfirm {

@@ -131,6 +131,9 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 		if err != nil {
 			return nil, err
 		}
+		if err := s.audit(ctx, tx, r, u, "token_revoked", nil); err != nil {
+			return nil, err
+		}
 	} else {
 		var active, activeParent string
 		err := tx.QueryRow(ctx, `SELECT token, coalesce(parent,'') FROM auth.refresh_tokens
@@ -165,6 +168,9 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 	if _, err := tx.Exec(ctx, `UPDATE auth.sessions SET refreshed_at = $2, updated_at = $3, user_agent = $4, ip = $5
 		WHERE id = $1`, se.ID, now.UTC(), now, r.UserAgent(), clientInet(r)); err != nil {
 		return nil, fmt.Errorf("touch session %s: %w", se.ID, err)
+	}
+	if err := s.audit(ctx, tx, r, u, "token_refreshed", nil); err != nil {
+		return nil, err
 	}
 	return s.tokenResponse(ctx, tx, u, se.ID, se.AAL, issued)
 }

@@ -157,7 +157,11 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 			return err
 		}
 		*u = *fresh
-		return nil
+		action := "user_modified"
+		if p.Password != nil && *p.Password != "" {
+			action = "user_updated_password"
+		}
+		return s.audit(ctx, tx, r, u, action, nil)
 	})
 	if err != nil {
 		return err
