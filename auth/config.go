@@ -2,6 +2,8 @@ package auth
 
 import (
 	"errors"
+	"html/template"
+	"os"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -45,6 +47,11 @@ type Config struct {
 	MaxEmailFrequency time.Duration
 	// SMTP is used when SMTP.Host is set.
 	SMTP SMTPConfig
+	// MailSubjects and MailTemplates override the built-in subject and HTML
+	// body of a mail kind (confirmation, invite, recovery, magic_link,
+	// email_change, reauthentication); Go templates with .ConfirmationURL,
+	// .Token, .TokenHash, .SiteURL, .Email, .NewEmail, .Data, .RedirectTo.
+	MailSubjects, MailTemplates map[string]string
 	// DevMailbox keeps every message in memory, logs it, and lists it at
 	// GET /admin/dev/mailbox (admin only).
 	DevMailbox bool
@@ -167,6 +174,16 @@ func (c *Config) Validate() error {
 	if c.BcryptCost < 4 || c.BcryptCost > 31 {
 		return fmt.Errorf("auth: bcrypt cost %d must be between 4 and 31", c.BcryptCost)
 	}
+	for _, set := range []map[string]string{c.MailSubjects, c.MailTemplates} {
+		for kind, t := range set {
+			if !mailKinds[kind] {
+				return fmt.Errorf("auth: unknown mail kind %q", kind)
+			}
+			if _, err := template.New(kind).Parse(t); err != nil {
+				return fmt.Errorf("auth: mail template %s: %w", kind, err)
+			}
+		}
+	}
 	if c.PasswordMinLength < 6 {
 		c.PasswordMinLength = 6 // the reference's floor
 	}
@@ -205,6 +222,26 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.str("SMTP_ADMIN_EMAIL", &c.SMTP.AdminEmail)
 	e.str("SMTP_SENDER_NAME", &c.SMTP.SenderName)
 	e.boolean("DEV_MAILBOX", &c.DevMailbox)
+	for kind := range mailKinds {
+		name := strings.ToUpper(kind)
+		if v := e.get("MAILER_SUBJECTS_" + name); v != "" {
+			if c.MailSubjects == nil {
+				c.MailSubjects = map[string]string{}
+			}
+			c.MailSubjects[kind] = v
+		}
+		if path := e.get("MAILER_TEMPLATES_" + name); path != "" {
+			b, err := os.ReadFile(strings.TrimPrefix(path, "file://"))
+			if err != nil {
+				e.errs = append(e.errs, fmt.Errorf("MAILER_TEMPLATES_%s: %w", name, err))
+				continue
+			}
+			if c.MailTemplates == nil {
+				c.MailTemplates = map[string]string{}
+			}
+			c.MailTemplates[kind] = string(b)
+		}
+	}
 	e.boolean("SMS_AUTOCONFIRM", &c.SMSAutoconfirm)
 	e.seconds("SMS_OTP_EXP", &c.SMSOTPExp)
 	e.duration("SMS_MAX_FREQUENCY", &c.SMSMaxFrequency)

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,35 @@ func TestHS256AccessTokens(t *testing.T) {
 	}
 	if !strings.Contains(string(e.req("GET", "/.well-known/jwks.json", nil, "").Body), `"kty":"EC"`) {
 		t.Fatal("jwks must still list only the public EC key")
+	}
+}
+
+func TestMailTemplatesFromEnv(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := dir + "/confirm.html"
+	if err := os.WriteFile(path, []byte(`<p>Hi {{ .Email }}, code {{ .Token }} — <a href="{{ .ConfirmationURL }}">go</a></p>`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GOTRUE_MAILER_TEMPLATES_CONFIRMATION": path, "GOTRUE_MAILER_SUBJECTS_CONFIRMATION": "Welcome {{ .Email }}'s"}
+	cfg, err := ConfigFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(c *Config) { c.MailSubjects, c.MailTemplates = cfg.MailSubjects, cfg.MailTemplates })
+	e.req("POST", "/signup", `{"email":"tpl@example.com","password":"secret123"}`, "")
+	m := e.mails("tpl@example.com")[0]
+	if m.Subject != "Welcome tpl@example.com's" || !strings.HasPrefix(m.Body, "<p>Hi tpl@example.com, code "+m.Token) || !strings.Contains(m.Body, "token=") {
+		t.Fatalf("mail %q %q", m.Subject, m.Body)
+	}
+	if _, err := ConfigFromEnv(func(k string) string {
+		return map[string]string{"GOTRUE_MAILER_TEMPLATES_RECOVERY": dir + "/missing.html"}[k]
+	}); err == nil {
+		t.Fatal("missing template file must fail")
+	}
+	bad := DefaultConfig()
+	bad.MailTemplates = map[string]string{"recovery": "{{ .Broken "}
+	if err := bad.Validate(); err == nil {
+		t.Fatal("unparsable template must fail")
 	}
 }

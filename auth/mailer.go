@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/url"
 	"strings"
+	texttemplate "text/template"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,6 +59,10 @@ var (
 		"{{ .Token }} is your verification code", `<h2>Confirm it is you</h2>
 <p>Enter this code: {{ .Token }}</p>`}
 )
+
+// mailKinds are the mail kinds whose subject and body can be configured.
+var mailKinds = map[string]bool{"confirmation": true, "invite": true, "recovery": true, "magic_link": true,
+	"email_change": true, "reauthentication": true}
 
 // sentAtOf returns the user's timestamp for spec's sent column.
 func (u *user) sentAtOf(spec otpSpec) *time.Time {
@@ -135,11 +140,18 @@ func (s *Service) deliverEmailOTP(ctx context.Context, tx pgx.Tx, u *user, spec 
 	}
 	vars := map[string]any{"ConfirmationURL": d.Link, "Token": otp, "TokenHash": stored, "SiteURL": s.cfg.SiteURL,
 		"Email": u.Email, "NewEmail": u.EmailChange, "Data": u.UserMetadata, "RedirectTo": redirectTo}
-	subject, err := render(spec.subject, vars)
+	subjectT, bodyT := spec.subject, spec.body
+	if v, ok := s.cfg.MailSubjects[spec.kind]; ok {
+		subjectT = v
+	}
+	if v, ok := s.cfg.MailTemplates[spec.kind]; ok {
+		bodyT = v
+	}
+	subject, err := renderText(subjectT, vars)
 	if err != nil {
 		return nil, err
 	}
-	body, err := render(spec.body, vars)
+	body, err := render(bodyT, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +175,20 @@ func (s *Service) verifyLink(token, typ, redirectTo string) string {
 	return link
 }
 
+// renderText renders a subject line: plain text, nothing HTML-escaped.
+func renderText(tmpl string, vars map[string]any) (string, error) {
+	t, err := texttemplate.New("subject").Parse(tmpl)
+	if err != nil {
+		return "", fmt.Errorf("parse mail subject: %w", err)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, vars); err != nil {
+		return "", fmt.Errorf("render mail subject: %w", err)
+	}
+	return b.String(), nil
+}
+
+// render renders an HTML body; values are escaped for HTML.
 func render(tmpl string, vars map[string]any) (string, error) {
 	t, err := template.New("mail").Parse(tmpl)
 	if err != nil {
