@@ -90,6 +90,9 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
+	if err := seedDemoMedia(startCtx, s.handler, admin, keys, log); err != nil {
+		return fmt.Errorf("seed demo media: %w", err)
+	}
 	apiURL, appURL := s.urls()
 	st := state{
 		APIURL:         apiURL,
