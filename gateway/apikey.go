@@ -117,10 +117,17 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 	if caller.Token != "" {
 		r.Header.Set("Authorization", "Bearer "+caller.Token)
 		now := g.cfg.Now()
+		// Claims may be shared between requests: services treat them as
+		// read-only.
 		if c, ok := g.projectClaims[caller.Token]; ok && (c.Expires.IsZero() || now.Before(c.Expires)) {
+			caller.Claims = c
+		} else if c, ok := g.tokens.get(caller.Token, now); ok {
 			caller.Claims = c
 		} else {
 			caller.Claims, caller.Err = g.keys.Verify(caller.Token, now)
+			if caller.Err == nil {
+				g.tokens.put(caller.Token, caller.Claims)
+			}
 		}
 	}
 	return caller, true

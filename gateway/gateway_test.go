@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -435,5 +436,28 @@ func TestAccessLog(t *testing.T) {
 	}
 	if strings.Contains(logs, "secret-in-query") {
 		t.Error("apikey leaked into the log")
+	}
+}
+
+func TestVerifiedTokenExpiresWhileCached(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	clock := time.Now()
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	b := setup(t, gateway.Config{Now: now}, nil)
+	tok := b.userToken(t, clock.Add(time.Minute))
+	hdr := map[string]string{"apikey": b.keys.AnonKey, "Authorization": "Bearer " + tok}
+	for i := range 2 { // the second request is served from the cache
+		b.do(t, "GET", "/rest/v1/x", hdr)
+		if got := <-b.svc.got; got.Caller.Err != nil || got.Caller.Claims == nil || got.Caller.Claims.Role != "authenticated" {
+			t.Fatalf("request %d: caller %+v", i, got.Caller)
+		}
+	}
+	mu.Lock()
+	clock = clock.Add(2 * time.Minute)
+	mu.Unlock()
+	b.do(t, "GET", "/rest/v1/x", hdr)
+	if got := <-b.svc.got; !errors.Is(got.Caller.Err, jwt.ErrExpired) || got.Caller.Claims != nil {
+		t.Errorf("after expiry: Err %v, Claims %+v; want ErrExpired", got.Caller.Err, got.Caller.Claims)
 	}
 }
