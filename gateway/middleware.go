@@ -134,6 +134,7 @@ func (b *buffered) Write(p []byte) (int, error) {
 	}
 	return b.body.Write(p)
 }
+
 // WriteHeader records the first status code.
 func (b *buffered) WriteHeader(code int) {
 	if b.status == 0 {
