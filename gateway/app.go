@@ -67,6 +67,8 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch r.URL.Path {
+	// The runtime config is generated, never cached: a new deployment with
+	// other keys must reach clients on their next load.
 	case "/config.json":
 		w.Header().Set("Cache-Control", cacheNoStore)
 		w.Header().Set("Content-Type", "application/json")
@@ -79,6 +81,8 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("window.__BASALT_CONFIG__ = " + string(b) + ";\n"))
 		return
 	}
+	// path.Clean on a rooted path removes every "..", so a request can never
+	// leave Dir; os.DirFS adds its own check on top.
 	fsys := os.DirFS(a.cfg.Dir)
 	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
 	if name == "" {
@@ -125,6 +129,8 @@ func (a *App) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name
 	default:
 		w.Header().Set("Cache-Control", cacheNone)
 	}
+	// ServeContent handles Range, HEAD and If-Modified-Since for us; it
+	// needs a seekable file, which os.DirFS files are.
 	rs, ok := f.(interface {
 		Read([]byte) (int, error)
 		Seek(int64, int) (int64, error)

@@ -76,6 +76,8 @@ func applySeeds(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *sl
 		if err != nil {
 			return fmt.Errorf("read seed %s: %w", n, err)
 		}
+		// A seed that fails leaves nothing half-inserted, and the error
+		// names the file.
 		err = pgx.BeginFunc(ctx, admin, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, string(b))
 			return err
@@ -88,7 +90,9 @@ func applySeeds(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *sl
 	return nil
 }
 
-// stack is a running API: the gateway and the app server.
+// stack is a running API: the gateway and the app server. dev and serve
+// differ only in where the database, pools and keys come from; from here on
+// they share one code path.
 type stack struct {
 	cfg     config.Config
 	log     *slog.Logger
@@ -114,6 +118,8 @@ func listen(host string, port int) (net.Listener, error) {
 // buildStack wires services, gateway and app server over the pools.
 func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv func(string) string,
 	admin, user *pgxpool.Pool, keys *jwt.Keys, log *slog.Logger) (*stack, error) {
+	// Services first: a misconfigured service stops the start before any
+	// port is taken.
 	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: admin, User: user, Keys: keys, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("build services: %w", err)
@@ -140,6 +146,7 @@ func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv
 			return nil, err
 		}
 	}
+	// With port 0 (tests) the real port is only known after listening.
 	if s.cfg.PublicURL == "" {
 		s.cfg.PublicURL = fmt.Sprintf("http://127.0.0.1:%d", s.api.Addr().(*net.TCPAddr).Port)
 	}
@@ -163,6 +170,8 @@ func (s *stack) serve(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Both servers drain in parallel on shutdown; services are closed only
+	// after both have finished, so no in-flight request loses its service.
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	wg.Add(1)
