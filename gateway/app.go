@@ -25,9 +25,9 @@ type AppConfig struct {
 
 // RuntimeConfig is what a frontend needs to create its supabase-js client.
 type RuntimeConfig struct {
-	SupabaseURL            string `json:"supabaseUrl"`
-	SupabaseAnonKey        string `json:"supabaseAnonKey"`
-	SupabasePublishableKey string `json:"supabasePublishableKey,omitempty"`
+	SupabaseURL            string `json:"SUPABASE_URL"`
+	SupabaseAnonKey        string `json:"SUPABASE_ANON_KEY"`
+	SupabasePublishableKey string `json:"SUPABASE_PUBLISHABLE_KEY,omitempty"`
 }
 
 // App serves a single-page app: its files, the runtime configuration, and
@@ -78,7 +78,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(a.cfg.Runtime)
 		w.Header().Set("Cache-Control", cacheNoStore)
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		_, _ = w.Write([]byte("window.__BASALT_CONFIG__ = " + string(b) + ";\n"))
+		_, _ = w.Write([]byte("window.__BASALT_ENV__ = " + string(b) + ";\n"))
 		return
 	}
 	// path.Clean on a rooted path removes every "..", so a request can never
