@@ -181,6 +181,8 @@ CREATE INDEX streams_track_ip_idx ON public.streams (track_id, ip_address, creat
 CREATE INDEX streams_user_idx ON public.streams (user_id, created_at DESC);
 CREATE INDEX streams_valid_user_idx ON public.streams (user_id, created_at DESC) WHERE is_valid;
 CREATE INDEX streams_valid_track_idx ON public.streams (track_id) WHERE is_valid;
+-- The fraud check counts accounts per address.
+CREATE INDEX streams_valid_ip_idx ON public.streams (ip_address, created_at DESC) WHERE is_valid;
 
 CREATE TABLE public.favorites (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
