@@ -23,7 +23,7 @@ $$;
 CREATE FUNCTION public.transfer_funds(p_from uuid, p_to uuid, p_amount numeric, p_reference text, p_kind text,
   p_stream_id uuid DEFAULT NULL, p_track_id uuid DEFAULT NULL, p_metadata jsonb DEFAULT '{}')
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   w_from public.wallets;
   w_to public.wallets;
@@ -83,7 +83,7 @@ END $$;
 -- Operator/seed helper: money entering from outside (the seed's provider
 -- account), recorded in the ledger like any top-up.
 CREATE FUNCTION backline.fund_wallet(p_user_id uuid, p_amount numeric, p_reference text) RETURNS jsonb
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT public.transfer_funds('00000000-0000-0000-0000-00000000f004', p_user_id, p_amount, p_reference, 'topup')
 $$;
 
@@ -101,7 +101,7 @@ $$;
 CREATE FUNCTION backline.settle_stream(p_uid uuid, p_artist_id uuid, p_sponsor_id uuid, p_reference text,
   p_amount numeric)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   amount numeric := backline.setting_num('stream_payment_amount');
   win interval := make_interval(mins => backline.setting_num('settlement_window_minutes')::int);
@@ -215,7 +215,7 @@ END $$;
 -- again returns it and moves nothing. Any unexpected error pays nothing.
 CREATE FUNCTION public.settle_sponsored_stream(p_artist_id uuid, p_sponsor_id uuid, p_reference text, p_amount numeric)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   prior public.stream_settlements;
@@ -263,7 +263,7 @@ END $$;
 -- whole naira, plus a flat processing fee.
 CREATE FUNCTION public.create_payment(p_provider text, p_purpose text, p_amount numeric DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   prov text := lower(btrim(coalesce(p_provider, '')));
@@ -320,7 +320,7 @@ END $$;
 CREATE FUNCTION public.complete_payment(p_provider text, p_tx_ref text, p_user_id uuid, p_amount numeric,
   p_status text, p_raw jsonb DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   p public.payments;
   ok boolean := lower(coalesce(p_status, '')) IN ('successful', 'success', 'completed');
@@ -393,7 +393,7 @@ END $$;
 CREATE FUNCTION public.request_cashout(p_amount numeric, p_bank_name text DEFAULT NULL,
   p_account_number text DEFAULT NULL, p_account_name text DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   min_amount numeric := backline.setting_num('min_cashout');
@@ -434,7 +434,7 @@ END $$;
 
 -- Admins (or the service role) only.
 CREATE FUNCTION backline.require_admin() RETURNS uuid
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF current_setting('role', true) IN ('anon', 'authenticated') AND NOT public.is_admin() THEN
     RAISE EXCEPTION 'Only admins can do this' USING ERRCODE = '42501';
@@ -443,7 +443,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.complete_cashout(p_id uuid) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   actor uuid := backline.require_admin();
   req public.cashout_requests;
@@ -470,7 +470,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.reject_cashout(p_id uuid, p_reason text DEFAULT NULL) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   actor uuid := backline.require_admin();
   req public.cashout_requests;
@@ -504,7 +504,7 @@ END $$;
 -- and the after-update trigger marks the track sponsored and notifies.
 
 CREATE FUNCTION backline.guard_invite() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   t record;
@@ -549,7 +549,7 @@ CREATE TRIGGER guard_invite BEFORE INSERT OR UPDATE ON public.sponsor_artist_inv
   FOR EACH ROW EXECUTE FUNCTION backline.guard_invite();
 
 CREATE FUNCTION backline.display_name(p_id uuid) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT coalesce(
     (SELECT coalesce(nullif(company_name, ''), nullif(name, '')) FROM public.sponsor_profiles WHERE id = p_id),
     (SELECT nullif(name, '') FROM public.artist_profiles WHERE id = p_id),
@@ -558,7 +558,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 $$;
 
 CREATE FUNCTION backline.invite_changed() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   artist text := backline.display_name(NEW.artist_id);
   sponsor text := backline.display_name(NEW.sponsor_id);
@@ -615,7 +615,7 @@ CREATE TRIGGER invite_changed AFTER INSERT OR UPDATE OF status ON public.sponsor
 
 -- The invitee answers (for a sponsor's invite that is the artist).
 CREATE FUNCTION public.respond_to_invite(p_invite_id uuid, p_accept boolean) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   inv public.sponsor_artist_invites;
@@ -641,6 +641,25 @@ BEGIN
 END $$;
 
 -- ---------------------------------------------------------------------------
+-- Admin dashboard: users with their e-mail (which lives in auth.users),
+-- role, status and wallet, newest first.
+CREATE FUNCTION public.admin_list_users(p_limit integer DEFAULT 50, p_offset integer DEFAULT 0)
+RETURNS TABLE (id uuid, email text, role public.app_role, display_name text, username text, is_verified boolean,
+  is_suspended boolean, suspended_reason text, balance numeric, created_at timestamptz, last_sign_in_at timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+  PERFORM backline.require_admin();
+  RETURN QUERY
+  SELECT p.id, u.email::text, p.role, p.display_name, p.username, p.is_verified, p.is_suspended, p.suspended_reason,
+    w.balance, p.created_at, u.last_sign_in_at
+  FROM public.public_profiles p
+  JOIN auth.users u ON u.id = p.id
+  LEFT JOIN public.wallets w ON w.id = p.id
+  ORDER BY p.created_at DESC, p.id
+  LIMIT least(greatest(coalesce(p_limit, 50), 1), 500) OFFSET greatest(coalesce(p_offset, 0), 0);
+END $$;
+
+-- ---------------------------------------------------------------------------
 -- Who may call what.
 REVOKE EXECUTE ON FUNCTION
   public.transfer_funds(uuid, uuid, numeric, text, text, uuid, uuid, jsonb),
@@ -656,6 +675,7 @@ REVOKE EXECUTE ON FUNCTION
   public.request_cashout(numeric, text, text, text),
   public.complete_cashout(uuid),
   public.reject_cashout(uuid, text),
-  public.respond_to_invite(uuid, boolean)
+  public.respond_to_invite(uuid, boolean),
+  public.admin_list_users(integer, integer)
 FROM PUBLIC, anon;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA backline FROM PUBLIC;

@@ -236,6 +236,14 @@ func TestPolicies(t *testing.T) {
 		}
 	})
 
+	t.Run("admin user list", func(t *testing.T) {
+		runPolicyCases(t, e, []policyCase{
+			{"admin lists users with e-mail", admin, `SELECT * FROM public.admin_list_users(100, 0) WHERE email LIKE '%@example.com'`, nil, profiles, ""},
+			{"fan cannot list users", fan, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
+			{"visitor cannot list users", anon, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
+		})
+	})
+
 	t.Run("guarded columns keep their values", func(t *testing.T) {
 		e.exec(`UPDATE public.tracks SET streams = 0 WHERE id = $1`, w.track)
 		if _, err := e.execAs(artist, `UPDATE public.tracks SET streams = 1000000 WHERE id = $1`, w.track); err != nil {
