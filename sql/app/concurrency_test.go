@@ -179,3 +179,36 @@ func TestConcurrentMoney(t *testing.T) {
 	}
 	t.Logf("%d sponsored streams paid, refusals %v", paid, refused)
 }
+
+// TestConcurrentSameReference sends one reference many times at once (a
+// client retrying): one payment, and every answer is that payment.
+func TestConcurrentSameReference(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.newWorld()
+	e.fund(w.sponsor, 1000)
+	fan := e.freshFan()
+	if valid, reason := e.listen(fan, w.track, 31); !valid {
+		t.Fatal(reason)
+	}
+	answers := make([]string, 12)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := e.query(fan, settleSQL, []any{w.artist, w.sponsor, "stream-retry", 50}, &answers[i]); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a != answers[0] || a == "" {
+			t.Fatalf("answers differ: %q vs %q", a, answers[0])
+		}
+	}
+	if e.balance(w.sponsor) != "950.00" || e.balance(w.artist) != "50.00" {
+		t.Errorf("balances %s/%s after retries", e.balance(w.sponsor), e.balance(w.artist))
+	}
+}
