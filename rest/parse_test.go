@@ -156,10 +156,10 @@ func TestParseOrder(t *testing.T) {
 func TestRangeHeader(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		in     string
-		lo     int64
-		hi     int64 // -1 = open
-		ok     bool
+		in string
+		lo int64
+		hi int64 // -1 = open
+		ok bool
 	}{{"0-9", 0, 9, true}, {"items=5-", 5, -1, true}, {"x", 0, 0, false}, {"-5", 0, 0, false}, {"3-a", 0, 0, false}} {
 		lo, hi, ok := rangeHeader(tc.in)
 		if ok != tc.ok || (ok && (lo != tc.lo || (hi == nil) != (tc.hi == -1) || (hi != nil && *hi != tc.hi))) {

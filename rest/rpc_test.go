@@ -46,7 +46,7 @@ func TestRPC(t *testing.T) {
 			body: `{"code":"P0001","message":"custom failure","details":"some detail","hint":"some hint"}`},
 		{name: "raise PT402", call: call{method: "POST", target: "/rpc/raise_payment"}, status: 402},
 		{name: "raise PGRST", call: call{method: "POST", target: "/rpc/raise_pgrst"}, status: 402,
-			body: `{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}`,
+			body:    `{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}`,
 			headers: map[string]string{"X-Powered-By": "Nerd Rage"}},
 		{name: "response headers and status", call: call{target: "/rpc/set_headers"}, status: 202, raw: strp(`1`),
 			headers: map[string]string{"X-Custom": "yes", "Cache-Control": "no-cache"}},

@@ -37,7 +37,7 @@ type Service struct {
 	stop     context.CancelFunc
 	// trace, when set (tests), sees every main statement before it runs.
 	trace func(sql string, args []any)
-	done     chan struct{}
+	done  chan struct{}
 }
 
 var _ http.Handler = (*Service)(nil)
