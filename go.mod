@@ -14,13 +14,9 @@ require (
 )
 
 require (
-<<<<<<< HEAD
-	github.com/google/go-cmp v0.7.0 // indirect
-=======
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/google/uuid v1.6.0
->>>>>>> main
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
