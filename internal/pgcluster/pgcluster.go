@@ -215,7 +215,8 @@ func (c *Cluster) Init(ctx context.Context) error {
 	} else {
 		// TCP clients must present the password; the unix socket stays trusted
 		// because only local users that can reach the socket folder use it.
-		pw := filepath.Join(c.DataDir, ".pwfile")
+		// initdb refuses a non-empty data dir, so the file sits beside it.
+		pw := filepath.Join(filepath.Dir(c.DataDir), "."+filepath.Base(c.DataDir)+".pwfile")
 		if err := os.WriteFile(pw, []byte(c.Password+"\n"), 0o600); err != nil {
 			return err
 		}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/basaltdev/basalt/internal/config"
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// apiKeyEpoch is the issue time of API keys derived by `basalt serve` from
+// JWT_SECRET alone. A fixed time makes every node derive the same keys.
+var apiKeyEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// keysFromConfig builds the serve key set: BASALT_KEYS_FILE, overlaid by
+// JWT_SECRET, JWT_PRIVATE_KEY, JWT_KEY_ID, JWT_SIGNING_ALG, ANON_KEY,
+// SERVICE_ROLE_KEY, PUBLISHABLE_KEY and SECRET_KEY.
+func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
+	k := &jwt.Keys{}
+	if cfg.KeysFile != "" {
+		var err error
+		if k, err = jwt.Load(cfg.KeysFile); err != nil {
+			return nil, fmt.Errorf("BASALT_KEYS_FILE: %w", err)
+		}
+	}
+	if cfg.JWTSecret != "" {
+		k.Secret = []byte(cfg.JWTSecret)
+	}
+	if cfg.JWTPrivateKey != "" {
+		ec, err := jwt.ParseECPrivateKeyPEM(cfg.JWTPrivateKey)
+		if err != nil {
+			return nil, fmt.Errorf("JWT_PRIVATE_KEY: %w", err)
+		}
+		k.EC = ec
+		k.KID = cfg.JWTKeyID
+		if k.KID == "" {
+			// A stable kid from the public key, so nodes agree without config.
+			sum := sha256.Sum256(append(ec.X.Bytes(), ec.Y.Bytes()...))
+			k.KID = base64.RawURLEncoding.EncodeToString(sum[:12])
+		}
+	}
+	switch {
+	case cfg.JWTSigningAlg != "":
+		k.SigningAlg = cfg.JWTSigningAlg
+	case k.SigningAlg == "" && k.EC != nil:
+		k.SigningAlg = "ES256"
+	case k.SigningAlg == "":
+		k.SigningAlg = "HS256"
+	}
+	if cfg.AnonKey != "" {
+		k.AnonKey = cfg.AnonKey
+	}
+	if cfg.ServiceRoleKey != "" {
+		k.ServiceRoleKey = cfg.ServiceRoleKey
+	}
+	if cfg.PublishableKey != "" {
+		k.PublishableKey = cfg.PublishableKey
+	}
+	if cfg.SecretKey != "" {
+		k.SecretKey = cfg.SecretKey
+	}
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	derived, err := k.APIKey("anon", apiKeyEpoch)
+	if err != nil {
+		return nil, err
+	}
+	if k.AnonKey == "" {
+		k.AnonKey = derived
+	}
+	if k.ServiceRoleKey == "" {
+		if k.ServiceRoleKey, err = k.APIKey("service_role", apiKeyEpoch); err != nil {
+			return nil, err
+		}
+	}
+	// Keys supplied by the operator must verify against the secret and name
+	// the right role, or every client request would fail later.
+	for role, key := range map[string]string{"anon": k.AnonKey, "service_role": k.ServiceRoleKey} {
+		c, err := k.Verify(key, time.Now())
+		if err != nil {
+			return nil, fmt.Errorf("%s key does not verify with the configured JWT secret: %w", role, err)
+		}
+		if c.Role != role {
+			return nil, fmt.Errorf("%s key carries role %q", role, c.Role)
+		}
+	}
+	return k, nil
+}
+
+// cmdKeys prints the project keys of the data dir (creating them on first
+// use), or with "rotate" replaces them with fresh ones.
+func cmdKeys(args []string, stdout io.Writer, getenv func(string) string) error {
+	fs := newFlags("keys")
+	asJSON := fs.Bool("json", false, "print JSON")
+	dataDir := fs.String("data-dir", "", "data directory")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	cfg, err := config.Load(config.Dev, envWith(getenv, map[string]string{"BASALT_DATA_DIR": *dataDir}))
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(cfg.DataDir, "keys.json")
+	var k *jwt.Keys
+	switch fs.Arg(0) {
+	case "":
+		if k, _, err = jwt.LoadOrCreate(path, time.Now()); err != nil {
+			return err
+		}
+	case "rotate":
+		if _, err := readState(cfg.DataDir); err == nil {
+			return errors.New("stop basalt dev before rotating keys")
+		}
+		if old, err := os.ReadFile(path); err == nil {
+			if err := os.WriteFile(path+".old", old, 0o600); err != nil {
+				return err
+			}
+		}
+		if k, err = jwt.Generate(time.Now()); err != nil {
+			return err
+		}
+		if err := k.Save(path); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "new keys written to %s (previous ones kept in %s.old); tokens signed with the old keys no longer verify\n", path, path)
+	default:
+		return usageError{fmt.Sprintf("unknown keys command %q (want rotate)", fs.Arg(0))}
+	}
+	out := map[string]any{
+		"jwt_secret":       string(k.Secret),
+		"anon_key":         k.AnonKey,
+		"service_role_key": k.ServiceRoleKey,
+		"publishable_key":  k.PublishableKey,
+		"secret_key":       k.SecretKey,
+		"kid":              k.KID,
+		"signing_alg":      k.SigningAlg,
+		"jwks":             k.JWKS(),
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintf(stdout, "%18s: %s\n", "JWT secret", k.Secret)
+	fmt.Fprintf(stdout, "%18s: %s (%s)\n", "signing key id", k.KID, k.SigningAlg)
+	fmt.Fprintf(stdout, "%18s: %s\n", "anon key", k.AnonKey)
+	fmt.Fprintf(stdout, "%18s: %s\n", "service_role key", k.ServiceRoleKey)
+	fmt.Fprintf(stdout, "%18s: %s\n", "Publishable key", k.PublishableKey)
+	fmt.Fprintf(stdout, "%18s: %s\n", "Secret key", k.SecretKey)
+	return nil
+}

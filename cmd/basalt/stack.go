@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/gateway"
+	"github.com/basaltdev/basalt/internal/config"
+	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/sql/platform"
+)
+
+// newLogger writes JSON log lines to w at the configured level.
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// migrationSources are the platform migrations (embedded) followed by the
+// app's, read from sqlDir/app when that folder exists.
+func migrationSources(sqlDir string) []migrate.Source {
+	srcs := []migrate.Source{{Name: "platform", FS: platform.FS}}
+	app := filepath.Join(sqlDir, "app")
+	if st, err := os.Stat(app); err == nil && st.IsDir() {
+		srcs = append(srcs, migrate.Source{Name: "app", FS: os.DirFS(app)})
+	}
+	return srcs
+}
+
+// applyMigrations runs every pending migration and logs each file.
+func applyMigrations(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *slog.Logger) error {
+	applied, err := migrate.Up(ctx, admin, func(msg string) { log.Info(msg) }, migrationSources(sqlDir)...)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	log.Info("migrations up to date", "applied", len(applied))
+	return nil
+}
+
+// applySeeds runs every sqlDir/seed/*.sql in name order, each in its own
+// transaction. Seed files are written to be idempotent: dev runs them on
+// every start.
+func applySeeds(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *slog.Logger) error {
+	dir := filepath.Join(sqlDir, "seed")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("read seed folder: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".sql") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			return fmt.Errorf("read seed %s: %w", n, err)
+		}
+		err = pgx.BeginFunc(ctx, admin, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, string(b))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("seed %s: %w", n, err)
+		}
+		log.Info("applied seed", "file", n)
+	}
+	return nil
+}
+
+// stack is a running API: the gateway and the app server.
+type stack struct {
+	cfg     config.Config
+	log     *slog.Logger
+	keys    *jwt.Keys
+	api     net.Listener
+	app     net.Listener // nil when the app server is off
+	handler *gateway.Gateway
+	appH    *gateway.App
+	cleanup func()
+}
+
+// listen opens the API (and app) listeners so the ports are known and taken
+// before anything is announced.
+func listen(host string, port int) (net.Listener, error) {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// buildStack wires services, gateway and app server over the pools.
+func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv func(string) string,
+	admin, user *pgxpool.Pool, keys *jwt.Keys, log *slog.Logger) (*stack, error) {
+	// Listen first: services build links from the API URL, which is only
+	// known once the port is bound (BASALT_API_PORT=0 picks a free one).
+	s := &stack{cfg: cfg, log: log, keys: keys}
+	var err error
+	if s.api, err = listen(cfg.Host, cfg.APIPort); err != nil {
+		return nil, err
+	}
+	if cfg.AppPort > 0 {
+		if s.app, err = listen(cfg.Host, cfg.AppPort); err != nil {
+			s.api.Close()
+			return nil, err
+		}
+	}
+	closeListeners := func() {
+		s.api.Close()
+		if s.app != nil {
+			s.app.Close()
+		}
+	}
+	if s.cfg.PublicURL == "" {
+		s.cfg.PublicURL = fmt.Sprintf("http://127.0.0.1:%d", s.api.Addr().(*net.TCPAddr).Port)
+	}
+	cfg = s.cfg
+	_, appURL := s.urls()
+	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: admin, User: user,
+		Keys: keys, Log: log, PublicURL: cfg.PublicURL, AppURL: appURL})
+	if err != nil {
+		cleanup()
+		closeListeners()
+		return nil, fmt.Errorf("build services: %w", err)
+	}
+	s.cleanup = cleanup
+	s.handler, err = gateway.New(gateway.Config{
+		CORSOrigins:        cfg.CORSOrigins,
+		TrustedProxyHeader: cfg.TrustedProxyHeader,
+		Version:            buildVersion(),
+		Health:             func(ctx context.Context) error { return admin.Ping(ctx) },
+	}, svcs, keys, log)
+	if err != nil {
+		cleanup()
+		closeListeners()
+		return nil, err
+	}
+	s.appH = gateway.NewApp(gateway.AppConfig{
+		Dir: cfg.AppDir,
+		Runtime: gateway.RuntimeConfig{
+			SupabaseURL:            cfg.PublicURL,
+			SupabaseAnonKey:        keys.AnonKey,
+			SupabasePublishableKey: keys.PublishableKey,
+		},
+	}, log)
+	return s, nil
+}
+
+// serve runs the servers until ctx ends, then drains them.
+func (s *stack) serve(ctx context.Context) error {
+	t := gateway.Timeouts{
+		ReadHeader: s.cfg.ReadHeaderTimeout, Read: s.cfg.ReadTimeout, Write: s.cfg.WriteTimeout,
+		Idle: s.cfg.IdleTimeout, Shutdown: s.cfg.ShutdownTimeout,
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		errs[0] = gateway.Serve(ctx, gateway.NewServer(s.handler, t), s.api, t.Shutdown)
+		cancel() // one server failing stops the other
+	}()
+	if s.app != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[1] = gateway.Serve(ctx, gateway.NewServer(s.appH, t), s.app, t.Shutdown)
+			cancel()
+		}()
+	}
+	wg.Wait()
+	s.cleanup()
+	return errors.Join(errs...)
+}
+
+// urls returns the API and app URLs as clients reach them.
+func (s *stack) urls() (api, app string) {
+	api = s.cfg.PublicURL
+	if s.app != nil {
+		app = fmt.Sprintf("http://127.0.0.1:%d", s.app.Addr().(*net.TCPAddr).Port)
+	}
+	return api, app
+}

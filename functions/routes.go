@@ -1,0 +1,171 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// healthPath is the local edge runtime's health probe.
+const healthPath = "/_internal/health"
+
+// ServeHTTP routes /{name}[/{rest}] to the function called name. The whole
+// surface is:
+//
+//	OPTIONS /*                   CORS preflight, answered here for every path
+//	                             (by the gateway when GatewayCORS is set)
+//	GET     /_internal/health    200 {"message":"ok"}
+//	*       /{name}[/{rest...}]  the function (verify_jwt first when on)
+//	*       anything else        404 text/plain "Function not found"
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.cfg.GatewayCORS {
+		setCORS(w.Header())
+		// Answered before routing, as the CLI's Kong cors plugin does, so a
+		// preflight never meets verify_jwt or a missing function.
+		if r.Method == http.MethodOptions {
+			preflight(w, r)
+			return
+		}
+	}
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	if "/"+path == healthPath && r.Method == http.MethodGet {
+		httpx.WriteJSON(w, http.StatusOK, map[string]string{"message": "ok"})
+		return
+	}
+	name, rest, _ := strings.Cut(path, "/")
+	f, ok := s.funcs[name]
+	// An OPTIONS that reaches a function is not a preflight the gateway
+	// answered; verify_jwt never applies to it.
+	if !ok {
+		notFound(w)
+		return
+	}
+	caller := s.caller(r)
+	if f.VerifyJWT && r.Method != http.MethodOptions {
+		if err := verifyJWT(r, caller); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	s.invoke(w, r, f, rest, caller)
+}
+
+// invoke runs the handler with the function-relative path, the wall-clock
+// limit and the runtime's error rendering.
+func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, rest string, caller *jwt.Caller) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	ctx = jwt.NewContext(ctx, caller)
+	fr := r.WithContext(ctx)
+	u := *r.URL
+	u.Path, u.RawPath = "/"+rest, ""
+	fr.URL = &u
+
+	rw := &responseWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("function panicked", "function", f.Name, "panic", fmt.Sprint(p))
+			if !rw.wrote {
+				writeError(rw, errWorker)
+			}
+		}
+	}()
+	err := f.Handler(rw, fr)
+	if err == nil {
+		return
+	}
+	var fe *Error
+	switch {
+	case errors.As(err, &fe):
+		if fe.Err != nil {
+			s.log.Warn("function error", "function", f.Name, "status", fe.Status, "err", fe.Err)
+		}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		s.log.Error("function hit its time limit", "function", f.Name, "timeout", s.cfg.Timeout, "err", err)
+		err = errLimit
+	default:
+		s.log.Error("function failed", "function", f.Name, "err", err)
+		err = errWorker
+	}
+	if rw.wrote {
+		return // the handler already answered; nothing more can be sent
+	}
+	writeError(rw, err)
+}
+
+// caller returns what the gateway verified. Without a gateway (the service
+// used on its own) and with Keys configured, it verifies the Authorization
+// header itself so handlers see the same jwt.Caller either way.
+func (s *Service) caller(r *http.Request) *jwt.Caller {
+	c := jwt.FromContext(r.Context())
+	if c.Token != "" || c.Claims != nil || c.Err != nil || s.cfg.Keys == nil {
+		return c
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || token == "" {
+		return c
+	}
+	claims, err := s.cfg.Keys.Verify(token, s.now())
+	return &jwt.Caller{Token: token, Claims: claims, Err: err}
+}
+
+// verifyJWT is the edge gateway's verify_jwt check: a Bearer token signed by
+// the project and within its validity. Any role passes, anon included; a
+// function that needs a user checks the claims itself.
+func verifyJWT(r *http.Request, c *jwt.Caller) error {
+	if h := r.Header.Get("Authorization"); h != "" && !strings.HasPrefix(h, "Bearer ") {
+		return errBadScheme
+	}
+	switch {
+	case c.Claims != nil && c.Err == nil:
+		return nil
+	case c.Token == "" && c.Err == nil:
+		return errMissingAuth
+	default:
+		return errInvalidJWT
+	}
+}
+
+// responseWriter drops x-relay-error (functions-js would report any
+// response carrying it as a relay failure) and remembers whether the
+// handler has started its answer.
+type responseWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.Header().Del("X-Relay-Error")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets streaming functions (text/event-stream) push data as it comes.
+func (w *responseWriter) Flush() {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController access to the underlying writer.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,138 @@
+// Package functions serves /functions/v1/{name}: a registry of Go handlers
+// that stand in for Supabase Edge Functions. It reproduces what
+// @supabase/functions-js observes of the Supabase gateway and edge runtime:
+// routing on the first path segment, the per-function verify_jwt check, CORS
+// on every response, and the runtime's error bodies. The handlers themselves
+// (Backline's live in functions/backline) only see plain HTTP plus the
+// caller the gateway verified.
+package functions
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// Function is one entry of the registry: the name is the first path segment
+// under /functions/v1, as a folder name under supabase/functions is.
+type Function struct {
+	// Name is the URL segment: letters, digits, '-' and '_'.
+	Name string
+	// VerifyJWT mirrors supabase/config.toml's per-function verify_jwt: when
+	// true (Supabase's default) a request needs a valid project JWT before
+	// the handler runs. OPTIONS preflights always pass.
+	VerifyJWT bool
+	// Handler serves every method on /{name} and /{name}/{rest...}; it sees
+	// the path below the function name in r.URL.Path ("/" when none).
+	Handler httpx.HandlerFunc
+}
+
+// Config holds the service's settings.
+type Config struct {
+	// Timeout is the wall-clock limit of one invocation (Supabase: 150 s on
+	// the free plan, 400 s on paid plans and locally).
+	Timeout time.Duration
+	// NoVerifyJWT lists functions whose verify_jwt is forced off, the
+	// operator's equivalent of `verify_jwt = false` in config.toml.
+	NoVerifyJWT []string
+	// Keys, when set, verify the Authorization header of requests that did
+	// not come through the gateway (no jwt.Caller in the context). Behind
+	// the gateway they are not used.
+	Keys *jwt.Keys
+	// GatewayCORS says a gateway in front applies the operator's CORS
+	// policy (preflights and Access-Control-Allow-Origin on every response),
+	// so the service adds no CORS headers of its own and never widens that
+	// policy. Off, the service answers preflights and adds the canonical
+	// headers itself, as a hosted Supabase function does.
+	GatewayCORS bool
+	// Log receives handler errors and panics; nil discards them.
+	Log *slog.Logger
+	// Now is the clock for JWT checks; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultTimeout is Supabase's free-plan wall clock per request.
+const DefaultTimeout = 150 * time.Second
+
+// ConfigFromEnv reads the service's variables:
+//
+//	FUNCTIONS_TIMEOUT        wall clock per invocation (Go duration, default 150s)
+//	FUNCTIONS_NO_VERIFY_JWT  comma-separated function names with verify_jwt off
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	cfg := Config{Timeout: DefaultTimeout}
+	if v := strings.TrimSpace(getenv("FUNCTIONS_TIMEOUT")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("FUNCTIONS_TIMEOUT: %q is not a positive duration", v)
+		}
+		cfg.Timeout = d
+	}
+	for _, name := range strings.Split(getenv("FUNCTIONS_NO_VERIFY_JWT"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			cfg.NoVerifyJWT = append(cfg.NoVerifyJWT, name)
+		}
+	}
+	return cfg, nil
+}
+
+// Service implements /functions/v1 (mounted with the prefix stripped).
+type Service struct {
+	cfg   Config
+	funcs map[string]Function
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+var _ http.Handler = (*Service)(nil)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
+// New builds the service from its config and the functions to serve. It
+// rejects invalid or duplicate names, so a misconfigured registry never
+// starts.
+func New(cfg Config, registry ...Function) (*Service, error) {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	s := &Service{cfg: cfg, funcs: make(map[string]Function, len(registry)), log: cfg.Log, now: cfg.Now}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	for _, f := range registry {
+		if !nameRE.MatchString(f.Name) {
+			return nil, fmt.Errorf("functions: invalid function name %q", f.Name)
+		}
+		if f.Handler == nil {
+			return nil, fmt.Errorf("functions: function %q has no handler", f.Name)
+		}
+		if _, dup := s.funcs[f.Name]; dup {
+			return nil, fmt.Errorf("functions: function %q registered twice", f.Name)
+		}
+		s.funcs[f.Name] = f
+	}
+	for _, name := range cfg.NoVerifyJWT {
+		f, ok := s.funcs[name]
+		if !ok {
+			return nil, fmt.Errorf("functions: FUNCTIONS_NO_VERIFY_JWT names unknown function %q", name)
+		}
+		f.VerifyJWT = false
+		s.funcs[name] = f
+	}
+	return s, nil
+}
+
+// Names returns the registered function names, for the start banner.
+func (s *Service) Names() []string {
+	return slices.Sorted(maps.Keys(s.funcs))
+}

@@ -1,0 +1,127 @@
+package gateway
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// Messages of the reference gateway's key-auth plugin, byte for byte.
+const (
+	msgNoAPIKey      = "No API key found in request"
+	msgInvalidAPIKey = "Invalid API key"
+)
+
+// isPublic reports whether a request may pass without an API key. These are
+// the routes a browser reaches by navigation or an outside server calls, so
+// they can carry no apikey header: the email-link verify endpoint, the OAuth
+// authorize and callback redirects, the JWKS document, public and signed
+// storage URLs, and edge functions (which verify JWTs per function, as the
+// reference self-hosted gateway leaves to them).
+func isPublic(service, path, method string) bool {
+	switch service {
+	case "auth":
+		switch path {
+		case "/verify", "/callback", "/authorize", "/.well-known/jwks.json":
+			return true
+		}
+	case "storage":
+		if method != http.MethodGet && method != http.MethodHead {
+			return false
+		}
+		for _, p := range []string{"/object/public/", "/object/sign/", "/render/image/public/", "/render/image/sign/"} {
+			if strings.HasPrefix(path, p) {
+				return true
+			}
+		}
+	case "functions":
+		return true
+	}
+	return false
+}
+
+// apiKey returns the key the request presents: the apikey header, else the
+// apikey query parameter (browsers cannot set headers on websockets).
+func apiKey(r *http.Request) string {
+	if k := r.Header.Get("apikey"); k != "" {
+		return k
+	}
+	return r.URL.Query().Get("apikey")
+}
+
+// keyRole maps a presented project key to its role and to the JWT that stands
+// for it: the legacy keys are JWTs themselves, the new-format sb_ keys are
+// swapped for the legacy JWT of the same role, as the reference gateway does.
+func (g *Gateway) keyRole(key string) (role, token string, ok bool) {
+	k := g.keys
+	switch {
+	case key == "":
+		return "", "", false
+	case key == k.AnonKey:
+		return "anon", k.AnonKey, true
+	case key == k.ServiceRoleKey:
+		return "service_role", k.ServiceRoleKey, true
+	case k.PublishableKey != "" && key == k.PublishableKey:
+		return "anon", k.AnonKey, true
+	case k.SecretKey != "" && key == k.SecretKey:
+		return "service_role", k.ServiceRoleKey, true
+	}
+	return "", "", false
+}
+
+// authorize checks the API key (unless public) and computes the caller. On
+// failure it writes the 401 and returns false.
+//
+// The effective bearer token follows the reference gateway: the
+// Authorization header, unless it carries an sb_ key (then the JWT behind
+// that key); without Authorization, the JWT behind the apikey. The request's
+// Authorization header is rewritten to the effective token, and its claims
+// are verified here once for every service.
+func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool) (*jwt.Caller, bool) {
+	key := apiKey(r)
+	role, keyToken, valid := g.keyRole(key)
+	if !public {
+		if key == "" {
+			writeError(w, http.StatusUnauthorized, msgNoAPIKey)
+			return nil, false
+		}
+		if !valid {
+			writeError(w, http.StatusUnauthorized, msgInvalidAPIKey)
+			return nil, false
+		}
+	}
+	if valid && strings.HasPrefix(key, "sb_") && r.Header.Get("apikey") != "" {
+		// Services downstream only ever see JWT project keys.
+		r.Header.Set("apikey", keyToken)
+	}
+
+	caller := &jwt.Caller{APIKeyRole: role}
+	authz := r.Header.Get("Authorization")
+	scheme, bearer, hasBearer := strings.Cut(authz, " ")
+	hasBearer = hasBearer && strings.EqualFold(scheme, "Bearer")
+	bearer = strings.TrimSpace(bearer)
+	switch {
+	case hasBearer && strings.HasPrefix(bearer, "sb_"):
+		_, tok, ok := g.keyRole(bearer)
+		if !ok {
+			writeError(w, http.StatusUnauthorized, msgInvalidAPIKey)
+			return nil, false
+		}
+		caller.Token = tok
+	case hasBearer && bearer != "":
+		caller.Token = bearer
+	case authz == "" && valid:
+		caller.Token = keyToken
+	}
+	if caller.Token != "" {
+		r.Header.Set("Authorization", "Bearer "+caller.Token)
+		now := g.cfg.Now()
+		if c, ok := g.projectClaims[caller.Token]; ok && (c.Expires.IsZero() || now.Before(c.Expires)) {
+			caller.Claims = c
+		} else {
+			caller.Claims, caller.Err = g.keys.Verify(caller.Token, now)
+		}
+	}
+	return caller, true
+}

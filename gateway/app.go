@@ -1,0 +1,141 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// AppConfig configures the static app server.
+type AppConfig struct {
+	// Dir is the built frontend (index.html at its root). It is read per
+	// request, so a build made after start is served without a restart.
+	Dir string
+	// Runtime is the configuration the frontend reads at start from
+	// /config.json or /env.js, so one build runs against any Basalt.
+	Runtime RuntimeConfig
+}
+
+// RuntimeConfig is what a frontend needs to create its supabase-js client.
+type RuntimeConfig struct {
+	SupabaseURL            string `json:"supabaseUrl"`
+	SupabaseAnonKey        string `json:"supabaseAnonKey"`
+	SupabasePublishableKey string `json:"supabasePublishableKey,omitempty"`
+}
+
+// App serves a single-page app: its files, the runtime configuration, and
+// index.html for any other path (history-API routing).
+type App struct {
+	cfg AppConfig
+	log *slog.Logger
+}
+
+var _ http.Handler = (*App)(nil)
+
+// NewApp returns the app server.
+func NewApp(cfg AppConfig, log *slog.Logger) *App {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &App{cfg: cfg, log: log}
+}
+
+// Cache policies. Hashed file names change with their content, so they may
+// be cached for a year; index.html and the service worker must be
+// revalidated on every load or users would stay on an old release.
+const (
+	cacheImmutable = "public, max-age=31536000, immutable"
+	cacheNone      = "no-cache"
+	cacheNoStore   = "no-store"
+)
+
+// hashedName matches build outputs like index-BxK3f9aQ.js or app.3f9a1c2d.css.
+var hashedName = regexp.MustCompile(`[.-][A-Za-z0-9_]{8,}\.[a-z0-9]+$`)
+
+// ServeHTTP implements http.Handler.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	switch r.URL.Path {
+	case "/config.json":
+		w.Header().Set("Cache-Control", cacheNoStore)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(a.cfg.Runtime)
+		return
+	case "/env.js":
+		b, _ := json.Marshal(a.cfg.Runtime)
+		w.Header().Set("Cache-Control", cacheNoStore)
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		_, _ = w.Write([]byte("window.__BASALT_CONFIG__ = " + string(b) + ";\n"))
+		return
+	}
+	fsys := os.DirFS(a.cfg.Dir)
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if st, err := fs.Stat(fsys, name); err == nil && st.IsDir() {
+		name = path.Join(name, "index.html")
+	}
+	if a.serveFile(w, r, fsys, name) {
+		return
+	}
+	// A missing path with a file extension is a missing asset: 404. Anything
+	// else is a client-side route: hand out the app shell.
+	if path.Ext(name) != "" && !strings.HasSuffix(name, ".html") {
+		http.NotFound(w, r)
+		return
+	}
+	if !a.serveFile(w, r, fsys, "index.html") {
+		w.Header().Set("Cache-Control", cacheNone)
+		http.Error(w, "no frontend build found in "+a.cfg.Dir+" (build the frontend first)", http.StatusNotFound)
+	}
+}
+
+// serveFile writes one file with its cache policy; false when it is absent.
+func (a *App) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name string) bool {
+	f, err := fsys.Open(name)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			a.log.Warn("app server: open file", "file", name, "err", err)
+		}
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		return false
+	}
+	base := path.Base(name)
+	switch {
+	case base == "index.html" || base == "sw.js" || base == "service-worker.js" || base == "registerSW.js":
+		w.Header().Set("Cache-Control", cacheNone)
+	case hashedName.MatchString(base):
+		w.Header().Set("Cache-Control", cacheImmutable)
+	default:
+		w.Header().Set("Cache-Control", cacheNone)
+	}
+	rs, ok := f.(interface {
+		Read([]byte) (int, error)
+		Seek(int64, int) (int64, error)
+	})
+	if !ok {
+		return false
+	}
+	modTime := st.ModTime()
+	if base == "index.html" {
+		modTime = time.Time{} // always revalidate by content, never by date
+	}
+	http.ServeContent(w, r, base, modTime, rs)
+	return true
+}

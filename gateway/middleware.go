@@ -1,0 +1,189 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+)
+
+// requestID propagates a sane incoming X-Request-Id (so ids follow a request
+// across proxies) or makes a new random one.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 128 && printable(id) {
+		return id
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	// UUID v4 layout, the shape the reference servers log.
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// clientIP is the address the gateway vouches for in X-Real-Ip: the socket
+// peer, or (only when the operator opted in) the configured proxy header.
+// A client-sent X-Real-Ip is always overwritten, so services can trust it.
+func (g *Gateway) clientIP(r *http.Request) string {
+	if h := g.cfg.TrustedProxyHeader; h != "" {
+		if v := r.Header.Get(h); v != "" {
+			// X-Forwarded-For is a list; the proxy we trust appended the
+			// last entry, the address it saw the request come from.
+			parts := strings.Split(v, ",")
+			ip := strings.TrimSpace(parts[len(parts)-1])
+			if net.ParseIP(ip) != nil {
+				return ip
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// recorder remembers the status and size of a response. It keeps the
+// optional interfaces services need: Flush for streaming, Hijack for
+// websockets, Unwrap for http.ResponseController.
+type recorder struct {
+	http.ResponseWriter
+	status      int
+	bytes       int64
+	wroteHeader bool
+	hijacked    bool
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush sends buffered data to the client.
+func (w *recorder) Flush() {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Hijack hands the connection to a websocket handler; the request counts as
+// 101 Switching Protocols.
+func (w *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil {
+		w.hijacked = true
+		if !w.wroteHeader {
+			w.status, w.wroteHeader = http.StatusSwitchingProtocols, true
+		}
+	}
+	return c, rw, err
+}
+
+// Unwrap exposes the underlying writer to http.ResponseController.
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// buffered collects a whole response so the gateway can decide whether to
+// forward it (used for the JWKS fallback).
+type buffered struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newBuffered() *buffered { return &buffered{header: http.Header{}} }
+
+func (b *buffered) Header() http.Header { return b.header }
+func (b *buffered) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+func (b *buffered) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *buffered) copyTo(w http.ResponseWriter) {
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	w.WriteHeader(b.status)
+	_, _ = w.Write(b.body.Bytes())
+}
+
+// finish records metrics and writes the access log line.
+func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start time.Time) {
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	elapsed := time.Since(start)
+	g.metrics.observe(service, r.Method, status, elapsed)
+	g.log.LogAttrs(r.Context(), levelFor(status), "request",
+		slogString("request_id", id),
+		slogString("method", r.Method),
+		slogString("path", r.URL.Path),
+		slogString("query", redactQuery(r.URL.RawQuery)),
+		slogInt("status", status),
+		slogInt64("bytes", w.bytes),
+		slogFloat("duration_ms", float64(elapsed.Microseconds())/1000),
+		slogString("service", service),
+		slogString("client_ip", r.Header.Get(httpx.ClientIPHeader)),
+		slogString("user_agent", r.UserAgent()),
+	)
+}
+
+// redactQuery hides credentials that may travel in the query string
+// (websocket apikeys, signed URL tokens) from the logs.
+func redactQuery(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return "<unparsable>"
+	}
+	for _, k := range []string{"apikey", "token", "access_token"} {
+		if q.Has(k) {
+			q.Set(k, "redacted")
+		}
+	}
+	return q.Encode()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,274 @@
+// Package config reads Basalt's process settings from the environment.
+//
+// Each service owns its Config struct and a ConfigFromEnv(getenv) function;
+// this package holds what the binary itself needs (ports, data directory,
+// database URLs, key sources, gateway knobs) and the small Reader every
+// ConfigFromEnv can use to parse variables and report every bad one at once.
+// Taking getenv as a parameter keeps tests free of os.Setenv.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Reader parses environment variables and collects every problem, so a
+// misconfigured process reports all bad variables in one message.
+type Reader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+// NewReader returns a Reader over getenv (os.Getenv in the binary).
+func NewReader(getenv func(string) string) *Reader {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return &Reader{getenv: getenv}
+}
+
+// String returns the variable, or def when it is unset or empty.
+func (r *Reader) String(name, def string) string {
+	if v := strings.TrimSpace(r.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+// Int returns the variable as an integer, or def when unset.
+func (r *Reader) Int(name string, def int) int {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
+		return def
+	}
+	return n
+}
+
+// Port returns the variable as a TCP port (0-65535), or def when unset.
+func (r *Reader) Port(name string, def int) int {
+	n := r.Int(name, def)
+	if n < 0 || n > 65535 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%d: not a TCP port", name, n))
+		return def
+	}
+	return n
+}
+
+// Bool returns the variable as a boolean (true/false/1/0/yes/no), or def.
+func (r *Reader) Bool(name string, def bool) bool {
+	v := strings.ToLower(strings.TrimSpace(r.getenv(name)))
+	switch v {
+	case "":
+		return def
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	r.errs = append(r.errs, fmt.Errorf("%s=%q: not a boolean (use true or false)", name, v))
+	return def
+}
+
+// Duration returns the variable as a Go duration ("30s", "1h"), or def.
+func (r *Reader) Duration(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not a duration (examples: 30s, 5m, 1h)", name, v))
+		return def
+	}
+	return d
+}
+
+// List returns the comma-separated variable, trimmed, without empty items.
+func (r *Reader) List(name string, def []string) []string {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Fail records a problem found by the caller's own validation.
+func (r *Reader) Fail(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf(format, args...))
+}
+
+// Err returns every problem found, joined, or nil.
+func (r *Reader) Err() error {
+	if len(r.errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid configuration: %w", errors.Join(r.errs...))
+}
+
+// Config is the binary's own configuration. Services read theirs separately.
+type Config struct {
+	// DataDir holds the embedded cluster (pg/), keys.json, state.json and
+	// local storage (storage/). Default ".basalt".
+	DataDir string
+	// SQLDir is the folder with app/ migrations and seed/ files. Default "sql".
+	SQLDir string
+	// AppDir is the built frontend the app server serves. Default "frontend/dist".
+	AppDir string
+
+	// Host is the interface the HTTP servers listen on. Default "0.0.0.0"
+	// for serve and "127.0.0.1" for dev.
+	Host    string
+	APIPort int // BASALT_API_PORT, default 54321
+	AppPort int // BASALT_APP_PORT, default 3000; 0 disables the app server
+	DBPort  int // BASALT_DB_PORT, default 54322 (embedded cluster only)
+
+	// PublicURL is the API URL clients use (banner, app runtime config).
+	// Empty means http://127.0.0.1:<the API port actually bound>.
+	PublicURL string
+
+	// DatabaseURL is the admin connection (serve; dev builds its own).
+	DatabaseURL string
+	// AuthenticatorURL is the user-request connection (role authenticator).
+	AuthenticatorURL string
+	// AuthenticatorPassword, when set and AuthenticatorURL is empty, is used
+	// with DatabaseURL's host and database, and basalt sets it on the role.
+	AuthenticatorPassword string
+
+	// Keys: JWTSecret etc. override keys.json (required by serve unless
+	// BASALT_KEYS_FILE points at a keys.json).
+	JWTSecret       string
+	JWTPrivateKey   string // PEM of the ES256 key (optional)
+	JWTKeyID        string
+	JWTSigningAlg   string // ES256 (default when a private key is given) or HS256
+	AnonKey         string
+	ServiceRoleKey  string
+	PublishableKey  string
+	SecretKey       string
+	KeysFile        string
+	ApplyMigrations bool // serve: run migrations at start (default true)
+
+	// Gateway knobs.
+	CORSOrigins        []string      // default ["*"]
+	TrustedProxyHeader string        // e.g. X-Forwarded-For; empty trusts the socket peer only
+	ReadHeaderTimeout  time.Duration // default 10s
+	ReadTimeout        time.Duration // default 0 (no limit: uploads, websockets)
+	WriteTimeout       time.Duration // default 0 (no limit: downloads, websockets)
+	IdleTimeout        time.Duration // default 120s
+	ShutdownTimeout    time.Duration // default 15s
+	LogLevel           string        // debug, info (default), warn, error
+}
+
+// Mode says which command is loading the configuration.
+type Mode int
+
+// The commands whose defaults differ.
+const (
+	Dev Mode = iota
+	Serve
+)
+
+// Load reads the configuration for mode from getenv and validates it.
+func Load(mode Mode, getenv func(string) string) (Config, error) {
+	r := NewReader(getenv)
+	c := Config{
+		DataDir:               r.String("BASALT_DATA_DIR", ".basalt"),
+		SQLDir:                r.String("BASALT_SQL_DIR", "sql"),
+		AppDir:                r.String("BASALT_APP_DIR", filepath.Join("frontend", "dist")),
+		APIPort:               r.Port("BASALT_API_PORT", 54321),
+		AppPort:               r.Port("BASALT_APP_PORT", 3000),
+		DBPort:                r.Port("BASALT_DB_PORT", 54322),
+		DatabaseURL:           r.String("DATABASE_URL", ""),
+		AuthenticatorURL:      r.String("BASALT_AUTHENTICATOR_URL", ""),
+		AuthenticatorPassword: r.String("BASALT_AUTHENTICATOR_PASSWORD", ""),
+		JWTSecret:             r.String("JWT_SECRET", ""),
+		JWTPrivateKey:         r.String("JWT_PRIVATE_KEY", ""),
+		JWTKeyID:              r.String("JWT_KEY_ID", ""),
+		JWTSigningAlg:         strings.ToUpper(r.String("JWT_SIGNING_ALG", "")),
+		AnonKey:               r.String("ANON_KEY", ""),
+		ServiceRoleKey:        r.String("SERVICE_ROLE_KEY", ""),
+		PublishableKey:        r.String("PUBLISHABLE_KEY", ""),
+		SecretKey:             r.String("SECRET_KEY", ""),
+		KeysFile:              r.String("BASALT_KEYS_FILE", ""),
+		ApplyMigrations:       r.Bool("BASALT_MIGRATE", true),
+		CORSOrigins:           r.List("BASALT_CORS_ORIGINS", []string{"*"}),
+		TrustedProxyHeader:    r.String("BASALT_TRUSTED_PROXY_HEADER", ""),
+		ReadHeaderTimeout:     r.Duration("BASALT_HTTP_READ_HEADER_TIMEOUT", 10*time.Second),
+		ReadTimeout:           r.Duration("BASALT_HTTP_READ_TIMEOUT", 0),
+		WriteTimeout:          r.Duration("BASALT_HTTP_WRITE_TIMEOUT", 0),
+		IdleTimeout:           r.Duration("BASALT_HTTP_IDLE_TIMEOUT", 120*time.Second),
+		ShutdownTimeout:       r.Duration("BASALT_SHUTDOWN_TIMEOUT", 15*time.Second),
+		LogLevel:              strings.ToLower(r.String("BASALT_LOG_LEVEL", "info")),
+	}
+	defHost := "127.0.0.1"
+	if mode == Serve {
+		defHost = "0.0.0.0"
+	}
+	c.Host = r.String("BASALT_HOST", defHost)
+	c.PublicURL = strings.TrimRight(r.String("API_EXTERNAL_URL", ""), "/")
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			r.Fail("API_EXTERNAL_URL=%q: want an absolute http(s) URL", c.PublicURL)
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		r.Fail("BASALT_LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
+	}
+	switch c.JWTSigningAlg {
+	case "", "ES256", "HS256":
+	default:
+		r.Fail("JWT_SIGNING_ALG=%q: want ES256 or HS256", c.JWTSigningAlg)
+	}
+	if mode == Serve {
+		if c.DatabaseURL == "" {
+			r.Fail("DATABASE_URL is required by basalt serve (postgres://user:password@host:5432/db)")
+		}
+		if c.JWTSecret == "" && c.KeysFile == "" {
+			r.Fail("JWT_SECRET (at least 32 characters) or BASALT_KEYS_FILE is required by basalt serve")
+		}
+		if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
+			r.Fail("JWT_SECRET must be at least 32 characters")
+		}
+	}
+	for _, o := range c.CORSOrigins {
+		if o != "*" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			r.Fail("BASALT_CORS_ORIGINS: %q is not * or an http(s) origin", o)
+		}
+	}
+	return c, r.Err()
+}
+
+// UserDatabaseURL returns the URL user requests connect with (role
+// authenticator): AuthenticatorURL, else DatabaseURL with the user replaced
+// by authenticator and AuthenticatorPassword. Empty when neither is usable.
+func (c Config) UserDatabaseURL() (string, error) {
+	if c.AuthenticatorURL != "" {
+		return c.AuthenticatorURL, nil
+	}
+	if c.DatabaseURL == "" || c.AuthenticatorPassword == "" {
+		return "", errors.New("set BASALT_AUTHENTICATOR_URL, or BASALT_AUTHENTICATOR_PASSWORD to connect as authenticator to DATABASE_URL's server")
+	}
+	u, err := url.Parse(c.DatabaseURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", fmt.Errorf("DATABASE_URL must be a postgres:// URL to derive the authenticator URL")
+	}
+	u.User = url.UserPassword("authenticator", c.AuthenticatorPassword)
+	return u.String(), nil
+}

@@ -1,0 +1,91 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/basaltdev/basalt/internal/config"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(config.Dev, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Config{
+		DataDir: ".basalt", SQLDir: "sql", AppDir: "frontend/dist", Host: "127.0.0.1",
+		APIPort: 54321, AppPort: 3000, DBPort: 54322, ApplyMigrations: true,
+		CORSOrigins: []string{"*"}, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		ShutdownTimeout: 15 * time.Second, LogLevel: "info",
+	}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadOverrides(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(config.Serve, env(map[string]string{
+		"DATABASE_URL": "postgres://owner:pw@db:5432/app", "JWT_SECRET": strings.Repeat("s", 40),
+		"BASALT_API_PORT": "8080", "BASALT_CORS_ORIGINS": "https://a.example, https://b.example",
+		"BASALT_HTTP_READ_TIMEOUT": "1m", "API_EXTERNAL_URL": "https://api.example/", "BASALT_MIGRATE": "false",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Host != "0.0.0.0" || c.APIPort != 8080 || c.ReadTimeout != time.Minute || c.PublicURL != "https://api.example" || c.ApplyMigrations {
+		t.Errorf("config = %+v", c)
+	}
+	if diff := cmp.Diff([]string{"https://a.example", "https://b.example"}, c.CORSOrigins); diff != "" {
+		t.Errorf("origins (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	_, err := config.Load(config.Serve, env(map[string]string{
+		"BASALT_API_PORT": "http", "BASALT_DB_PORT": "70000", "BASALT_HTTP_IDLE_TIMEOUT": "forever",
+		"BASALT_MIGRATE": "maybe", "JWT_SIGNING_ALG": "RS256", "BASALT_CORS_ORIGINS": "example.com",
+		"BASALT_LOG_LEVEL": "loud", "API_EXTERNAL_URL": "ftp://x",
+	}))
+	if err == nil {
+		t.Fatal("Load accepted a bad environment")
+	}
+	for _, want := range []string{"BASALT_API_PORT", "BASALT_DB_PORT", "BASALT_HTTP_IDLE_TIMEOUT", "BASALT_MIGRATE",
+		"JWT_SIGNING_ALG", "BASALT_CORS_ORIGINS", "BASALT_LOG_LEVEL", "API_EXTERNAL_URL", "DATABASE_URL is required", "JWT_SECRET"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %s:\n%v", want, err)
+		}
+	}
+}
+
+func TestUserDatabaseURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		cfg     config.Config
+		want    string
+		wantErr bool
+	}{
+		{"explicit URL wins", config.Config{AuthenticatorURL: "postgres://authenticator:x@h/db", DatabaseURL: "postgres://o:p@h/db"}, "postgres://authenticator:x@h/db", false},
+		{"derived from DATABASE_URL", config.Config{DatabaseURL: "postgres://owner:pw@db:5432/app?sslmode=require", AuthenticatorPassword: "p@ss"},
+			"postgres://authenticator:p%40ss@db:5432/app?sslmode=require", false},
+		{"nothing to go on", config.Config{DatabaseURL: "postgres://o:p@h/db"}, "", true},
+		{"not a URL", config.Config{DatabaseURL: "host=h dbname=d", AuthenticatorPassword: "p"}, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := tt.cfg.UserDatabaseURL()
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("UserDatabaseURL() = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,65 @@
+# Basalt + Backline tasks. Run with `just <task>`, or without installing just:
+# `npx --yes rust-just <task>`.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# List the tasks.
+default:
+    @just --list
+
+# Build basalt (and the frontend when present), then run everything locally.
+dev *ARGS: build
+    ./bin/basalt dev {{ARGS}}
+
+# Build the basalt binary into bin/, and the frontend into frontend/dist when present.
+build:
+    go build -o bin/basalt ./cmd/basalt
+    if [ -f frontend/package.json ]; then \
+        cd frontend && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build; \
+    fi
+
+# Run every test: Go (against real PostgreSQL), compat (supabase-js), frontend, benchmark smoke runs.
+test: test-go test-compat test-frontend bench-smoke
+
+# Go tests; PostgreSQL server binaries are required, not optional.
+test-go:
+    PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go
+
+# The supabase-js suite against a freshly started `basalt dev`.
+test-compat:
+    go build -o bin/basalt ./cmd/basalt
+    cd compat && npm ci --no-audit --no-fund --loglevel=error
+    BASALT_BIN="$PWD/bin/basalt" node compat/run.mjs
+
+# Frontend unit tests, when the frontend exists.
+test-frontend:
+    if [ -f frontend/package.json ]; then \
+        cd frontend && npm ci --no-audit --no-fund --loglevel=error && CI=true npm test; \
+    else \
+        echo "frontend: no frontend/package.json, skipped"; \
+    fi
+
+# Every benchmark in smoke mode (a second or so each): checks they still run.
+bench-smoke:
+    for d in bench/*/; do \
+        if [ -f "$d/main.go" ]; then echo "== $d (smoke)"; go run "./$d" -smoke; fi; \
+    done
+
+# Every benchmark at full length; see bench/README.md.
+bench:
+    for d in bench/*/; do \
+        if [ -f "$d/main.go" ]; then echo "== $d"; go run "./$d"; fi; \
+    done
+
+# gofmt and go vet must be clean.
+lint:
+    test -z "$(gofmt -l .)" || { gofmt -l .; echo "run gofmt -w on the files above"; exit 1; }
+    go vet ./...
+
+# Migrations: `just migrate up`, `just migrate status`, `just migrate new NAME`.
+migrate *ARGS:
+    go run ./cmd/basalt migrate {{ARGS}}
+
+# URLs and keys of the running `basalt dev`.
+status *ARGS:
+    go run ./cmd/basalt status {{ARGS}}
