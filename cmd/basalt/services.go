@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -35,5 +36,10 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	var svcs gateway.Services
 	cleanup := func() {}
 	_ = ctx
+	fn, err := buildFunctions(d)
+	if err != nil {
+		return svcs, cleanup, fmt.Errorf("functions: %w", err)
+	}
+	svcs.Functions = fn
 	return svcs, cleanup, nil
 }
