@@ -6,10 +6,11 @@
 //
 //   - behind the gateway: the caller was verified upstream and stored in the
 //     request context (how `basalt dev` and `basalt serve` run it);
+//
 //   - standalone: the service verifies the ES256 access token itself.
 //
-//	go run ./bench/functions            # 5 s per case, concurrency 32
-//	go run ./bench/functions -smoke     # CI: checks the path, ~1 s
+//     go run ./bench/functions            # 5 s per case, concurrency 32
+//     go run ./bench/functions -smoke     # CI: checks the path, ~1 s
 package main
 
 import (

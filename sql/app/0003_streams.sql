@@ -82,8 +82,8 @@ BEGIN
   IF res IS NULL OR res[1]::int < 100 OR res[2]::int < 100 THEN
     score := score - 30;
   END IF;
-  IF NOT (jsonb_typeof(d -> 'hardwareConcurrency') = 'number' AND (d ->> 'hardwareConcurrency')::numeric > 0)
-     AND NOT (jsonb_typeof(d -> 'hardware_concurrency') = 'number' AND (d ->> 'hardware_concurrency')::numeric > 0) THEN
+  IF NOT coalesce(jsonb_typeof(d -> 'hardwareConcurrency') = 'number' AND (d ->> 'hardwareConcurrency')::numeric > 0, false)
+     AND NOT coalesce(jsonb_typeof(d -> 'hardware_concurrency') = 'number' AND (d ->> 'hardware_concurrency')::numeric > 0, false) THEN
     score := score - 15;
   END IF;
   IF d ->> 'webdriver' = 'true' THEN

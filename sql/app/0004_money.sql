@@ -219,7 +219,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 DECLARE
   uid uuid := auth.uid();
   prior public.stream_settlements;
-  result jsonb;
+  v_result jsonb;
 BEGIN
   IF uid IS NULL THEN
     RETURN backline.settlement_failure('Authentication required');
@@ -243,17 +243,17 @@ BEGIN
   END IF;
 
   BEGIN
-    result := backline.settle_stream(uid, p_artist_id, p_sponsor_id, p_reference, p_amount);
+    v_result := backline.settle_stream(uid, p_artist_id, p_sponsor_id, p_reference, p_amount);
   EXCEPTION WHEN OTHERS THEN
     -- The subtransaction rolled back any partial work: nothing moved.
     RAISE WARNING 'settle_sponsored_stream %: %', p_reference, SQLERRM;
-    result := backline.settlement_failure('Payment could not be processed');
+    v_result := backline.settlement_failure('Payment could not be processed');
   END;
-  UPDATE public.stream_settlements SET result = settle_sponsored_stream.result,
-    success = (settle_sponsored_stream.result ->> 'success')::boolean,
+  UPDATE public.stream_settlements SET result = v_result,
+    success = (v_result ->> 'success')::boolean,
     stream_id = (SELECT id FROM public.streams WHERE paid_reference = p_reference)
   WHERE reference = p_reference;
-  RETURN result;
+  RETURN v_result;
 END $$;
 
 -- ---------------------------------------------------------------------------
@@ -475,7 +475,7 @@ DECLARE
   actor uuid := backline.require_admin();
   req public.cashout_requests;
   moved jsonb;
-  reason text := nullif(btrim(coalesce(p_reason, '')), '');
+  v_reason text := left(nullif(btrim(coalesce(p_reason, '')), ''), 500);
 BEGIN
   SELECT * INTO req FROM public.cashout_requests WHERE id = p_id FOR UPDATE;
   IF NOT FOUND THEN
@@ -486,15 +486,15 @@ BEGIN
   END IF;
   moved := public.transfer_funds('00000000-0000-0000-0000-00000000c001', req.user_id, req.amount,
     'cashout-release:' || req.id, 'cashout_release', NULL, NULL, jsonb_build_object('cashout_id', req.id));
-  UPDATE public.cashout_requests SET status = 'rejected', reason = left(reason, 500), processed_by = actor,
+  UPDATE public.cashout_requests SET status = 'rejected', reason = v_reason, processed_by = actor,
     processed_at = now(), settle_transaction_id = (moved ->> 'transaction_id')::uuid
   WHERE id = req.id;
   PERFORM backline.notify(req.user_id, 'cashout_updated', 'Cash-out Rejected',
     format('Your cash-out request of ₦%s was rejected%s. The amount has been returned to your wallet.',
-      backline.naira(req.amount), coalesce(': ' || reason, '')),
-    jsonb_build_object('amount', req.amount, 'cashout_id', req.id, 'status', 'rejected', 'reason', reason));
+      backline.naira(req.amount), coalesce(': ' || v_reason, '')),
+    jsonb_build_object('amount', req.amount, 'cashout_id', req.id, 'status', 'rejected', 'reason', v_reason));
   PERFORM backline.log_activity(actor, 'cashout.rejected', 'cashout', req.id::text,
-    jsonb_build_object('amount', req.amount, 'reason', reason));
+    jsonb_build_object('amount', req.amount, 'reason', v_reason));
   RETURN jsonb_build_object('success', true, 'id', req.id, 'status', 'rejected', 'amount', req.amount);
 END $$;
 

@@ -124,3 +124,136 @@ func (e *env) execAs(c caller, sql string, args ...any) (int64, error) {
 	})
 	return n, err
 }
+
+// try runs one statement as c inside a transaction that is rolled back, so
+// table-driven cases do not see each other's writes. It returns the rows
+// affected (or returned) and the error.
+func (e *env) try(c caller, sql string, args ...any) (int64, error) {
+	tx, err := e.db.User.Begin(e.ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer tx.Rollback(e.ctx) //nolint:errcheck
+	if err := pg.Setup(e.ctx, tx, c.request()); err != nil {
+		e.t.Fatal(err)
+	}
+	rows, err := tx.Query(e.ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for rows.Next() {
+		n++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		n = rows.CommandTag().RowsAffected()
+	}
+	return n, nil
+}
+
+// sqlState is the SQLSTATE of err, or "" when err is nil or not from Postgres.
+func sqlState(err error) string {
+	if pgErr, ok := pg.AsPgError(err); ok {
+		return pgErr.Code
+	}
+	if err != nil {
+		return "?" + err.Error()
+	}
+	return ""
+}
+
+// sqlMessage is the message of a Postgres error.
+func sqlMessage(err error) string {
+	if pgErr, ok := pg.AsPgError(err); ok {
+		return pgErr.Message
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// world is a small cast: two fans, two artists, two sponsors and an admin;
+// the first artist has a track the first sponsor sponsors (through an
+// accepted invite) and an unsponsored one.
+type world struct {
+	fan, fan2, artist, artist2, sponsor, sponsor2, admin string
+	track, plainTrack                                    string
+}
+
+func (e *env) newWorld() *world {
+	e.t.Helper()
+	w := &world{
+		fan: e.signUp("fan"), fan2: e.signUp("fan"),
+		artist: e.signUp("artist"), artist2: e.signUp("artist"),
+		sponsor: e.signUp("sponsor"), sponsor2: e.signUp("sponsor"),
+	}
+	w.admin = e.admin()
+	w.track = scalar[string](e, `INSERT INTO public.tracks (title, artist_id, audio_url, duration, genre)
+		VALUES ('Sponsored Song', $1, '/storage/v1/object/public/tracks/a.mp3', 180, 'Afrobeats') RETURNING id::text`, w.artist)
+	w.plainTrack = scalar[string](e, `INSERT INTO public.tracks (title, artist_id, duration)
+		VALUES ('Plain Song', $1, 200) RETURNING id::text`, w.artist)
+	e.exec(`INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id, status) VALUES ($1, $2, $3, 'accepted')`,
+		w.artist, w.sponsor, w.track)
+	e.exec(`UPDATE public.tracks SET is_sponsored = true, sponsor_id = $2 WHERE id = $1`, w.track, w.sponsor)
+	return w
+}
+
+func user(uid string) caller { return caller{uid: uid, ip: "198.51.100.7"} }
+
+var anon = caller{ip: "198.51.100.99"}
+
+// fund credits a wallet from the seed's external account through the ledger.
+func (e *env) fund(uid string, amount int) {
+	e.t.Helper()
+	e.exec(`SELECT backline.fund_wallet($1, $2, 'fund-' || gen_random_uuid())`, uid, amount)
+}
+
+// listen starts a play as c, moves its start back by age seconds (the
+// server's clock is what counts), and inserts the stream the way the app
+// does. It returns the server's verdict.
+func (e *env) listen(c caller, trackID string, age int) (valid bool, reason string) {
+	e.t.Helper()
+	var play string
+	if err := e.query(c, `SELECT public.start_play($1)::text`, []any{trackID}, &play); err != nil {
+		e.t.Fatalf("start_play: %v", err)
+	}
+	e.exec(`UPDATE public.play_sessions SET started_at = now() - make_interval(secs => $2) WHERE id = $1`, play, age)
+	return e.insertStream(c, trackID)
+}
+
+// insertStream is the app's direct insert into streams, claiming validity.
+func (e *env) insertStream(c caller, trackID string) (valid bool, reason string) {
+	e.t.Helper()
+	var r *string
+	err := e.query(c, `INSERT INTO public.streams (track_id, user_id, duration, is_valid, ip_address)
+		VALUES ($1, $2, 31, true, '10.0.0.1') RETURNING is_valid, invalid_reason`, []any{trackID, c.uid}, &valid, &r)
+	if err != nil {
+		e.t.Fatalf("insert stream: %v", err)
+	}
+	if r != nil {
+		reason = *r
+	}
+	return valid, reason
+}
+
+// balance is a wallet's balance as text ("50.00").
+func (e *env) balance(id string) string {
+	e.t.Helper()
+	return scalar[string](e, `SELECT balance::text FROM public.wallets WHERE id = $1`, id)
+}
+
+// conserved fails the test when the wallets do not sum to zero.
+func (e *env) conserved() {
+	e.t.Helper()
+	if s := scalar[string](e, `SELECT coalesce(sum(balance), 0)::text FROM public.wallets`); s != "0.00" && s != "0" {
+		e.t.Errorf("sum of all wallets = %s, want 0", s)
+	}
+	if n := scalar[int64](e, `SELECT count(*) FROM public.wallets WHERE kind <> 'external' AND balance < 0`); n != 0 {
+		e.t.Errorf("%d wallets are negative", n)
+	}
+}
