@@ -55,6 +55,9 @@ func notFound(w http.ResponseWriter) {
 	_, _ = w.Write([]byte("Function not found"))
 }
 
+// writeError renders err: an *Error as chosen by whoever returned it,
+// anything else as the runtime's opaque 500, so internal causes never reach
+// the client.
 func writeError(w http.ResponseWriter, err error) {
 	var fe *Error
 	if !errors.As(err, &fe) {
