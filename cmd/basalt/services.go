@@ -4,42 +4,149 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/basaltdev/basalt/auth"
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/rest"
+	"github.com/basaltdev/basalt/storage"
+	"github.com/basaltdev/basalt/storage/fsbackend"
+	"github.com/basaltdev/basalt/storage/s3backend"
 )
 
 // deps is everything a service constructor may need.
 type deps struct {
-	Mode   config.Mode
-	Config config.Config
-	Getenv func(string) string
-	Admin  *pgxpool.Pool // DATABASE_URL role: owner of the schemas
-	User   *pgxpool.Pool // role authenticator: requests on behalf of callers
-	Keys   *jwt.Keys
-	Log    *slog.Logger
+	Mode      config.Mode
+	Config    config.Config
+	Getenv    func(string) string
+	Admin     *pgxpool.Pool // DATABASE_URL role: owner of the schemas
+	User      *pgxpool.Pool // role authenticator: requests on behalf of callers
+	Keys      *jwt.Keys
+	Log       *slog.Logger
+	PublicURL string // the API URL clients use
+	AppURL    string // the app server's URL ("" when off)
 }
 
-// buildServices constructs the services the gateway mounts. This is the one
-// place where services are wired: each follows the same pattern,
-//
-//	cfg, err := auth.ConfigFromEnv(d.Getenv)
-//	svc, err := auth.New(cfg, d.Admin, d.User, d.Keys)
-//	svcs.Auth = svc
-//
-// A service left nil answers 404 under its prefix. The returned cleanup
-// closes what the services hold (websocket hubs, background workers).
+// devDefaults are the settings `basalt dev` runs with unless the
+// environment says otherwise: mail confirmed at sign-up with a dev mailbox,
+// anonymous sign-ins, generous rate limits (every tab and test shares one
+// IP), and links that point at this machine.
+func devDefaults(d deps) map[string]string {
+	site := d.AppURL
+	if site == "" {
+		site = d.PublicURL
+	}
+	return map[string]string{
+		"BASALT_AUTH_SITE_URL":                            site,
+		"BASALT_AUTH_URI_ALLOW_LIST":                      site + "/**,http://localhost:5173/**,http://127.0.0.1:5173/**",
+		"BASALT_AUTH_MAILER_AUTOCONFIRM":                  "true",
+		"BASALT_AUTH_DEV_MAILBOX":                         "true",
+		"BASALT_AUTH_EXTERNAL_ANONYMOUS_USERS_ENABLED":    "true",
+		"BASALT_AUTH_SMTP_MAX_FREQUENCY":                  "1s",
+		"BASALT_AUTH_RATE_LIMIT_EMAIL_SENT":               "10000",
+		"BASALT_AUTH_RATE_LIMIT_SMS_SENT":                 "10000",
+		"BASALT_AUTH_RATE_LIMIT_OTP":                      "10000",
+		"BASALT_AUTH_RATE_LIMIT_TOKEN_REFRESH":            "100000",
+		"BASALT_AUTH_RATE_LIMIT_VERIFY":                   "10000",
+		"BASALT_AUTH_RATE_LIMIT_ANONYMOUS_USERS":          "10000",
+		"BASALT_AUTH_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "10000",
+		"STORAGE_FILE_DIR":                                filepath.Join(d.Config.DataDir, "storage"),
+		"SITE_URL":                                        site,
+	}
+}
+
+// buildServices constructs the services the gateway mounts; this is the one
+// place where services are wired. The returned cleanup stops what the
+// services run in the background.
 func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error) {
 	var svcs gateway.Services
-	cleanup := func() {}
-	_ = ctx
-	fn, err := buildFunctions(d)
+	var closers []func()
+	cleanup := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	getenv := d.Getenv
+	if d.Mode == config.Dev {
+		defaults := devDefaults(d)
+		getenv = func(k string) string {
+			if v := d.Getenv(k); v != "" {
+				return v
+			}
+			return defaults[k]
+		}
+	}
+	// Every service builds its links from the one public API URL.
+	withURL := func(k string) string {
+		if k == "BASALT_AUTH_API_EXTERNAL_URL" && getenv(k) == "" && getenv("GOTRUE_API_EXTERNAL_URL") == "" {
+			return d.PublicURL
+		}
+		return getenv(k)
+	}
+
+	authCfg, err := auth.ConfigFromEnv(withURL)
+	if err != nil {
+		return svcs, cleanup, err
+	}
+	authSvc, err := auth.New(authCfg, d.Admin, d.Keys, auth.WithLogger(d.Log))
+	if err != nil {
+		return svcs, cleanup, fmt.Errorf("auth: %w", err)
+	}
+	svcs.Auth = authSvc
+
+	restCfg, err := rest.ConfigFromEnv(getenv)
+	if err != nil {
+		return svcs, cleanup, err
+	}
+	restSvc, err := rest.New(restCfg, d.User, d.Admin, rest.WithLogger(d.Log))
+	if err != nil {
+		return svcs, cleanup, fmt.Errorf("rest: %w", err)
+	}
+	closers = append(closers, restSvc.Close)
+	svcs.REST = restSvc
+
+	storageCfg, err := storage.ConfigFromEnv(getenv)
+	if err != nil {
+		return svcs, cleanup, err
+	}
+	backend, err := storageBackend(ctx, storageCfg)
+	if err != nil {
+		return svcs, cleanup, err
+	}
+	storageSvc, err := storage.New(storageCfg, d.Admin, d.User, d.Keys, backend, storage.WithLogger(d.Log))
+	if err != nil {
+		return svcs, cleanup, fmt.Errorf("storage: %w", err)
+	}
+	svcs.Storage = storageSvc
+
+	fnSvc, err := buildFunctions(d, getenv)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}
-	svcs.Functions = fn
+	svcs.Functions = fnSvc
 	return svcs, cleanup, nil
+}
+
+// storageBackend opens the configured object store.
+func storageBackend(ctx context.Context, cfg storage.Config) (storage.Backend, error) {
+	if cfg.Backend == "s3" {
+		b, err := s3backend.New(ctx, cfg.S3)
+		if err != nil {
+			return nil, fmt.Errorf("storage s3 backend: %w", err)
+		}
+		return b, nil
+	}
+	dir := cfg.FileDir
+	if dir == "" {
+		dir = filepath.Join(".basalt", "storage")
+	}
+	b, err := fsbackend.New(dir)
+	if err != nil {
+		return nil, fmt.Errorf("storage file backend: %w", err)
+	}
+	return b, nil
 }

@@ -114,11 +114,39 @@ func listen(host string, port int) (net.Listener, error) {
 // buildStack wires services, gateway and app server over the pools.
 func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv func(string) string,
 	admin, user *pgxpool.Pool, keys *jwt.Keys, log *slog.Logger) (*stack, error) {
-	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: admin, User: user, Keys: keys, Log: log})
+	// Listen first: services build links from the API URL, which is only
+	// known once the port is bound (BASALT_API_PORT=0 picks a free one).
+	s := &stack{cfg: cfg, log: log, keys: keys}
+	var err error
+	if s.api, err = listen(cfg.Host, cfg.APIPort); err != nil {
+		return nil, err
+	}
+	if cfg.AppPort > 0 {
+		if s.app, err = listen(cfg.Host, cfg.AppPort); err != nil {
+			s.api.Close()
+			return nil, err
+		}
+	}
+	closeListeners := func() {
+		s.api.Close()
+		if s.app != nil {
+			s.app.Close()
+		}
+	}
+	if s.cfg.PublicURL == "" {
+		s.cfg.PublicURL = fmt.Sprintf("http://127.0.0.1:%d", s.api.Addr().(*net.TCPAddr).Port)
+	}
+	cfg = s.cfg
+	_, appURL := s.urls()
+	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: admin, User: user,
+		Keys: keys, Log: log, PublicURL: cfg.PublicURL, AppURL: appURL})
 	if err != nil {
+		cleanup()
+		closeListeners()
 		return nil, fmt.Errorf("build services: %w", err)
 	}
-	gw, err := gateway.New(gateway.Config{
+	s.cleanup = cleanup
+	s.handler, err = gateway.New(gateway.Config{
 		CORSOrigins:        cfg.CORSOrigins,
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
@@ -126,24 +154,9 @@ func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv
 	}, svcs, keys, log)
 	if err != nil {
 		cleanup()
+		closeListeners()
 		return nil, err
 	}
-	s := &stack{cfg: cfg, log: log, keys: keys, handler: gw, cleanup: cleanup}
-	if s.api, err = listen(cfg.Host, cfg.APIPort); err != nil {
-		cleanup()
-		return nil, err
-	}
-	if cfg.AppPort > 0 {
-		if s.app, err = listen(cfg.Host, cfg.AppPort); err != nil {
-			s.api.Close()
-			cleanup()
-			return nil, err
-		}
-	}
-	if s.cfg.PublicURL == "" {
-		s.cfg.PublicURL = fmt.Sprintf("http://127.0.0.1:%d", s.api.Addr().(*net.TCPAddr).Port)
-	}
-	cfg = s.cfg
 	s.appH = gateway.NewApp(gateway.AppConfig{
 		Dir: cfg.AppDir,
 		Runtime: gateway.RuntimeConfig{

@@ -1,0 +1,328 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every auth setting. The zero value is not usable: start from
+// DefaultConfig (or ConfigFromEnv) and change what you need.
+type Config struct {
+	// SiteURL is the app's URL: the fallback redirect target and the base of
+	// the redirect allow-list. Also the default TOTP issuer (its host).
+	SiteURL string
+	// APIURL is the public base URL of the whole API (without /auth/v1);
+	// email links point at <APIURL>/auth/v1/verify.
+	APIURL string
+	// URIAllowList are extra redirect targets, with * and ** globs.
+	URIAllowList []string
+
+	DisableSignup bool
+	// JWTExp is the access token lifetime.
+	JWTExp time.Duration
+	// JWTAud is the aud claim and users.aud; JWTDefaultRole is users.role.
+	JWTAud, JWTDefaultRole string
+	// JWTAdminRoles are the role claims the admin API accepts.
+	JWTAdminRoles []string
+	// JWTIssuer is the iss claim (omitted when empty).
+	JWTIssuer string
+
+	EmailEnabled, MagicLinkEnabled, PhoneEnabled, AnonymousEnabled bool
+	// MailerAutoconfirm confirms new email users at sign-up.
+	MailerAutoconfirm bool
+	// SecureEmailChange asks both the old and the new address to confirm.
+	SecureEmailChange bool
+	// MailerOTPExp is how long email links and OTPs stay valid.
+	MailerOTPExp time.Duration
+	// OTPLength is the number of digits of email OTPs (6 to 10).
+	OTPLength int
+	// MaxEmailFrequency is the minimum gap between two mails of one kind to
+	// one user.
+	MaxEmailFrequency time.Duration
+	// SMTP is used when SMTP.Host is set.
+	SMTP SMTPConfig
+	// DevMailbox keeps every message in memory, logs it, and lists it at
+	// GET /admin/dev/mailbox (admin only).
+	DevMailbox bool
+
+	SMSAutoconfirm  bool
+	SMSOTPExp       time.Duration
+	SMSMaxFrequency time.Duration
+	SMSOTPLength    int
+	// SMSTestOTP maps phone numbers (digits, no +) to fixed codes.
+	SMSTestOTP map[string]string
+
+	PasswordMinLength int
+	// PasswordRequiredCharacters: the password needs one character of each set.
+	PasswordRequiredCharacters []string
+	BcryptCost                 int
+
+	// RefreshTokenRotation revokes the whole token family on reuse.
+	RefreshTokenRotation bool
+	// RefreshTokenReuseInterval is how long a just-rotated token may still
+	// be exchanged (multi-tab safety).
+	RefreshTokenReuseInterval time.Duration
+	// UpdatePasswordRequireReauth asks for a nonce to change a password on
+	// sessions older than 24 h.
+	UpdatePasswordRequireReauth bool
+
+	MFATOTPEnroll, MFATOTPVerify bool
+	MFAMaxFactors                int
+	MFAChallengeExpiry           time.Duration
+	FlowStateExpiry              time.Duration
+
+	RateLimits RateLimits
+}
+
+// SMTPConfig is the outgoing mail server.
+type SMTPConfig struct {
+	Host       string
+	Port       int
+	User, Pass string
+	AdminEmail string
+	SenderName string
+}
+
+// RateLimits are request budgets. A zero count disables that limit.
+type RateLimits struct {
+	// EmailSent and SMSSent are global per-hour budgets for outgoing messages.
+	EmailSent, SMSSent int
+	// OTP covers /signup, /otp, /recover, /resend, PUT /user per IP per 5 min.
+	OTP int
+	// Token covers /token per IP per 5 min; Verify covers /verify.
+	Token, Verify int
+	// Anonymous covers anonymous sign-ins per IP per hour.
+	Anonymous int
+	// MFA covers factor challenge and verify per IP per minute.
+	MFA int
+}
+
+// DefaultConfig returns the reference server's defaults with Supabase's
+// choices where they differ (aud/role "authenticated", reuse interval 10 s).
+func DefaultConfig() Config {
+	return Config{
+		SiteURL:                   "http://localhost:3000",
+		APIURL:                    "http://localhost:54321",
+		JWTExp:                    time.Hour,
+		JWTAud:                    "authenticated",
+		JWTDefaultRole:            "authenticated",
+		JWTAdminRoles:             []string{"service_role", "supabase_admin"},
+		EmailEnabled:              true,
+		MagicLinkEnabled:          true,
+		SecureEmailChange:         true,
+		MailerOTPExp:              24 * time.Hour,
+		OTPLength:                 6,
+		MaxEmailFrequency:         60 * time.Second,
+		SMTP:                      SMTPConfig{Port: 587},
+		SMSOTPExp:                 60 * time.Second,
+		SMSMaxFrequency:           60 * time.Second,
+		SMSOTPLength:              6,
+		PasswordMinLength:         6,
+		BcryptCost:                10,
+		RefreshTokenRotation:      true,
+		RefreshTokenReuseInterval: 10 * time.Second,
+		MFATOTPEnroll:             true,
+		MFATOTPVerify:             true,
+		MFAMaxFactors:             10,
+		MFAChallengeExpiry:        300 * time.Second,
+		FlowStateExpiry:           300 * time.Second,
+		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
+			Anonymous: 30, MFA: 15},
+	}
+}
+
+// DevConfig is DefaultConfig with what `basalt dev` wants: mail confirmed
+// at sign-up, a dev mailbox, anonymous sign-ins on, a 1 s mail throttle and
+// generous rate limits (every test and tab on the machine shares one IP).
+func DevConfig() Config {
+	c := DefaultConfig()
+	c.MailerAutoconfirm = true
+	c.DevMailbox = true
+	c.AnonymousEnabled = true
+	c.MailerOTPExp = time.Hour
+	c.MaxEmailFrequency = time.Second
+	c.RateLimits = RateLimits{EmailSent: 10000, SMSSent: 10000, OTP: 10000, Token: 100000, Verify: 10000,
+		Anonymous: 10000, MFA: 10000}
+	return c
+}
+
+// Validate checks the settings New depends on.
+func (c *Config) Validate() error {
+	for name, v := range map[string]string{"site url": c.SiteURL, "api url": c.APIURL} {
+		u, err := url.Parse(v)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("auth: %s %q must be an absolute URL", name, v)
+		}
+	}
+	if c.JWTExp < time.Minute {
+		return errors.New("auth: jwt expiry must be at least 60s")
+	}
+	if c.OTPLength < 6 || c.OTPLength > 10 {
+		return fmt.Errorf("auth: otp length %d must be between 6 and 10", c.OTPLength)
+	}
+	if c.BcryptCost < 4 || c.BcryptCost > 31 {
+		return fmt.Errorf("auth: bcrypt cost %d must be between 4 and 31", c.BcryptCost)
+	}
+	if c.PasswordMinLength < 6 {
+		c.PasswordMinLength = 6 // the reference's floor
+	}
+	return nil
+}
+
+// ConfigFromEnv reads BASALT_AUTH_* variables (see the README) over
+// DefaultConfig. GOTRUE_* names are accepted too, so settings written for
+// the reference server carry over.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	e := envReader{getenv: getenv}
+	e.str("SITE_URL", &c.SiteURL)
+	e.str("API_EXTERNAL_URL", &c.APIURL)
+	c.APIURL = strings.TrimSuffix(strings.TrimSuffix(c.APIURL, "/"), "/auth/v1")
+	e.list("URI_ALLOW_LIST", &c.URIAllowList)
+	e.boolean("DISABLE_SIGNUP", &c.DisableSignup)
+	e.seconds("JWT_EXP", &c.JWTExp)
+	e.str("JWT_AUD", &c.JWTAud)
+	e.str("JWT_DEFAULT_GROUP_NAME", &c.JWTDefaultRole)
+	e.list("JWT_ADMIN_ROLES", &c.JWTAdminRoles)
+	e.str("JWT_ISSUER", &c.JWTIssuer)
+	e.boolean("EXTERNAL_EMAIL_ENABLED", &c.EmailEnabled)
+	e.boolean("EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", &c.MagicLinkEnabled)
+	e.boolean("EXTERNAL_PHONE_ENABLED", &c.PhoneEnabled)
+	e.boolean("EXTERNAL_ANONYMOUS_USERS_ENABLED", &c.AnonymousEnabled)
+	e.boolean("MAILER_AUTOCONFIRM", &c.MailerAutoconfirm)
+	e.boolean("MAILER_SECURE_EMAIL_CHANGE_ENABLED", &c.SecureEmailChange)
+	e.seconds("MAILER_OTP_EXP", &c.MailerOTPExp)
+	e.integer("MAILER_OTP_LENGTH", &c.OTPLength)
+	e.duration("SMTP_MAX_FREQUENCY", &c.MaxEmailFrequency)
+	e.str("SMTP_HOST", &c.SMTP.Host)
+	e.integer("SMTP_PORT", &c.SMTP.Port)
+	e.str("SMTP_USER", &c.SMTP.User)
+	e.str("SMTP_PASS", &c.SMTP.Pass)
+	e.str("SMTP_ADMIN_EMAIL", &c.SMTP.AdminEmail)
+	e.str("SMTP_SENDER_NAME", &c.SMTP.SenderName)
+	e.boolean("DEV_MAILBOX", &c.DevMailbox)
+	e.boolean("SMS_AUTOCONFIRM", &c.SMSAutoconfirm)
+	e.seconds("SMS_OTP_EXP", &c.SMSOTPExp)
+	e.duration("SMS_MAX_FREQUENCY", &c.SMSMaxFrequency)
+	e.integer("SMS_OTP_LENGTH", &c.SMSOTPLength)
+	if v := e.get("SMS_TEST_OTP"); v != "" {
+		c.SMSTestOTP = map[string]string{}
+		for _, pair := range strings.Split(v, ",") {
+			phone, code, ok := strings.Cut(strings.TrimSpace(pair), ":")
+			if !ok {
+				e.errs = append(e.errs, fmt.Errorf("SMS_TEST_OTP: %q is not phone:code", pair))
+				continue
+			}
+			c.SMSTestOTP[strings.TrimPrefix(phone, "+")] = code
+		}
+	}
+	e.integer("PASSWORD_MIN_LENGTH", &c.PasswordMinLength)
+	if v := e.get("PASSWORD_REQUIRED_CHARACTERS"); v != "" {
+		c.PasswordRequiredCharacters = strings.Split(v, ":")
+	}
+	e.integer("BCRYPT_COST", &c.BcryptCost)
+	e.boolean("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", &c.RefreshTokenRotation)
+	e.seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", &c.RefreshTokenReuseInterval)
+	e.boolean("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", &c.UpdatePasswordRequireReauth)
+	e.boolean("MFA_TOTP_ENROLL_ENABLED", &c.MFATOTPEnroll)
+	e.boolean("MFA_TOTP_VERIFY_ENABLED", &c.MFATOTPVerify)
+	e.integer("MFA_MAX_ENROLLED_FACTORS", &c.MFAMaxFactors)
+	e.seconds("MFA_CHALLENGE_EXPIRY_DURATION", &c.MFAChallengeExpiry)
+	e.seconds("EXTERNAL_FLOW_STATE_EXPIRY_DURATION", &c.FlowStateExpiry)
+	e.integer("RATE_LIMIT_EMAIL_SENT", &c.RateLimits.EmailSent)
+	e.integer("RATE_LIMIT_SMS_SENT", &c.RateLimits.SMSSent)
+	e.integer("RATE_LIMIT_OTP", &c.RateLimits.OTP)
+	e.integer("RATE_LIMIT_TOKEN_REFRESH", &c.RateLimits.Token)
+	e.integer("RATE_LIMIT_VERIFY", &c.RateLimits.Verify)
+	e.integer("RATE_LIMIT_ANONYMOUS_USERS", &c.RateLimits.Anonymous)
+	e.integer("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", &c.RateLimits.MFA)
+	if err := errors.Join(e.errs...); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// envReader reads BASALT_AUTH_<NAME>, falling back to GOTRUE_<NAME>, and
+// collects parse errors.
+type envReader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (e *envReader) get(name string) string {
+	if v := e.getenv("BASALT_AUTH_" + name); v != "" {
+		return v
+	}
+	return e.getenv("GOTRUE_" + name)
+}
+
+func (e *envReader) str(name string, dst *string) {
+	if v := e.get(name); v != "" {
+		*dst = v
+	}
+}
+
+func (e *envReader) list(name string, dst *[]string) {
+	if v := e.get(name); v != "" {
+		var out []string
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		*dst = out
+	}
+}
+
+func (e *envReader) boolean(name string, dst *bool) {
+	if v := e.get(name); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("%s: %w", name, err))
+			return
+		}
+		*dst = b
+	}
+}
+
+func (e *envReader) integer(name string, dst *int) {
+	if v := e.get(name); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("%s: %w", name, err))
+			return
+		}
+		*dst = n
+	}
+}
+
+// seconds reads a count of seconds (or a Go duration such as "1h").
+func (e *envReader) seconds(name string, dst *time.Duration) {
+	if v := e.get(name); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			*dst = time.Duration(n) * time.Second
+			return
+		}
+		e.duration(name, dst)
+	}
+}
+
+// duration reads a Go duration ("60s"), or plain seconds.
+func (e *envReader) duration(name string, dst *time.Duration) {
+	if v := e.get(name); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			*dst = time.Duration(n) * time.Second
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("%s: %w", name, err))
+			return
+		}
+		*dst = d
+	}
+}

@@ -1,0 +1,207 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"html/template"
+	"math"
+	"math/big"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/auth/mail"
+)
+
+// otpSpec says where one kind of one-time code lives and how it is mailed.
+type otpSpec struct {
+	kind      string // template name: confirmation, invite, recovery, magic_link, email_change, reauthentication
+	linkType  string // type= of the verify link
+	column    string // users column holding the hash
+	sentAt    string // users column stamped when sent
+	tokenType string // auth.one_time_tokens.token_type
+	subject   string
+	body      string
+}
+
+var (
+	specConfirmation = otpSpec{"confirmation", "signup", "confirmation_token", "confirmation_sent_at", "confirmation_token",
+		"Confirm your email address", `<h2>Confirm your email address</h2>
+<p>Open this link to confirm the address {{ .Email }}:</p>
+<p><a href="{{ .ConfirmationURL }}">Confirm my email</a></p>
+<p>Or enter this code: {{ .Token }}</p>`}
+	specInvite = otpSpec{"invite", "invite", "confirmation_token", "confirmation_sent_at", "confirmation_token",
+		"You've been invited", `<h2>You have been invited</h2>
+<p>You were invited to create an account at {{ .SiteURL }}. Open this link to accept:</p>
+<p><a href="{{ .ConfirmationURL }}">Accept the invitation</a></p>
+<p>Or enter this code: {{ .Token }}</p>`}
+	specRecovery = otpSpec{"recovery", "recovery", "recovery_token", "recovery_sent_at", "recovery_token",
+		"Reset your password", `<h2>Reset your password</h2>
+<p>Open this link to choose a new password:</p>
+<p><a href="{{ .ConfirmationURL }}">Reset my password</a></p>
+<p>Or enter this code: {{ .Token }}</p>`}
+	specMagicLink = otpSpec{"magic_link", "magiclink", "recovery_token", "recovery_sent_at", "recovery_token",
+		"Your sign-in link", `<h2>Your sign-in link</h2>
+<p>Open this link to sign in:</p>
+<p><a href="{{ .ConfirmationURL }}">Sign in</a></p>
+<p>Or enter this code: {{ .Token }}</p>`}
+	specEmailChangeNew = otpSpec{"email_change", "email_change", "email_change_token_new", "email_change_sent_at", "email_change_token_new",
+		"Confirm your new email address", `<h2>Confirm your new email address</h2>
+<p>Open this link to change your address from {{ .Email }} to {{ .NewEmail }}:</p>
+<p><a href="{{ .ConfirmationURL }}">Change my email</a></p>
+<p>Or enter this code: {{ .Token }}</p>`}
+	specEmailChangeCurrent = otpSpec{"email_change", "email_change", "email_change_token_current", "email_change_sent_at", "email_change_token_current",
+		"Confirm your new email address", specEmailChangeNew.body}
+	specReauth = otpSpec{"reauthentication", "", "reauthentication_token", "reauthentication_sent_at", "reauthentication_token",
+		"{{ .Token }} is your verification code", `<h2>Confirm it is you</h2>
+<p>Enter this code: {{ .Token }}</p>`}
+)
+
+// sentAtOf returns the user's timestamp for spec's sent column.
+func (u *user) sentAtOf(spec otpSpec) *time.Time {
+	switch spec.sentAt {
+	case "confirmation_sent_at":
+		return u.ConfirmationSentAt
+	case "recovery_sent_at":
+		return u.RecoverySentAt
+	case "email_change_sent_at":
+		return u.EmailChangeSentAt
+	case "reauthentication_sent_at":
+		return u.ReauthSentAt
+	case "phone_change_sent_at":
+		return u.PhoneChangeSentAt
+	}
+	return nil
+}
+
+// randomDigits returns n random decimal digits.
+func randomDigits(n int) string {
+	var b strings.Builder
+	for range n {
+		d, _ := rand.Int(rand.Reader, big.NewInt(10))
+		b.WriteByte(byte('0' + d.Int64()))
+	}
+	return b.String()
+}
+
+// throttle enforces the per-user gap between two messages of one kind.
+func (s *Service) throttle(last *time.Time, every time.Duration, code string) *apiError {
+	if last == nil || every <= 0 {
+		return nil
+	}
+	left := every - s.now().Sub(*last)
+	if left <= 0 {
+		return nil
+	}
+	return tooMany(code, "For security purposes, you can only request this after %d seconds.", int(math.Ceil(left.Seconds())))
+}
+
+// otpDelivery is what one sent code ended up as.
+type otpDelivery struct {
+	OTP, Hash, Link, RedirectTo string
+	MessageID                   string
+}
+
+// deliverEmailOTP creates a fresh code of spec for u, stores its hash (with
+// a pkce_ prefix for PKCE flows), and mails it to `to` unless send is false
+// (admin generate_link). Callers check throttling first.
+func (s *Service) deliverEmailOTP(ctx context.Context, tx pgx.Tx, u *user, spec otpSpec, to, redirectTo string, pkce, send bool) (*otpDelivery, error) {
+	if send && s.cfg.RateLimits.EmailSent > 0 && !s.limits.allow("email_sent", s.cfg.RateLimits.EmailSent, time.Hour) {
+		return nil, tooMany("over_email_send_rate_limit", "email rate limit exceeded")
+	}
+	now := s.now()
+	otp := randomDigits(s.cfg.OTPLength)
+	hash := otpHash(strings.ToLower(to), otp)
+	stored := hash
+	if pkce {
+		stored = "pkce_" + hash
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE auth.users SET %s = $2, %s = $3 WHERE id = $1`, spec.column, spec.sentAt),
+		u.ID, stored, now); err != nil {
+		return nil, fmt.Errorf("store %s of %s: %w", spec.column, u.ID, err)
+	}
+	if err := upsertOneTimeToken(ctx, tx, u.ID, spec.tokenType, stored, to, now); err != nil {
+		return nil, err
+	}
+	d := &otpDelivery{OTP: otp, Hash: stored, RedirectTo: redirectTo}
+	if spec.linkType != "" {
+		d.Link = s.verifyLink(stored, spec.linkType, redirectTo)
+	}
+	if !send {
+		return d, nil
+	}
+	vars := map[string]any{"ConfirmationURL": d.Link, "Token": otp, "TokenHash": stored, "SiteURL": s.cfg.SiteURL,
+		"Email": u.Email, "NewEmail": u.EmailChange, "Data": u.UserMetadata, "RedirectTo": redirectTo}
+	subject, err := render(spec.subject, vars)
+	if err != nil {
+		return nil, err
+	}
+	body, err := render(spec.body, vars)
+	if err != nil {
+		return nil, err
+	}
+	msg := &mail.Message{ID: mail.NewID(), To: to, Subject: subject, Body: body, Channel: "email", Type: spec.kind,
+		Link: d.Link, Token: otp, TokenHash: stored, RedirectTo: redirectTo, SentAt: now.UTC()}
+	if err := s.mailer.Send(ctx, msg); err != nil {
+		return nil, &apiError{Status: 500, Code: "unexpected_failure", Message: "Error sending " + spec.kind + " email", Cause: err}
+	}
+	d.MessageID = msg.ID
+	return d, nil
+}
+
+// verifyLink is the link in a mail: <api>/auth/v1/verify?token=…&type=…&redirect_to=…
+// (token and type first, like the reference's links).
+func (s *Service) verifyLink(token, typ, redirectTo string) string {
+	link := strings.TrimSuffix(s.cfg.APIURL, "/") + "/auth/v1/verify?token=" + url.QueryEscape(token) +
+		"&type=" + url.QueryEscape(typ)
+	if redirectTo != "" {
+		link += "&redirect_to=" + url.QueryEscape(redirectTo)
+	}
+	return link
+}
+
+func render(tmpl string, vars map[string]any) (string, error) {
+	t, err := template.New("mail").Parse(tmpl)
+	if err != nil {
+		return "", fmt.Errorf("parse mail template: %w", err)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, vars); err != nil {
+		return "", fmt.Errorf("render mail template: %w", err)
+	}
+	return b.String(), nil
+}
+
+// deliverSMS creates a fresh SMS code in column (confirmation_token,
+// phone_change_token or reauthentication_token) and texts it to phone.
+func (s *Service) deliverSMS(ctx context.Context, tx pgx.Tx, u *user, column, sentAt, tokenType, phone string) (string, error) {
+	if s.cfg.RateLimits.SMSSent > 0 && !s.limits.allow("sms_sent", s.cfg.RateLimits.SMSSent, time.Hour) {
+		return "", tooMany("over_sms_send_rate_limit", "SMS rate limit exceeded")
+	}
+	now := s.now()
+	otp := randomDigits(s.cfg.SMSOTPLength)
+	if code, ok := s.cfg.SMSTestOTP[phone]; ok {
+		otp = code
+	}
+	hash := otpHash(phone, otp)
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE auth.users SET %s = $2, %s = $3 WHERE id = $1`, column, sentAt),
+		u.ID, hash, now); err != nil {
+		return "", fmt.Errorf("store %s of %s: %w", column, u.ID, err)
+	}
+	if err := upsertOneTimeToken(ctx, tx, u.ID, tokenType, hash, phone, now); err != nil {
+		return "", err
+	}
+	body := "Your code is " + otp
+	id, err := s.sms.SendSMS(ctx, phone, body)
+	if err != nil {
+		return "", unprocessable("sms_send_failed", "Error sending sms OTP: %v", err)
+	}
+	if s.mailbox != nil {
+		_ = s.mailbox.Send(ctx, &mail.Message{ID: mail.NewID(), To: phone, Body: body, Channel: "sms", Type: "sms",
+			Token: otp, TokenHash: hash, SentAt: now.UTC()})
+	}
+	return id, nil
+}

@@ -1,0 +1,71 @@
+package auth
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// Version is reported by /health.
+const Version = "2.196.0-basalt"
+
+func (s *Service) health(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"version": Version, "name": "GoTrue",
+		"description": "GoTrue is a user registration and authentication API"})
+	return nil
+}
+
+// externalProviders are the OAuth providers /settings lists (all off here).
+var externalProviders = []string{"apple", "azure", "bitbucket", "discord", "facebook", "snapchat", "figma", "fly",
+	"github", "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify", "slack",
+	"slack_oidc", "workos", "twitch", "twitter", "zoom"}
+
+func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
+	ext := map[string]bool{"anonymous_users": s.cfg.AnonymousEnabled, "email": s.cfg.EmailEnabled, "phone": s.cfg.PhoneEnabled}
+	for _, p := range externalProviders {
+		ext[p] = false
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"external": ext, "disable_signup": s.cfg.DisableSignup, "mailer_autoconfirm": s.cfg.MailerAutoconfirm,
+		"phone_autoconfirm": s.cfg.SMSAutoconfirm, "sms_provider": "", "saml_enabled": false,
+		"saml_private_key_next_configured": false, "passkeys_enabled": false,
+	})
+	return nil
+}
+
+func (s *Service) jwks(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "public, max-age=600")
+	doc := s.keys.JWKS()
+	if s.keys.SigningAlg == "HS256" && doc["keys"] == nil {
+		doc = map[string][]jwt.JWK{"keys": {}}
+	}
+	writeJSON(w, http.StatusOK, doc)
+	return nil
+}
+
+// devMailbox lists the dev mailbox, newest first; ?email= filters by
+// recipient (an email address or a phone number).
+func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
+	to := strings.TrimPrefix(strings.ToLower(r.URL.Query().Get("email")), "+")
+	writeJSON(w, http.StatusOK, map[string]any{"messages": s.mailbox.List(to)})
+	return nil
+}
+
+func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
+	return notFound("not_found", "404 page not found")
+}
+
+// authorizeDisabled answers OAuth starts: no external provider is enabled.
+func (s *Service) authorizeDisabled(w http.ResponseWriter, r *http.Request) error {
+	p := r.URL.Query().Get("provider")
+	return badRequest("validation_failed", "Unsupported provider: provider %s could not be found", p)
+}
+
+func (s *Service) ssoDisabled(w http.ResponseWriter, r *http.Request) error {
+	return notFound("saml_provider_disabled", "SAML 2.0 is disabled")
+}
+
+func (s *Service) linkingDisabled(w http.ResponseWriter, r *http.Request, _ *authed) error {
+	return notFound("manual_linking_disabled", "Manual linking is disabled")
+}

@@ -1,0 +1,168 @@
+package auth
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/pg"
+)
+
+// otpParams is the body of POST /otp (and /magiclink).
+type otpParams struct {
+	Email               string         `json:"email"`
+	Phone               string         `json:"phone"`
+	Data                map[string]any `json:"data"`
+	CreateUser          *bool          `json:"create_user"`
+	Channel             string         `json:"channel"`
+	CodeChallenge       string         `json:"code_challenge"`
+	CodeChallengeMethod string         `json:"code_challenge_method"`
+}
+
+func randomPassword() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// magicLink handles the legacy POST /magiclink: an email-only /otp.
+func (s *Service) magicLink(w http.ResponseWriter, r *http.Request) error {
+	return s.otp(w, r)
+}
+
+// otp handles POST /otp (contract E7): a magic link + code by email, or a
+// code by SMS, signing the user up first when allowed.
+func (s *Service) otp(w http.ResponseWriter, r *http.Request) error {
+	var p otpParams
+	if err := decode(r, &p); err != nil {
+		return err
+	}
+	if p.Email != "" && p.Phone != "" {
+		return badRequest("validation_failed", "Only an email address or phone number should be provided")
+	}
+	if p.Email != "" && p.Channel != "" {
+		return badRequest("validation_failed", "Channel should only be specified with Phone OTP")
+	}
+	if p.Email == "" && p.Phone == "" {
+		return badRequest("validation_failed", "One of email or phone must be set")
+	}
+	createUser := p.CreateUser == nil || *p.CreateUser
+	pkce, err := checkPKCEParams(p.CodeChallenge, p.CodeChallengeMethod)
+	if err != nil {
+		return err
+	}
+	if p.Phone != "" {
+		return s.otpPhone(w, r, p, createUser)
+	}
+	if !s.cfg.EmailEnabled {
+		return unprocessable("email_provider_disabled", "Email logins are disabled")
+	}
+	if !s.cfg.MagicLinkEnabled {
+		return unprocessable("email_provider_disabled", "Login with magic link is disabled")
+	}
+	email, verr := validateEmail(p.Email)
+	if verr != nil {
+		return verr
+	}
+	redirect := s.redirectTarget(r, "")
+	ctx := r.Context()
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		u, err := userByEmail(ctx, tx, email)
+		if errors.Is(err, pg.ErrNotFound) {
+			if !createUser {
+				return unprocessable("otp_disabled", "Signups not allowed for otp")
+			}
+			if s.cfg.DisableSignup {
+				return unprocessable("signup_disabled", "Signups not allowed for this instance")
+			}
+			hash, err := s.hashPassword(randomPassword())
+			if err != nil {
+				return err
+			}
+			if u, err = s.createUser(ctx, tx, newUserParams{Email: email, PasswordHash: hash, UserMetadata: p.Data}); err != nil {
+				return err
+			}
+			if s.cfg.MailerAutoconfirm {
+				if err := s.confirmEmail(ctx, tx, u); err != nil {
+					return err
+				}
+				if u, err = userByID(ctx, tx, u.ID); err != nil {
+					return err
+				}
+			}
+		} else if err != nil {
+			return err
+		}
+		if u.EmailConfirmedAt == nil {
+			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+				return err
+			}
+			return s.sendConfirmation(ctx, tx, u, signupParams{CodeChallenge: p.CodeChallenge, CodeChallengeMethod: p.CodeChallengeMethod}, redirect, pkce)
+		}
+		if err := s.throttle(u.RecoverySentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+			return err
+		}
+		if pkce {
+			if err := s.createFlowState(ctx, tx, u.ID, p.CodeChallenge, p.CodeChallengeMethod, "magiclink", "magiclink"); err != nil {
+				return err
+			}
+		}
+		_, err = s.deliverEmailOTP(ctx, tx, u, specMagicLink, u.Email, redirect, pkce, true)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
+	return nil
+}
+
+// otpPhone texts a sign-in code, creating the user when allowed.
+func (s *Service) otpPhone(w http.ResponseWriter, r *http.Request, p otpParams, createUser bool) error {
+	if !s.cfg.PhoneEnabled {
+		return unprocessable("phone_provider_disabled", "Unsupported phone provider")
+	}
+	phone, verr := validatePhone(p.Phone)
+	if verr != nil {
+		return verr
+	}
+	ctx := r.Context()
+	var messageID string
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		u, err := userByPhone(ctx, tx, phone)
+		if errors.Is(err, pg.ErrNotFound) {
+			if !createUser {
+				return unprocessable("otp_disabled", "Signups not allowed for otp")
+			}
+			if s.cfg.DisableSignup {
+				return unprocessable("signup_disabled", "Signups not allowed for this instance")
+			}
+			hash, err := s.hashPassword(randomPassword())
+			if err != nil {
+				return err
+			}
+			if u, err = s.createUser(ctx, tx, newUserParams{Phone: phone, PasswordHash: hash, UserMetadata: p.Data}); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		if err := s.throttle(u.ConfirmationSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+			return err
+		}
+		messageID, err = s.deliverSMS(ctx, tx, u, "confirmation_token", "confirmation_sent_at", "confirmation_token", phone)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if messageID != "" {
+		writeJSON(w, http.StatusOK, map[string]any{"message_id": messageID})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
+	return nil
+}

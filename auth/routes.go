@@ -1,0 +1,65 @@
+package auth
+
+import "time"
+
+// routes lists every endpoint of /auth/v1 (paths arrive with the prefix
+// stripped by the gateway).
+func (s *Service) routes() {
+	rl := s.cfg.RateLimits
+	otp := func(h handlerFunc) handlerFunc {
+		return s.limitIP("otp", func() int { return rl.OTP }, 5*time.Minute, h)
+	}
+	tok := func(h handlerFunc) handlerFunc {
+		return s.limitIP("token", func() int { return rl.Token }, 5*time.Minute, h)
+	}
+	ver := func(h handlerFunc) handlerFunc {
+		return s.limitIP("verify", func() int { return rl.Verify }, 5*time.Minute, h)
+	}
+	mfa := func(h handlerFunc) handlerFunc { return s.limitIP("mfa", func() int { return rl.MFA }, time.Minute, h) }
+	m := s.mux
+	m.Handle("GET /health", s.handle(s.health))
+	m.Handle("GET /settings", s.handle(s.settings))
+	m.Handle("GET /.well-known/jwks.json", s.handle(s.jwks))
+
+	m.Handle("POST /signup", s.handle(s.signup)) // rate limits depend on anonymous vs not
+	m.Handle("POST /token", s.handle(tok(s.token)))
+	m.Handle("POST /logout", s.handle(s.requireUser(s.logout)))
+	m.Handle("GET /user", s.handle(s.requireUser(s.getUser)))
+	m.Handle("PUT /user", s.handle(otp(s.requireUser(s.updateUser))))
+	m.Handle("GET /reauthenticate", s.handle(s.requireUser(s.reauthenticate)))
+
+	m.Handle("POST /otp", s.handle(otp(s.otp)))
+	m.Handle("POST /magiclink", s.handle(otp(s.magicLink)))
+	m.Handle("GET /verify", s.handle(ver(s.verifyGet)))
+	m.Handle("POST /verify", s.handle(ver(s.verifyPost)))
+	m.Handle("POST /recover", s.handle(otp(s.recover)))
+	m.Handle("POST /resend", s.handle(otp(s.resend)))
+
+	m.Handle("POST /factors", s.handle(s.requireUser(s.enrollFactor)))
+	m.Handle("POST /factors/{id}/challenge", s.handle(mfa(s.requireUser(s.challengeFactor))))
+	m.Handle("POST /factors/{id}/verify", s.handle(mfa(s.requireUser(s.verifyFactor))))
+	m.Handle("DELETE /factors/{id}", s.handle(s.requireUser(s.unenrollFactor)))
+
+	// Features this server does not offer answer as a reference server with
+	// them switched off does.
+	m.Handle("GET /authorize", s.handle(s.authorizeDisabled))
+	m.Handle("GET /callback", s.handle(s.authorizeDisabled))
+	m.Handle("POST /callback", s.handle(s.authorizeDisabled))
+	m.Handle("POST /sso", s.handle(s.ssoDisabled))
+	m.Handle("GET /user/identities/authorize", s.handle(s.requireUser(s.linkingDisabled)))
+	m.Handle("DELETE /user/identities/{id}", s.handle(s.requireUser(s.linkingDisabled)))
+
+	m.Handle("POST /invite", s.handle(s.requireAdmin(s.invite)))
+	m.Handle("GET /admin/users", s.handle(s.requireAdmin(s.adminListUsers)))
+	m.Handle("POST /admin/users", s.handle(s.requireAdmin(s.adminCreateUser)))
+	m.Handle("GET /admin/users/{id}", s.handle(s.requireAdmin(s.adminGetUser)))
+	m.Handle("PUT /admin/users/{id}", s.handle(s.requireAdmin(s.adminUpdateUser)))
+	m.Handle("DELETE /admin/users/{id}", s.handle(s.requireAdmin(s.adminDeleteUser)))
+	m.Handle("GET /admin/users/{id}/factors", s.handle(s.requireAdmin(s.adminListFactors)))
+	m.Handle("DELETE /admin/users/{id}/factors/{fid}", s.handle(s.requireAdmin(s.adminDeleteFactor)))
+	m.Handle("POST /admin/generate_link", s.handle(s.requireAdmin(s.adminGenerateLink)))
+	if s.mailbox != nil {
+		m.Handle("GET /admin/dev/mailbox", s.handle(s.requireAdmin(s.devMailbox)))
+	}
+	m.Handle("/", s.handle(s.notFound))
+}

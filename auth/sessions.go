@@ -1,0 +1,213 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/pg"
+)
+
+// session is a row of auth.sessions.
+type session struct {
+	ID        string
+	UserID    string
+	AAL       string
+	FactorID  *string
+	NotAfter  *time.Time
+	CreatedAt time.Time
+}
+
+func loadSession(ctx context.Context, db pg.DB, id string, lock bool) (*session, error) {
+	q := `SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now())
+		FROM auth.sessions WHERE id = $1`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	var se session
+	err := db.QueryRow(ctx, q, id).Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, pg.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return &se, nil
+}
+
+// tokenResponse is the session object every grant returns (contract §1.2).
+type tokenResponse struct {
+	AccessToken          string        `json:"access_token"`
+	TokenType            string        `json:"token_type"`
+	ExpiresIn            int           `json:"expires_in"`
+	ExpiresAt            int64         `json:"expires_at"`
+	RefreshToken         string        `json:"refresh_token"`
+	User                 *user         `json:"user"`
+	ProviderToken        string        `json:"provider_token,omitempty"`
+	ProviderRefreshToken string        `json:"provider_refresh_token,omitempty"`
+	WeakPassword         *weakPassword `json:"weak_password,omitempty"`
+}
+
+// amrEntry is one authentication method of the amr claim.
+type amrEntry struct {
+	Method    string `json:"method"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+// newRefreshToken returns 12 random lowercase letters and digits, the
+// reference's opaque refresh token format.
+func newRefreshToken() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 12)
+	// 252 is the largest multiple of 36 below 256: reject above it so every
+	// character is equally likely.
+	buf := make([]byte, 32)
+	for i := 0; i < len(b); {
+		_, _ = rand.Read(buf)
+		for _, c := range buf {
+			if c < 252 && i < len(b) {
+				b[i] = alphabet[c%36]
+				i++
+			}
+		}
+	}
+	return string(b)
+}
+
+// clientInet returns the caller IP as a value for an inet column (nil when
+// it does not parse).
+func clientInet(r *http.Request) any {
+	if r == nil {
+		return nil
+	}
+	ip := net.ParseIP(httpx.ClientIP(r))
+	if ip == nil {
+		return nil
+	}
+	return ip.String()
+}
+
+// issueSession starts a new session for u signed in with method: a session
+// row, its amr claim, a refresh token and an access token. It also stamps
+// last_sign_in_at. Run it inside the transaction that authenticated u.
+func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, u *user, method string) (*tokenResponse, error) {
+	now := s.now()
+	sessionID := newUUID()
+	ua := ""
+	if r != nil {
+		ua = r.UserAgent()
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)
+		VALUES ($1, $2, $3, $3, 'aal1', $4, $5)`, sessionID, u.ID, now, ua, clientInet(r)); err != nil {
+		return nil, fmt.Errorf("create session for %s: %w", u.ID, err)
+	}
+	if err := addAMR(ctx, tx, sessionID, method, now); err != nil {
+		return nil, err
+	}
+	rt := newRefreshToken()
+	if _, err := tx.Exec(ctx, `INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, u.ID, now, sessionID); err != nil {
+		return nil, fmt.Errorf("create refresh token for %s: %w", u.ID, err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE auth.users SET last_sign_in_at = $2 WHERE id = $1`, u.ID, now); err != nil {
+		return nil, fmt.Errorf("stamp sign-in of %s: %w", u.ID, err)
+	}
+	t := now.UTC().Truncate(time.Microsecond)
+	u.LastSignInAt = &t
+	return s.tokenResponse(ctx, tx, u, sessionID, "aal1", rt)
+}
+
+// addAMR records that the session authenticated with method now.
+func addAMR(ctx context.Context, db pg.DB, sessionID, method string, now time.Time) error {
+	_, err := db.Exec(ctx, `INSERT INTO auth.mfa_amr_claims (id, session_id, created_at, updated_at, authentication_method)
+		VALUES ($1, $2, $3, $3, $4)
+		ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = excluded.updated_at`,
+		newUUID(), sessionID, now, method)
+	if err != nil {
+		return fmt.Errorf("record amr %s for session %s: %w", method, sessionID, err)
+	}
+	return nil
+}
+
+// tokenResponse signs an access token for the session and assembles the
+// response around refresh token rt.
+func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string) (*tokenResponse, error) {
+	// Newest first; a second factor verified in the same instant as the
+	// sign-in still sorts before it.
+	rows, err := db.Query(ctx, `SELECT authentication_method, updated_at FROM auth.mfa_amr_claims
+		WHERE session_id = $1
+		ORDER BY updated_at DESC, authentication_method IN ('totp', 'mfa/phone', 'mfa/webauthn') DESC`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
+	}
+	amr, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (amrEntry, error) {
+		var e amrEntry
+		var at time.Time
+		err := r.Scan(&e.Method, &at)
+		e.Timestamp = at.Unix()
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
+	}
+	token, exp, err := s.signAccessToken(u, sessionID, aal, amr)
+	if err != nil {
+		return nil, err
+	}
+	return &tokenResponse{AccessToken: token, TokenType: "bearer", ExpiresIn: int(s.cfg.JWTExp / time.Second),
+		ExpiresAt: exp, RefreshToken: rt, User: u}, nil
+}
+
+// signAccessToken builds and signs the access JWT (contract §5.1).
+func (s *Service) signAccessToken(u *user, sessionID, aal string, amr []amrEntry) (string, int64, error) {
+	now := s.now()
+	exp := now.Add(s.cfg.JWTExp).Unix()
+	if amr == nil {
+		amr = []amrEntry{}
+	}
+	claims := gojwt.MapClaims{
+		"aud":           s.cfg.JWTAud,
+		"exp":           exp,
+		"iat":           now.Unix(),
+		"sub":           u.ID,
+		"email":         u.Email,
+		"phone":         u.Phone,
+		"app_metadata":  u.AppMetadata,
+		"user_metadata": u.UserMetadata,
+		"role":          u.Role,
+		"aal":           aal,
+		"amr":           amr,
+		"session_id":    sessionID,
+		"is_anonymous":  u.IsAnonymous,
+	}
+	if s.cfg.JWTIssuer != "" {
+		claims["iss"] = s.cfg.JWTIssuer
+	}
+	tok, err := s.keys.Sign(claims)
+	if err != nil {
+		return "", 0, fmt.Errorf("sign access token: %w", err)
+	}
+	return tok, exp, nil
+}
+
+// inTx runs fn in a transaction on the admin pool.
+func (s *Service) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.db, fn)
+}
+
+// newUUID returns a random (v4) UUID string.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,236 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/pg"
+)
+
+// signupParams is the body of POST /signup (and the user part of /otp).
+type signupParams struct {
+	Email               string         `json:"email"`
+	Phone               string         `json:"phone"`
+	Password            string         `json:"password"`
+	Data                map[string]any `json:"data"`
+	Channel             string         `json:"channel"`
+	CodeChallenge       string         `json:"code_challenge"`
+	CodeChallengeMethod string         `json:"code_challenge_method"`
+}
+
+// signup handles POST /signup: anonymous sign-in when neither email nor
+// phone is given, else an email or phone sign-up (contract E1).
+func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
+	var p signupParams
+	if err := decode(r, &p); err != nil {
+		return err
+	}
+	if p.Email == "" && p.Phone == "" {
+		if n := s.cfg.RateLimits.Anonymous; n > 0 && !s.limits.allow("anon|"+httpx.ClientIP(r), n, time.Hour) {
+			return tooMany("over_request_rate_limit", "Request rate limit reached")
+		}
+		return s.signupAnonymous(w, r, p)
+	}
+	if n := s.cfg.RateLimits.OTP; n > 0 && !s.limits.allow("otp|"+httpx.ClientIP(r), n, 5*time.Minute) {
+		return tooMany("over_request_rate_limit", "Request rate limit reached")
+	}
+	if s.cfg.DisableSignup {
+		return unprocessable("signup_disabled", "Signups not allowed for this instance")
+	}
+	if p.Password == "" {
+		return badRequest("validation_failed", "Signup requires a valid password")
+	}
+	if len(p.Password) > maxPasswordBytes {
+		return tooLongPassword()
+	}
+	if err := s.checkPassword(p.Password); err != nil {
+		return err
+	}
+	if p.Email != "" && p.Phone != "" {
+		return badRequest("validation_failed", "Only an email address or phone number should be provided on signup.")
+	}
+	pkce, err := checkPKCEParams(p.CodeChallenge, p.CodeChallengeMethod)
+	if err != nil {
+		return err
+	}
+	if p.Phone != "" {
+		if pkce {
+			return badRequest("validation_failed", "PKCE not supported for phone signups")
+		}
+		return s.signupPhone(w, r, p)
+	}
+	if !s.cfg.EmailEnabled {
+		return badRequest("email_provider_disabled", "Email signups are disabled")
+	}
+	email, verr := validateEmail(p.Email)
+	if verr != nil {
+		return verr
+	}
+	redirect := s.redirectTarget(r, "")
+	ctx := r.Context()
+	var resp any
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		u, err := userByEmail(ctx, tx, email)
+		switch {
+		case errors.Is(err, pg.ErrNotFound):
+		case err != nil:
+			return err
+		case u.EmailConfirmedAt != nil:
+			if s.cfg.MailerAutoconfirm {
+				return unprocessable("user_already_exists", "User already registered")
+			}
+			// No account enumeration: answer as for a new user, send nothing.
+			resp = s.fakeUser(email, p.Data)
+			return nil
+		default:
+			// Unconfirmed: resend the confirmation, change nothing else.
+			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+				return err
+			}
+			if err := s.sendConfirmation(ctx, tx, u, p, redirect, pkce); err != nil {
+				return err
+			}
+			resp, err = userByID(ctx, tx, u.ID)
+			return err
+		}
+		hash, err := s.hashPassword(p.Password)
+		if err != nil {
+			return err
+		}
+		u, err = s.createUser(ctx, tx, newUserParams{Email: email, PasswordHash: hash, UserMetadata: p.Data})
+		if err != nil {
+			return err
+		}
+		if s.cfg.MailerAutoconfirm {
+			if err := s.confirmEmail(ctx, tx, u); err != nil {
+				return err
+			}
+			if u, err = userByID(ctx, tx, u.ID); err != nil {
+				return err
+			}
+			resp, err = s.issueSession(ctx, tx, r, u, "password")
+			return err
+		}
+		if err := s.sendConfirmation(ctx, tx, u, p, redirect, pkce); err != nil {
+			return err
+		}
+		resp, err = userByID(ctx, tx, u.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// sendConfirmation mails a sign-up confirmation, starting a PKCE flow first
+// when the client asked for one.
+func (s *Service) sendConfirmation(ctx context.Context, tx pgx.Tx, u *user, p signupParams, redirect string, pkce bool) error {
+	if pkce {
+		if err := s.createFlowState(ctx, tx, u.ID, p.CodeChallenge, p.CodeChallengeMethod, "email", "email/signup"); err != nil {
+			return err
+		}
+	}
+	_, err := s.deliverEmailOTP(ctx, tx, u, specConfirmation, u.Email, redirect, pkce, true)
+	return err
+}
+
+// fakeUser is the anti-enumeration answer for an already registered email.
+func (s *Service) fakeUser(email string, data map[string]any) *user {
+	now := s.now().UTC()
+	if data == nil {
+		data = map[string]any{}
+	}
+	return &user{ID: newUUID(), Aud: s.cfg.JWTAud, Email: email, ConfirmationSentAt: &now,
+		AppMetadata: map[string]any{"provider": "email", "providers": []any{"email"}}, UserMetadata: data,
+		Identities: []identity{}, CreatedAt: now, UpdatedAt: now}
+}
+
+// signupPhone signs up with a phone number and password; the number is
+// confirmed by SMS unless SMS autoconfirm is on.
+func (s *Service) signupPhone(w http.ResponseWriter, r *http.Request, p signupParams) error {
+	if !s.cfg.PhoneEnabled {
+		return badRequest("phone_provider_disabled", "Phone signups are disabled")
+	}
+	phone, verr := validatePhone(p.Phone)
+	if verr != nil {
+		return verr
+	}
+	ctx := r.Context()
+	var resp any
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		u, err := userByPhone(ctx, tx, phone)
+		switch {
+		case errors.Is(err, pg.ErrNotFound):
+			hash, err := s.hashPassword(p.Password)
+			if err != nil {
+				return err
+			}
+			if u, err = s.createUser(ctx, tx, newUserParams{Phone: phone, PasswordHash: hash, UserMetadata: p.Data}); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case u.PhoneConfirmedAt != nil:
+			if s.cfg.SMSAutoconfirm {
+				return unprocessable("user_already_exists", "User already registered")
+			}
+			resp = s.fakeUser("", p.Data)
+			return nil
+		}
+		if s.cfg.SMSAutoconfirm {
+			if err := s.confirmPhone(ctx, tx, u); err != nil {
+				return err
+			}
+			if u, err = userByID(ctx, tx, u.ID); err != nil {
+				return err
+			}
+			resp, err = s.issueSession(ctx, tx, r, u, "password")
+			return err
+		}
+		if err := s.throttle(u.ConfirmationSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+			return err
+		}
+		if _, err := s.deliverSMS(ctx, tx, u, "confirmation_token", "confirmation_sent_at", "confirmation_token", phone); err != nil {
+			return err
+		}
+		resp, err = userByID(ctx, tx, u.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// signupAnonymous creates an anonymous user and signs it in.
+func (s *Service) signupAnonymous(w http.ResponseWriter, r *http.Request, p signupParams) error {
+	if !s.cfg.AnonymousEnabled {
+		return unprocessable("anonymous_provider_disabled", "Anonymous sign-ins are disabled")
+	}
+	if s.cfg.DisableSignup {
+		return unprocessable("signup_disabled", "Signups not allowed for this instance")
+	}
+	ctx := r.Context()
+	var resp *tokenResponse
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		u, err := s.createUser(ctx, tx, newUserParams{UserMetadata: p.Data, Anonymous: true})
+		if err != nil {
+			return err
+		}
+		resp, err = s.issueSession(ctx, tx, r, u, "anonymous")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}

@@ -1,0 +1,185 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/pg"
+)
+
+type refreshParams struct {
+	RefreshToken string `json:"refresh_token"`
+}
+
+// refreshToken is a row of auth.refresh_tokens.
+type refreshToken struct {
+	ID        int64
+	Token     string
+	UserID    string
+	Revoked   bool
+	Parent    string
+	SessionID *string
+	UpdatedAt time.Time
+}
+
+// errReuse carries a reuse-detection answer out of the transaction that
+// revoked the family: the revocation must commit, the client gets a 400.
+var errReuse = badRequest("refresh_token_already_used", "Invalid Refresh Token: Already Used")
+
+// tokenRefresh handles grant_type=refresh_token (contract E3, §6): rotate
+// the token, return the active child when a just-rotated parent comes back
+// (multi-tab), accept reuse within the reuse interval, and otherwise revoke
+// the session's whole family.
+func (s *Service) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
+	var p refreshParams
+	if err := decode(r, &p); err != nil {
+		return err
+	}
+	if len(p.RefreshToken) < 12 {
+		return badRequest("validation_failed", "Refresh token is not valid")
+	}
+	ctx := r.Context()
+	var resp *tokenResponse
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		resp, err = s.refresh(ctx, tx, r, p.RefreshToken)
+		if errors.Is(err, errReuse) {
+			// Commit the revocation, then answer with the error.
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if resp == nil {
+		return errReuse
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+func loadRefreshToken(ctx context.Context, db pg.DB, token string) (*refreshToken, error) {
+	var t refreshToken
+	err := db.QueryRow(ctx, `SELECT id, token, coalesce(user_id,''), coalesce(revoked,false), coalesce(parent,''),
+		session_id, coalesce(updated_at, now()) FROM auth.refresh_tokens WHERE token = $1`, token).
+		Scan(&t.ID, &t.Token, &t.UserID, &t.Revoked, &t.Parent, &t.SessionID, &t.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, pg.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load refresh token: %w", err)
+	}
+	return &t, nil
+}
+
+func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token string) (*tokenResponse, error) {
+	t, err := loadRefreshToken(ctx, tx, token)
+	if errors.Is(err, pg.ErrNotFound) {
+		return nil, badRequest("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	u, err := userByID(ctx, tx, t.UserID)
+	if errors.Is(err, pg.ErrNotFound) {
+		return nil, badRequest("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.isBanned(s.now()) {
+		return nil, badRequest("user_banned", "Invalid Refresh Token: User Banned")
+	}
+	if t.SessionID == nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM auth.refresh_tokens WHERE id = $1`, t.ID); err != nil {
+			return nil, fmt.Errorf("delete orphan refresh token: %w", err)
+		}
+		return nil, badRequest("session_not_found", "Invalid Refresh Token: No Valid Session Found")
+	}
+	// Locking the session serialises every refresh of its token family;
+	// concurrent callers wait (at most 5 s) and then see the committed state.
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+		return nil, fmt.Errorf("set lock timeout: %w", err)
+	}
+	se, err := loadSession(ctx, tx, *t.SessionID, true)
+	if pg.Is(err, "55P03") {
+		return nil, newErr(http.StatusConflict, "conflict", "Too many concurrent token refresh requests on the same session or refresh token")
+	}
+	if errors.Is(err, pg.ErrNotFound) {
+		return nil, badRequest("session_not_found", "Invalid Refresh Token: No Valid Session Found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if se.NotAfter != nil && now.After(*se.NotAfter) {
+		return nil, badRequest("session_expired", "Invalid Refresh Token: Session Expired")
+	}
+	// Re-read under the lock: another refresh may have rotated it meanwhile.
+	if t, err = loadRefreshToken(ctx, tx, token); err != nil {
+		return nil, err
+	}
+	issued := ""
+	if !t.Revoked {
+		issued, err = s.rotate(ctx, tx, t, u.ID, now)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		var active, activeParent string
+		err := tx.QueryRow(ctx, `SELECT token, coalesce(parent,'') FROM auth.refresh_tokens
+			WHERE session_id = $1 AND NOT coalesce(revoked,false) ORDER BY id DESC LIMIT 1`, se.ID).Scan(&active, &activeParent)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("load active refresh token: %w", err)
+		}
+		switch {
+		case active != "" && activeParent == t.Token:
+			// The client lost (or another tab took) the answer: hand back
+			// the child already issued.
+			issued = active
+		case active != "" && !now.After(t.UpdatedAt.Add(s.cfg.RefreshTokenReuseInterval)):
+			// Inside the reuse interval of a live family: rotate again. A
+			// family with no live token was revoked by reuse detection and
+			// stays dead.
+			if issued, err = s.rotate(ctx, tx, t, u.ID, now); err != nil {
+				return nil, err
+			}
+		default:
+			if s.cfg.RefreshTokenRotation {
+				// updated_at stays: it dates the rotation, and moving it would
+				// reopen the reuse interval of the revoked tokens.
+				if _, err := tx.Exec(ctx, `UPDATE auth.refresh_tokens SET revoked = true
+					WHERE session_id = $1 AND NOT coalesce(revoked,false)`, se.ID); err != nil {
+					return nil, fmt.Errorf("revoke token family: %w", err)
+				}
+			}
+			return nil, errReuse
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE auth.sessions SET refreshed_at = $2, updated_at = $3, user_agent = $4, ip = $5
+		WHERE id = $1`, se.ID, now.UTC(), now, r.UserAgent(), clientInet(r)); err != nil {
+		return nil, fmt.Errorf("touch session %s: %w", se.ID, err)
+	}
+	return s.tokenResponse(ctx, tx, u, se.ID, se.AAL, issued)
+}
+
+// rotate revokes t (when not yet revoked) and issues its child.
+func (s *Service) rotate(ctx context.Context, tx pgx.Tx, t *refreshToken, userID string, now time.Time) (string, error) {
+	if !t.Revoked {
+		if _, err := tx.Exec(ctx, `UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2 WHERE id = $1`, t.ID, now); err != nil {
+			return "", fmt.Errorf("revoke refresh token: %w", err)
+		}
+	}
+	child := newRefreshToken()
+	if _, err := tx.Exec(ctx, `INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
+		VALUES ($1, $2, $3, false, $4, $4, $5, $6)`, instanceID, child, userID, now, t.Token, *t.SessionID); err != nil {
+		return "", fmt.Errorf("issue refresh token: %w", err)
+	}
+	return child, nil
+}

@@ -1,0 +1,172 @@
+package auth
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
+)
+
+func TestGetUserAuthorization(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	s := e.signUp("g@example.com", "secret123")
+	at := s["access_token"].(string)
+	r := e.req("GET", "/user", nil, at)
+	if r.Status != 200 || r.json(t)["email"] != "g@example.com" {
+		t.Fatalf("get user %d %s", r.Status, r.Body)
+	}
+	wantErr(t, e.req("GET", "/user", nil, ""), 401, "no_authorization", "This endpoint requires a valid Bearer token")
+	wantErr(t, e.req("GET", "/user", nil, e.keys.AnonKey), 403, "bad_jwt", "invalid claim: missing sub claim")
+	wantErr(t, e.req("GET", "/user", nil, at[:len(at)-4]+"AAAA"), 403, "bad_jwt", "")
+	nonUUID, _ := e.keys.SignHS256(gojwt.MapClaims{"sub": "1234567890", "role": "authenticated"})
+	wantErr(t, e.req("GET", "/user", nil, nonUUID), 400, "bad_jwt", "")
+	// Expiry with the injected clock.
+	e.clock.add(time.Hour + 2*time.Minute)
+	r = e.req("GET", "/user", nil, at)
+	wantErr(t, r, 403, "bad_jwt", "")
+	if !strings.HasPrefix(r.json(t)["message"].(string), "invalid JWT: unable to parse or verify signature, ") ||
+		!strings.Contains(r.json(t)["message"].(string), "expired") {
+		t.Fatalf("message = %v", r.json(t)["message"])
+	}
+	e.clock.add(-time.Hour - 2*time.Minute)
+	// Audience mismatch.
+	wrongAud, _ := e.keys.Sign(gojwt.MapClaims{"sub": s["user"].(map[string]any)["id"], "aud": "other", "role": "authenticated"})
+	wantErr(t, e.req("GET", "/user", nil, wrongAud), 400, "validation_failed", "Token audience doesn't match request audience")
+	// A deleted user's token.
+	e.exec(`DELETE FROM auth.users`)
+	wantErr(t, e.req("GET", "/user", nil, at), 403, "user_not_found", "User from sub claim in JWT does not exist")
+}
+
+func TestLogoutScopes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	e.signUp("l@example.com", "secret123")
+	signIn := func() string {
+		r := e.req("POST", "/token?grant_type=password", `{"email":"l@example.com","password":"secret123"}`, "")
+		return r.json(t)["access_token"].(string)
+	}
+	a, b, c := signIn(), signIn(), signIn()
+	wantErr(t, e.req("POST", "/logout?scope=bogus", nil, a), 400, "validation_failed", `Unsupported logout scope "bogus"`)
+	// others: a survives, b and c are gone.
+	if r := e.req("POST", "/logout?scope=others", nil, a); r.Status != 204 || len(r.Body) != 0 {
+		t.Fatalf("logout others %d %s", r.Status, r.Body)
+	}
+	wantErr(t, e.req("GET", "/user", nil, b), 403, "session_not_found", "Session from session_id claim in JWT does not exist")
+	wantErr(t, e.req("GET", "/user", nil, c), 403, "session_not_found", "")
+	if r := e.req("GET", "/user", nil, a); r.Status != 200 {
+		t.Fatalf("a after others: %d", r.Status)
+	}
+	// local: only the caller's session.
+	d := signIn()
+	if r := e.req("POST", "/logout?scope=local", nil, a); r.Status != 204 {
+		t.Fatal(r.Status)
+	}
+	wantErr(t, e.req("GET", "/user", nil, a), 403, "session_not_found", "")
+	if r := e.req("GET", "/user", nil, d); r.Status != 200 {
+		t.Fatalf("d after local: %d", r.Status)
+	}
+	// global (default): everything.
+	f := signIn()
+	if r := e.req("POST", "/logout", nil, d); r.Status != 204 {
+		t.Fatal(r.Status)
+	}
+	wantErr(t, e.req("GET", "/user", nil, f), 403, "session_not_found", "")
+}
+
+func TestUpdateUser(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	s := e.signUp("u@example.com", "secret123")
+	at := s["access_token"].(string)
+	other := e.req("POST", "/token?grant_type=password", `{"email":"u@example.com","password":"secret123"}`, "").json(t)
+	r := e.req("PUT", "/user", map[string]any{"data": map[string]any{"a": 1, "b": "x"}}, at)
+	r = e.req("PUT", "/user", map[string]any{"data": map[string]any{"a": nil, "c": true}}, at)
+	md := r.json(t)["user_metadata"].(map[string]any)
+	if r.Status != 200 || md["a"] != nil || md["b"] != "x" || md["c"] != true {
+		t.Fatalf("metadata merge: %d %s", r.Status, r.Body)
+	}
+	wantErr(t, e.req("PUT", "/user", map[string]any{"app_metadata": map[string]any{"x": 1}}, at), 403, "not_admin", "Updating app_metadata requires admin privileges")
+	wantErr(t, e.req("PUT", "/user", map[string]any{"password": "secret123"}, at), 422, "same_password", "New password should be different from the old password.")
+	wantErr(t, e.req("PUT", "/user", map[string]any{"password": "abc"}, at), 422, "weak_password", "Password should be at least 6 characters.")
+	if r := e.req("PUT", "/user", map[string]any{"password": "new-secret"}, at); r.Status != 200 {
+		t.Fatalf("change password %d %s", r.Status, r.Body)
+	}
+	// The other session was signed out; this one lives.
+	wantErr(t, e.req("GET", "/user", nil, other["access_token"].(string)), 403, "session_not_found", "")
+	wantErr(t, e.refresh(other["refresh_token"].(string)), 400, "refresh_token_not_found", "")
+	if r := e.req("GET", "/user", nil, at); r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	if r := e.req("POST", "/token?grant_type=password", `{"email":"u@example.com","password":"new-secret"}`, ""); r.Status != 200 {
+		t.Fatalf("new password sign-in %d", r.Status)
+	}
+	// Email already taken.
+	e.signUp("taken@example.com", "secret123")
+	wantErr(t, e.req("PUT", "/user", map[string]any{"email": "taken@example.com"}, at), 422, "email_exists", "A user with this email address has already been registered")
+}
+
+// Secure email change: one code to each address, both must be confirmed.
+func TestUpdateUserEmailChange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	at := e.signUp("old@example.com", "secret123")["access_token"].(string)
+	r := e.req("PUT", "/user", map[string]any{"email": "new@example.com"}, at)
+	u := r.json(t)
+	if r.Status != 200 || u["email"] != "old@example.com" || u["new_email"] != "new@example.com" || u["email_change_sent_at"] == nil {
+		t.Fatalf("email change %d %s", r.Status, r.Body)
+	}
+	toNew, toOld := e.mails("new@example.com"), e.mails("old@example.com")
+	if len(toNew) != 1 || len(toOld) != 1 {
+		t.Fatalf("mails new=%d old=%d", len(toNew), len(toOld))
+	}
+	first := e.req("POST", "/verify", map[string]any{"type": "email_change", "email": "old@example.com", "token": toOld[0].Token}, "")
+	if first.Status != 200 || first.json(t)["msg"] != emailChangeMessage || first.json(t)["code"] != "200" {
+		t.Fatalf("first half %d %s", first.Status, first.Body)
+	}
+	// GET link form of the second half.
+	w := httptest.NewRecorder()
+	e.svc.ServeHTTP(w, httptest.NewRequest("GET", strings.TrimPrefix(toNew[0].Link, "http://api.test/auth/v1"), nil))
+	loc := w.Header().Get("Location")
+	if w.Code != 303 || !strings.HasPrefix(loc, "http://localhost:3000#access_token=") || !strings.Contains(loc, "&type=email_change") {
+		t.Fatalf("second half %d %s", w.Code, loc)
+	}
+	if got := e.req("GET", "/user", nil, at).json(t)["email"]; got != "new@example.com" {
+		t.Fatalf("email = %v", got)
+	}
+}
+
+func TestWellKnownSettingsHealth(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	j := e.req("GET", "/.well-known/jwks.json", nil, "")
+	keys := j.json(t)["keys"].([]any)
+	k := keys[0].(map[string]any)
+	if j.Status != 200 || len(keys) != 1 || k["kty"] != "EC" || k["alg"] != "ES256" || k["kid"] != e.keys.KID ||
+		j.Header.Get("Cache-Control") != "public, max-age=600" {
+		t.Fatalf("jwks %d %s %v", j.Status, j.Body, j.Header)
+	}
+	st := e.req("GET", "/settings", nil, "").json(t)
+	if st["mailer_autoconfirm"] != false || st["external"].(map[string]any)["email"] != true || st["disable_signup"] != false {
+		t.Fatalf("settings %v", st)
+	}
+	if h := e.req("GET", "/health", nil, "").json(t); h["name"] != "GoTrue" {
+		t.Fatalf("health %v", h)
+	}
+	wantErr(t, e.req("POST", "/sso", `{}`, ""), 404, "saml_provider_disabled", "SAML 2.0 is disabled")
+}
+
+// Without X-Supabase-Api-Version the legacy error body is used.
+func TestLegacyErrorFormat(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	r := httptest.NewRequest("POST", "/signup", strings.NewReader(`{"email":"a@b.co"}`))
+	w := httptest.NewRecorder()
+	e.svc.ServeHTTP(w, r)
+	if w.Code != 400 || w.Header().Get(apiVersionHeader) != "" || w.Header().Get("x-sb-error-code") != "validation_failed" ||
+		strings.TrimSpace(w.Body.String()) != `{"code":400,"error_code":"validation_failed","msg":"Signup requires a valid password"}` {
+		t.Fatalf("%d %v %s", w.Code, w.Header(), w.Body)
+	}
+}

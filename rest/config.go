@@ -1,0 +1,121 @@
+package rest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Config is the REST service's configuration, named after PostgREST's
+// settings.
+type Config struct {
+	// Schemas are the exposed schemas; the first is the default profile.
+	Schemas []string
+	// ExtraSearchPath follows the active schema in search_path.
+	ExtraSearchPath []string
+	// AnonRole is the role of requests without a token.
+	AnonRole string
+	// MaxRows caps every read node (0 = no cap).
+	MaxRows int64
+	// TxEnd is commit, commit-allow-override, rollback or
+	// rollback-allow-override.
+	TxEnd string
+	// PlanEnabled allows the application/vnd.pgrst.plan media types.
+	PlanEnabled bool
+	// AggregatesEnabled allows count(), sum() … in select.
+	AggregatesEnabled bool
+	// PreRequest is a function ("schema.fn") called before every request.
+	PreRequest string
+	// OpenAPIMode is follow-privileges, ignore-privileges or disabled.
+	OpenAPIMode string
+	// ServerURL is advertised as host/schemes in the OpenAPI document.
+	ServerURL string
+}
+
+func (c *Config) defaults() {
+	if len(c.Schemas) == 0 {
+		c.Schemas = []string{"public"}
+	}
+	if c.ExtraSearchPath == nil {
+		c.ExtraSearchPath = []string{"public", "extensions"}
+	}
+	if c.AnonRole == "" {
+		c.AnonRole = "anon"
+	}
+	if c.TxEnd == "" {
+		c.TxEnd = "commit"
+	}
+	if c.OpenAPIMode == "" {
+		c.OpenAPIMode = "follow-privileges"
+	}
+}
+
+func (c *Config) validate() error {
+	switch c.TxEnd {
+	case "commit", "commit-allow-override", "rollback", "rollback-allow-override":
+	default:
+		return fmt.Errorf("rest: invalid tx end %q", c.TxEnd)
+	}
+	switch c.OpenAPIMode {
+	case "follow-privileges", "ignore-privileges", "disabled":
+	default:
+		return fmt.Errorf("rest: invalid openapi mode %q", c.OpenAPIMode)
+	}
+	if c.MaxRows < 0 {
+		return fmt.Errorf("rest: max rows must not be negative")
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ConfigFromEnv reads REST_* variables:
+//
+//	REST_DB_SCHEMAS            exposed schemas (default public)
+//	REST_DB_EXTRA_SEARCH_PATH  default public,extensions
+//	REST_DB_ANON_ROLE          default anon
+//	REST_DB_MAX_ROWS           default 1000 (0 = unlimited)
+//	REST_DB_TX_END             commit | commit-allow-override | rollback | rollback-allow-override
+//	REST_DB_PLAN_ENABLED       true/false
+//	REST_DB_AGGREGATES_ENABLED true/false
+//	REST_DB_PRE_REQUEST        schema.function
+//	REST_OPENAPI_MODE          follow-privileges | ignore-privileges | disabled
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Schemas:     splitList(getenv("REST_DB_SCHEMAS")),
+		AnonRole:    getenv("REST_DB_ANON_ROLE"),
+		TxEnd:       getenv("REST_DB_TX_END"),
+		PreRequest:  getenv("REST_DB_PRE_REQUEST"),
+		OpenAPIMode: getenv("REST_OPENAPI_MODE"),
+		MaxRows:     1000,
+	}
+	if v := getenv("REST_DB_EXTRA_SEARCH_PATH"); v != "" {
+		c.ExtraSearchPath = splitList(v)
+	}
+	if v := getenv("REST_DB_MAX_ROWS"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return c, fmt.Errorf("REST_DB_MAX_ROWS: %w", err)
+		}
+		c.MaxRows = n
+	}
+	for name, dst := range map[string]*bool{"REST_DB_PLAN_ENABLED": &c.PlanEnabled, "REST_DB_AGGREGATES_ENABLED": &c.AggregatesEnabled} {
+		if v := getenv(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return c, fmt.Errorf("%s: %w", name, err)
+			}
+			*dst = b
+		}
+	}
+	c.defaults()
+	return c, c.validate()
+}

@@ -1,0 +1,203 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// apiError is an error rendered in PostgREST's {code,message,details,hint}
+// shape. Details and Hint are nil, a string, or (PGRST201) a list.
+type apiError struct {
+	Status  int
+	Code    string
+	Message string
+	Details any
+	Hint    any
+	Headers map[string]string
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// pgrstErr builds an error with a PostgREST code.
+func pgrstErr(status int, code, msg string, details any, hint any) *apiError {
+	return &apiError{Status: status, Code: code, Message: msg, Details: details, Hint: hint}
+}
+
+// fromPgError maps a Postgres error to PostgREST's HTTP status.
+func fromPgError(pe *pgconn.PgError, anon bool) *apiError {
+	e := &apiError{Code: pe.Code, Message: pe.Message, Details: orNull(pe.Detail), Hint: orNull(pe.Hint)}
+	switch pe.Code {
+	case "PGRST":
+		return customError(pe)
+	}
+	e.Status = statusForSQLState(pe.Code, pe.Message, anon)
+	return e
+}
+
+func statusForSQLState(code, msg string, anon bool) int {
+	switch {
+	case code == "42501":
+		if anon {
+			return 401
+		}
+		return 403
+	case code == "21000":
+		if strings.HasSuffix(msg, "requires a WHERE clause") {
+			return 400
+		}
+		return 500
+	case code == "22023":
+		if strings.HasPrefix(msg, "role \"") && strings.HasSuffix(msg, "\" does not exist") {
+			return 401
+		}
+		return 400
+	case code == "23503", code == "23505":
+		return 409
+	case code == "25006":
+		return 405
+	case code == "42883":
+		if strings.HasPrefix(msg, "function xmlagg(") {
+			return 406
+		}
+		return 404
+	case code == "42P01":
+		return 404
+	case code == "42P17", code == "53400":
+		return 500
+	case code == "57P01":
+		return 503
+	case code == "P0001":
+		return 400
+	case strings.HasPrefix(code, "PT") && len(code) == 5:
+		if n, err := strconv.Atoi(code[2:]); err == nil {
+			return n
+		}
+		return 500
+	}
+	switch code[:2] {
+	case "08", "53":
+		return 503
+	case "09", "25", "2D", "38", "39", "3B", "40", "54", "55", "57", "58", "F0", "HV", "XX", "P0":
+		return 500
+	case "0L", "0P", "28":
+		return 403
+	}
+	return 400
+}
+
+// customError handles RAISE SQLSTATE 'PGRST': MESSAGE is the JSON body and
+// DETAIL carries status and headers.
+func customError(pe *pgconn.PgError) *apiError {
+	bad := pgrstErr(500, "PGRST121", "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error", nil, nil)
+	var body struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Details any    `json:"details"`
+		Hint    any    `json:"hint"`
+	}
+	var det struct {
+		Status  int               `json:"status"`
+		Headers map[string]string `json:"headers"`
+	}
+	if json.Unmarshal([]byte(pe.Message), &body) != nil {
+		bad.Details = "Invalid JSON value for MESSAGE: '" + pe.Message + "'"
+		bad.Hint = "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."
+		return bad
+	}
+	if json.Unmarshal([]byte(pe.Detail), &det) != nil || det.Status == 0 {
+		bad.Details = "Invalid JSON value for DETAIL: '" + pe.Detail + "'"
+		bad.Hint = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."
+		return bad
+	}
+	return &apiError{Status: det.Status, Code: body.Code, Message: body.Message, Details: body.Details, Hint: body.Hint, Headers: det.Headers}
+}
+
+// jwtError renders a failed token check as PGRST301/PGRST303.
+func jwtError(err error) *apiError {
+	e := &apiError{Status: 401, Code: "PGRST301"}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, jwt.ErrExpired):
+		e.Code, e.Message = "PGRST303", "JWT expired"
+	case errors.Is(err, jwt.ErrMalformed):
+		e.Message = "Expected 3 parts in JWT; got " + partsCount(msg)
+		if i := strings.Index(msg, "expected 3 parts in JWT; got "); i < 0 {
+			e.Message = "JWT cryptographic operation failed"
+		}
+	default:
+		e.Message = "No suitable key or wrong key type"
+	}
+	e.Headers = map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", error_description="` + e.Message + `"`}
+	return e
+}
+
+func partsCount(msg string) string {
+	const k = "got "
+	if i := strings.LastIndex(msg, k); i >= 0 {
+		return strings.TrimSpace(msg[i+len(k):])
+	}
+	return "1"
+}
+
+// writeError renders err; anything that is not an apiError or a Postgres
+// error becomes a 500 without leaking internals.
+func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, anon bool) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		var pe *pgconn.PgError
+		var perr *parseError
+		switch {
+		case errors.As(err, &pe):
+			ae = fromPgError(pe, anon)
+		case errors.As(err, &perr):
+			ae = pgrstErr(400, "PGRST100", perr.Error(), perr.msg, nil)
+		case errors.Is(err, errPoolTimeout):
+			ae = pgrstErr(504, "PGRST003", "Timed out acquiring connection from connection pool.", nil, nil)
+		default:
+			var ce *pgconn.ConnectError
+			if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+				ae = pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
+			} else {
+				s.log.Error("rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+				ae = pgrstErr(500, "PGRSTX00", "Internal server error", nil, nil)
+			}
+		}
+	}
+	h := w.Header()
+	for k, v := range ae.Headers {
+		h.Set(k, v)
+	}
+	if ae.Status == 401 && h.Get("WWW-Authenticate") == "" {
+		h.Set("WWW-Authenticate", "Bearer")
+	}
+	if ae.Status == 503 {
+		h.Set("Retry-After", "0")
+	}
+	h.Set("Proxy-Status", "PostgREST; error="+ae.Code)
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	body, _ := json.Marshal(struct {
+		Code    string `json:"code"`
+		Details any    `json:"details"`
+		Hint    any    `json:"hint"`
+		Message string `json:"message"`
+	}{ae.Code, ae.Details, ae.Hint, ae.Message})
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(ae.Status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}

@@ -1,0 +1,390 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// claimsWithRole returns the claims JSON with "role" set to the effective
+// role, reusing the verified bytes when they already say so.
+func claimsWithRole(c *jwt.Claims, role string) []byte {
+	if c.Role == role && len(c.Raw) > 0 {
+		return c.Raw
+	}
+	m := make(map[string]any, len(c.Map)+1)
+	for k, v := range c.Map {
+		m[k] = v
+	}
+	m["role"] = role
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// statement is the main query of a request plus how to run it.
+type statement struct {
+	sql      string
+	args     []any
+	readOnly bool
+	// verify inspects the result before commit; an error rolls back.
+	verify func(*result) error
+}
+
+// result is the single row every main statement returns.
+type result struct {
+	total    *int64
+	page     int64
+	body     []byte
+	headers  *string
+	status   *string
+	inserted *int64
+}
+
+// unsafeSettings are role settings an authenticator cannot or must not
+// apply per transaction.
+func unsafeSetting(k string) bool {
+	return strings.HasPrefix(k, "pgrst.") || k == "session_preload_libraries" || strings.HasPrefix(k, "log_") ||
+		k == "search_path" || k == "role"
+}
+
+// setup renders PostgREST's pre-query: search_path, the role's own
+// settings, the role switch and the request.* settings, as SET LOCAL.
+func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
+	var sb strings.Builder
+	args := make([]any, 0, 10)
+	add := func(k, v string) {
+		args = append(args, k, v)
+		if len(args) > 2 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("set_config($" + strconv.Itoa(len(args)-1) + ", $" + strconv.Itoa(len(args)) + ", true)")
+	}
+	sb.WriteString("SELECT ")
+	path := []string{quoteIdent(rc.schema)}
+	for _, p := range s.cfg.ExtraSearchPath {
+		path = append(path, quoteIdent(p))
+	}
+	add("search_path", strings.Join(path, ", "))
+	for _, kv := range rc.cache.RoleSettings[rc.role] {
+		if !unsafeSetting(kv[0]) {
+			add(kv[0], kv[1])
+		}
+	}
+	claims := rc.claims
+	if claims == nil {
+		claims = []byte(`{"role":"` + rc.role + `"}`)
+	}
+	add("role", rc.role)
+	add("request.jwt.claims", string(claims))
+	add("request.method", rc.r.Method)
+	add("request.path", "/"+strings.TrimPrefix(rc.r.URL.Path, "/"))
+	add("request.headers", headersJSON(rc.r))
+	add("request.cookies", cookiesJSON(rc.r))
+	if tz := rc.prefs.timezone; tz != "" && validTimezone(tz) {
+		add("timezone", tz)
+	}
+	if readOnly {
+		add("transaction_read_only", "on")
+	}
+	return sb.String(), args
+}
+
+func validTimezone(tz string) bool {
+	for _, c := range tz {
+		if !(c == '/' || c == '_' || c == '-' || c == '+' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+func headersJSON(r *http.Request) string {
+	m := make(map[string]string, len(r.Header)+1)
+	for k, v := range r.Header {
+		lk := strings.ToLower(k)
+		if lk == "cookie" {
+			continue
+		}
+		m[lk] = strings.Join(v, ", ")
+	}
+	if r.Host != "" {
+		m["host"] = r.Host
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func cookiesJSON(r *http.Request) string {
+	cs := r.Cookies()
+	if len(cs) == 0 {
+		return "{}"
+	}
+	m := make(map[string]string, len(cs))
+	for _, c := range cs {
+		m[c.Name] = c.Value
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// txOutcome decides commit vs rollback from db-tx-end and Prefer: tx.
+func (s *Service) rollbackWanted(p prefs) (rollback bool, applied bool) {
+	switch s.cfg.TxEnd {
+	case "rollback":
+		return true, false
+	case "commit-allow-override", "rollback-allow-override":
+		if p.tx != "" {
+			return p.tx == "rollback", true
+		}
+		return s.cfg.TxEnd == "rollback-allow-override", false
+	}
+	return false, false
+}
+
+// parseResult reads the main statement's row (text format).
+func parseResult(vals [][]byte) (*result, error) {
+	if len(vals) != 6 {
+		return nil, fmt.Errorf("rest: main statement returned %d columns", len(vals))
+	}
+	res := &result{}
+	num := func(b []byte) (*int64, error) {
+		if b == nil || len(b) == 0 {
+			return nil, nil
+		}
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		return &n, err
+	}
+	var err error
+	if res.total, err = num(vals[0]); err != nil {
+		return nil, err
+	}
+	p, err := num(vals[1])
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		res.page = *p
+	}
+	res.body = append([]byte(nil), vals[2]...)
+	if vals[3] != nil {
+		h := string(vals[3])
+		res.headers = &h
+	}
+	if vals[4] != nil {
+		st := string(vals[4])
+		res.status = &st
+	}
+	if res.inserted, err = num(vals[5]); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// execute runs the setup and the main statement in one transaction, in one
+// pipelined round trip. Reads run in the implicit transaction of the
+// pipeline; writes open an explicit one so the result can still be rolled
+// back (single-object checks, max-affected, Prefer: tx=rollback).
+func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
+	ctx := rc.r.Context()
+	setupSQL, setupArgs := s.setup(rc, st.readOnly)
+	rollback, _ := s.rollbackWanted(rc.prefs)
+	explicit := !st.readOnly || rollback
+	steps := make([]step, 0, 4)
+	if explicit {
+		steps = append(steps, step{sql: "BEGIN"})
+	}
+	steps = append(steps, step{sql: setupSQL, args: setupArgs, prepare: true})
+	if s.cfg.PreRequest != "" {
+		steps = append(steps, step{sql: "SELECT " + qualifiedFn(s.cfg.PreRequest) + "()", prepare: true})
+	}
+	var res *result
+	steps = append(steps, step{sql: st.sql, args: st.args, prepare: true, row: func(v [][]byte) error {
+		r, err := parseResult(v)
+		res = r
+		return err
+	}})
+	conn, err := s.user.Acquire(ctx)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, errPoolTimeout
+		}
+		return nil, err
+	}
+	defer conn.Release()
+	pc := conn.Conn().PgConn()
+	err = runPipeline(ctx, pc, s.gen.Load(), steps)
+	if err == nil && res == nil {
+		err = errors.New("rest: main statement returned no row")
+	}
+	end := func(sql string) error {
+		return pc.Exec(context.WithoutCancel(ctx), sql).Close()
+	}
+	finish := func(e error) (*result, error) {
+		if !pc.IsClosed() && pc.TxStatus() != 'I' {
+			if end("ROLLBACK") != nil {
+				_ = conn.Conn().Close(context.Background())
+			}
+		}
+		return nil, e
+	}
+	if err != nil {
+		return finish(err)
+	}
+	if st.verify != nil {
+		if verr := st.verify(res); verr != nil {
+			return finish(verr)
+		}
+	}
+	if !explicit {
+		return res, nil
+	}
+	if rollback {
+		if err := end("SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
+			return finish(err)
+		}
+		if err := end("ROLLBACK"); err != nil {
+			return finish(err)
+		}
+		return res, nil
+	}
+	if err := end("COMMIT"); err != nil {
+		return finish(err)
+	}
+	return res, nil
+}
+
+// qualifiedFn quotes "schema.fn" or "fn".
+func qualifiedFn(name string) string {
+	if s, f, ok := strings.Cut(name, "."); ok {
+		return quoteIdent(s) + "." + quoteIdent(f)
+	}
+	return quoteIdent(name)
+}
+
+// applyResponseGUCs honours response.headers and response.status.
+func applyResponseGUCs(h http.Header, res *result, status *int) error {
+	if res.headers != nil {
+		var list []map[string]any
+		if err := json.Unmarshal([]byte(*res.headers), &list); err != nil {
+			return pgrstErr(500, "PGRST111", "response.headers guc must be a JSON array composed of objects with a single key and a string value", nil, nil)
+		}
+		for _, m := range list {
+			if len(m) != 1 {
+				return pgrstErr(500, "PGRST111", "response.headers guc must be a JSON array composed of objects with a single key and a string value", nil, nil)
+			}
+			for k, v := range m {
+				sv, ok := v.(string)
+				if !ok {
+					return pgrstErr(500, "PGRST111", "response.headers guc must be a JSON array composed of objects with a single key and a string value", nil, nil)
+				}
+				h.Set(k, sv)
+			}
+		}
+	}
+	if res.status != nil {
+		n, err := strconv.Atoi(*res.status)
+		if err != nil || n < 100 || n > 599 {
+			return pgrstErr(500, "PGRST112", "response.status guc must be a valid status code", nil, nil)
+		}
+		*status = n
+	}
+	return nil
+}
+
+// contentRange renders lower-upper/total.
+func contentRange(lower int64, n int64, total *int64) string {
+	t := "*"
+	if total != nil {
+		t = strconv.FormatInt(*total, 10)
+	}
+	if n > 0 && (total == nil || *total != 0) {
+		return strconv.FormatInt(lower, 10) + "-" + strconv.FormatInt(lower+n-1, 10) + "/" + t
+	}
+	return "*/" + t
+}
+
+// write sends the final response.
+func write(rc *reqCtx, status int, contentType string, body []byte) {
+	h := rc.w.Header()
+	if contentType != "" && (len(body) > 0 || rc.r.Method == http.MethodHead) {
+		h.Set("Content-Type", contentType)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	rc.w.WriteHeader(status)
+	if rc.r.Method != http.MethodHead && len(body) > 0 {
+		_, _ = rc.w.Write(body)
+	}
+}
+
+// preferenceApplied renders the honoured Prefer tokens in PostgREST order.
+func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
+	p := rc.prefs
+	var out []string
+	if resolution && p.resolution != "" {
+		out = append(out, "resolution="+p.resolution)
+	}
+	if write && p.missing != "" {
+		out = append(out, "missing="+p.missing)
+	}
+	if write && p.ret != "" {
+		out = append(out, "return="+p.ret)
+	}
+	if p.count != "" {
+		out = append(out, "count="+p.count)
+	}
+	if _, applied := s.rollbackWanted(p); applied {
+		out = append(out, "tx="+p.tx)
+	}
+	if p.handling != "" {
+		out = append(out, "handling="+p.handling)
+	}
+	if p.timezone != "" && validTimezone(p.timezone) {
+		out = append(out, "timezone="+p.timezone)
+	}
+	if p.handling == "strict" && p.maxAffected != nil && (rc.r.Method == http.MethodPatch || rc.r.Method == http.MethodDelete || rc.route.fn != "") {
+		out = append(out, "max-affected="+strconv.FormatInt(*p.maxAffected, 10))
+	}
+	if len(out) > 0 {
+		rc.w.Header().Set("Preference-Applied", strings.Join(out, ", "))
+	}
+}
+
+func (s *Service) profileHeader(rc *reqCtx) {
+	if rc.profileSent || len(s.cfg.Schemas) > 1 {
+		rc.w.Header().Set("Content-Profile", rc.schema)
+	}
+}
+
+// executeExplain runs an EXPLAIN of st in a transaction that is always
+// rolled back, and returns its lines joined by newlines.
+func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement) ([]byte, error) {
+	ctx := rc.r.Context()
+	setupSQL, setupArgs := s.setup(rc, st.readOnly)
+	conn, err := s.user.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	var lines []string
+	pc := conn.Conn().PgConn()
+	err = runPipeline(ctx, pc, s.gen.Load(), []step{{sql: "BEGIN"}, {sql: setupSQL, args: setupArgs},
+		{sql: sql, args: st.args, row: func(v [][]byte) error {
+			lines = append(lines, string(v[0]))
+			return nil
+		}}})
+	if !pc.IsClosed() && pc.TxStatus() != 'I' {
+		if e := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK").Close(); e != nil {
+			_ = conn.Conn().Close(context.Background())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []byte(strings.Join(lines, "\n")), nil
+}

@@ -1,0 +1,121 @@
+package rest
+
+import (
+	"strings"
+)
+
+var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+	"like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
+	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
+
+var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
+
+// pgArray renders items as a Postgres array literal with every element
+// double-quoted, so commas and braces inside values stay literal.
+func pgArray(items []string) string {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i, it := range items {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteByte('"')
+		sb.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(it))
+		sb.WriteByte('"')
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}
+
+// filterSQL renders one condition on node n. A bare embed name with is.null
+// or not.is.null becomes an anti/semi-join on that embed.
+func (b *builder) filterSQL(n *node, f *filter) (string, error) {
+	if len(f.Field.Path) == 0 {
+		if e := n.child(f.Field.Name); e != nil && n.table.Column(f.Field.Name) == nil {
+			if f.Op != "is" || (f.Value != "null" && f.Value != "not_null") {
+				return "", pgrstErr(400, "PGRST120", "Bad operator on the '"+f.Field.Name+"' embedded resource",
+					"Only is null or not is null filters are allowed on embedded resources", nil)
+			}
+			ex, err := b.existsSQL(n, e)
+			if err != nil {
+				return "", err
+			}
+			null := f.Value == "null"
+			if f.Not {
+				null = !null
+			}
+			if null {
+				return "NOT " + ex, nil
+			}
+			return ex, nil
+		}
+	}
+	lhs := n.fieldExpr(f.Field)
+	var s string
+	switch op := f.Op; {
+	case op == "is":
+		s = lhs + " IS " + map[string]string{"null": "NULL", "not_null": "NOT NULL", "true": "TRUE",
+			"false": "FALSE", "unknown": "UNKNOWN"}[f.Value]
+	case op == "in":
+		s = lhs + " = ANY (" + b.arg(pgArray(f.List)) + ")"
+	case op == "isdistinct":
+		s = lhs + " IS DISTINCT FROM " + b.arg(f.Value)
+	case ftsFuncs[op] != "":
+		col := lhs
+		c := n.table.Column(f.Field.Name)
+		tsv := c != nil && c.TSVector && len(f.Field.Path) == 0
+		if f.Lang != "" {
+			lang := b.arg(f.Lang)
+			if !tsv {
+				col = "to_tsvector(" + lang + ", " + lhs + ")"
+			}
+			s = col + " @@ " + ftsFuncs[op] + "(" + lang + ", " + b.arg(f.Value) + ")"
+		} else {
+			if !tsv {
+				col = "to_tsvector(" + lhs + ")"
+			}
+			s = col + " @@ " + ftsFuncs[op] + "(" + b.arg(f.Value) + ")"
+		}
+	default:
+		sqlOp := cmpOps[op]
+		v := f.Value
+		if op == "like" || op == "ilike" {
+			v = strings.ReplaceAll(v, "*", "%")
+		}
+		if f.Quant != "" {
+			s = lhs + " " + sqlOp + " " + strings.ToUpper(f.Quant) + "(" + b.arg(v) + ")"
+		} else {
+			s = lhs + " " + sqlOp + " " + b.arg(v)
+		}
+	}
+	if f.Not {
+		return "NOT " + s, nil
+	}
+	return s, nil
+}
+
+func (b *builder) treeSQL(n *node, t *logicTree) (string, error) {
+	parts := make([]string, 0, len(t.Children))
+	for _, c := range t.Children {
+		var s string
+		var err error
+		if c.Tree != nil {
+			s, err = b.treeSQL(n, c.Tree)
+		} else {
+			s, err = b.filterSQL(n, c.Filter)
+		}
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, s)
+	}
+	joiner := " AND "
+	if t.Op == "or" {
+		joiner = " OR "
+	}
+	s := "(" + strings.Join(parts, joiner) + ")"
+	if t.Not {
+		s = "NOT " + s
+	}
+	return s, nil
+}

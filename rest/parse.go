@@ -1,0 +1,367 @@
+package rest
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// jsonOp is one step of a JSON path: -> keeps JSON, ->> yields text. Key is
+// either a field name or an array index (IsIndex, possibly negative).
+type jsonOp struct {
+	Arrow   string
+	Key     string
+	IsIndex bool
+}
+
+// field is a column reference with an optional JSON path.
+type field struct {
+	Name string
+	Path []jsonOp
+}
+
+// outputKey is the JSON key a field produces without an alias: the last
+// path key, or the column name when the path has only indexes.
+func (f field) outputKey() string {
+	for i := len(f.Path) - 1; i >= 0; i-- {
+		if !f.Path[i].IsIndex {
+			return f.Path[i].Key
+		}
+	}
+	return f.Name
+}
+
+type itemKind int
+
+const (
+	itemField itemKind = iota
+	itemStar
+	itemCount // count() aggregate
+	itemEmbed
+	itemSpread
+)
+
+// selectItem is one entry of the select parameter.
+type selectItem struct {
+	Kind    itemKind
+	Alias   string
+	Field   field
+	Cast    string
+	Agg     string // sum avg count max min
+	AggCast string
+	// embeds
+	Rel      string
+	Hint     string
+	Inner    bool
+	Left     bool
+	Children []*selectItem
+}
+
+// parseError is a grammar error rendered as PGRST100.
+type parseError struct {
+	what  string // "select parameter", "filter", ...
+	input string
+	col   int // 1-based
+	msg   string
+}
+
+func (e *parseError) Error() string {
+	return fmt.Sprintf("\"failed to parse %s (%s)\" (line 1, column %d)", e.what, e.input, e.col)
+}
+
+type scanner struct {
+	s    []rune
+	pos  int
+	what string
+	in   string
+}
+
+func newScanner(what, s string) *scanner { return &scanner{s: []rune(s), what: what, in: s} }
+
+func (p *scanner) fail(format string, a ...any) *parseError {
+	return &parseError{what: p.what, input: p.in, col: p.pos + 1, msg: fmt.Sprintf(format, a...)}
+}
+
+func (p *scanner) eof() bool { return p.pos >= len(p.s) }
+
+func (p *scanner) peek() rune {
+	if p.eof() {
+		return 0
+	}
+	return p.s[p.pos]
+}
+
+func (p *scanner) has(prefix string) bool {
+	r := []rune(prefix)
+	if p.pos+len(r) > len(p.s) {
+		return false
+	}
+	for i, c := range r {
+		if p.s[p.pos+i] != c {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *scanner) skipSpace() {
+	for !p.eof() && unicode.IsSpace(p.s[p.pos]) {
+		p.pos++
+	}
+}
+
+func (p *scanner) unexpected() string {
+	if p.eof() {
+		return "unexpected end of input"
+	}
+	return fmt.Sprintf("unexpected %q", string(p.s[p.pos]))
+}
+
+func isIdentRune(c rune) bool {
+	return unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '$' || c == ' '
+}
+
+// name reads a quoted or bare identifier. Bare names may contain '-' unless
+// it starts a JSON arrow.
+func (p *scanner) name() (string, error) {
+	if p.peek() == '"' {
+		return p.quoted()
+	}
+	start := p.pos
+	for !p.eof() {
+		c := p.s[p.pos]
+		if isIdentRune(c) || (c == '-' && !p.has("->")) {
+			p.pos++
+			continue
+		}
+		break
+	}
+	if p.pos == start {
+		return "", p.fail("%s expecting field name (* or [a..z0..9_$])", p.unexpected())
+	}
+	return strings.TrimSpace(string(p.s[start:p.pos])), nil
+}
+
+// quoted reads "..." where backslash escapes the next character.
+func (p *scanner) quoted() (string, error) {
+	p.pos++ // opening quote
+	var b strings.Builder
+	for {
+		if p.eof() {
+			return "", p.fail("unexpected end of input expecting \"\\\"\"")
+		}
+		c := p.s[p.pos]
+		p.pos++
+		switch c {
+		case '\\':
+			if p.eof() {
+				return "", p.fail("unexpected end of input")
+			}
+			b.WriteRune(p.s[p.pos])
+			p.pos++
+		case '"':
+			return b.String(), nil
+		default:
+			b.WriteRune(c)
+		}
+	}
+}
+
+// jsonPath reads *(("->"|"->>") (name | [-]digits)).
+func (p *scanner) jsonPath() ([]jsonOp, error) {
+	var ops []jsonOp
+	for p.has("->") {
+		op := jsonOp{Arrow: "->"}
+		p.pos += 2
+		if p.peek() == '>' {
+			op.Arrow = "->>"
+			p.pos++
+		}
+		start := p.pos
+		if p.peek() == '-' {
+			p.pos++
+		}
+		digits := p.pos
+		for !p.eof() && unicode.IsDigit(p.s[p.pos]) {
+			p.pos++
+		}
+		if p.pos > digits && (p.eof() || !isIdentRune(p.peek())) {
+			op.Key, op.IsIndex = string(p.s[start:p.pos]), true
+		} else {
+			p.pos = start
+			k, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			op.Key = k
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+func (p *scanner) field() (field, error) {
+	n, err := p.name()
+	if err != nil {
+		return field{}, err
+	}
+	path, err := p.jsonPath()
+	return field{Name: n, Path: path}, err
+}
+
+// cast reads "::" type; the type may hold letters, digits, '_', '$', spaces.
+func (p *scanner) cast() (string, error) {
+	if !p.has("::") {
+		return "", nil
+	}
+	p.pos += 2
+	start := p.pos
+	for !p.eof() && (isIdentRune(p.s[p.pos])) {
+		p.pos++
+	}
+	t := strings.TrimSpace(string(p.s[start:p.pos]))
+	if t == "" {
+		return "", p.fail("%s expecting cast type", p.unexpected())
+	}
+	return t, nil
+}
+
+var aggregates = map[string]bool{"sum": true, "avg": true, "count": true, "max": true, "min": true}
+
+// parseSelect parses the select parameter. Empty means all columns.
+func parseSelect(s string) ([]*selectItem, error) {
+	p := newScanner("select parameter", s)
+	items, err := p.selectList(0)
+	if err != nil {
+		return nil, err
+	}
+	if !p.eof() {
+		return nil, p.fail("%s expecting \",\" or end of input", p.unexpected())
+	}
+	return items, nil
+}
+
+func (p *scanner) selectList(depth int) ([]*selectItem, error) {
+	var items []*selectItem
+	p.skipSpace()
+	if p.eof() || (depth > 0 && p.peek() == ')') {
+		return nil, nil
+	}
+	for {
+		p.skipSpace()
+		it, err := p.selectItem(depth)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+		p.skipSpace()
+		if p.peek() != ',' {
+			return items, nil
+		}
+		p.pos++
+	}
+}
+
+func (p *scanner) embedTail(it *selectItem, depth int) error {
+	for p.peek() == '!' {
+		p.pos++
+		h, err := p.name()
+		if err != nil {
+			return err
+		}
+		switch h {
+		case "inner":
+			it.Inner = true
+		case "left":
+			it.Left = true
+		default:
+			if it.Hint != "" {
+				return p.fail("unexpected %q expecting \"(\"", "!")
+			}
+			it.Hint = h
+		}
+	}
+	if p.peek() != '(' {
+		return p.fail("%s expecting \"(\"", p.unexpected())
+	}
+	p.pos++
+	children, err := p.selectList(depth + 1)
+	if err != nil {
+		return err
+	}
+	p.skipSpace()
+	if p.peek() != ')' {
+		return p.fail("%s expecting \")\"", p.unexpected())
+	}
+	p.pos++
+	it.Children = children
+	return nil
+}
+
+func (p *scanner) selectItem(depth int) (*selectItem, error) {
+	if p.peek() == '*' {
+		p.pos++
+		return &selectItem{Kind: itemStar}, nil
+	}
+	if p.has("...") {
+		p.pos += 3
+		rel, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		it := &selectItem{Kind: itemSpread, Rel: rel}
+		return it, p.embedTail(it, depth)
+	}
+	n, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	it := &selectItem{}
+	if p.peek() == ':' && !p.has("::") {
+		p.pos++
+		it.Alias = n
+		p.skipSpace()
+		if p.has("...") {
+			return nil, p.fail("unexpected \".\" expecting field name")
+		}
+		if n, err = p.name(); err != nil {
+			return nil, err
+		}
+	}
+	if n == "count" && p.has("()") {
+		p.pos += 2
+		it.Kind = itemCount
+		it.AggCast, err = p.cast()
+		return it, err
+	}
+	if p.peek() == '!' || p.peek() == '(' {
+		it.Kind, it.Rel = itemEmbed, n
+		return it, p.embedTail(it, depth)
+	}
+	it.Kind = itemField
+	it.Field.Name = n
+	if it.Field.Path, err = p.jsonPath(); err != nil {
+		return nil, err
+	}
+	if it.Cast, err = p.cast(); err != nil {
+		return nil, err
+	}
+	if p.peek() == '.' {
+		p.pos++
+		start := p.pos
+		for !p.eof() && unicode.IsLetter(p.s[p.pos]) {
+			p.pos++
+		}
+		agg := string(p.s[start:p.pos])
+		if !aggregates[agg] || !p.has("()") {
+			p.pos = start
+			return nil, p.fail("%s expecting aggregate function", p.unexpected())
+		}
+		p.pos += 2
+		it.Agg = agg
+		if it.AggCast, err = p.cast(); err != nil {
+			return nil, err
+		}
+	}
+	return it, nil
+}

@@ -1,0 +1,402 @@
+package rest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// filter is one horizontal condition: [not.]op[(any|all)][(lang)].value.
+type filter struct {
+	Field field
+	Not   bool
+	Op    string
+	Quant string   // any, all
+	Lang  string   // fts config
+	Value string   // raw value
+	List  []string // in.(…) items
+}
+
+// logicTree is and=(…)/or=(…), possibly negated and nested.
+type logicTree struct {
+	Op       string // and, or
+	Not      bool
+	Children []logicNode
+}
+
+// logicNode is a leaf filter, an embedded null test, or a subtree.
+type logicNode struct {
+	Filter *filter
+	Tree   *logicTree
+}
+
+// orderTerm is one ORDER BY item; Rel is set for order=rel(col).
+type orderTerm struct {
+	Rel   string
+	Field field
+	Desc  bool
+	Nulls string // "", first, last
+}
+
+var quantOps = map[string]bool{"eq": true, "gte": true, "gt": true, "lte": true, "lt": true,
+	"like": true, "ilike": true, "match": true, "imatch": true}
+var simpleOps = map[string]bool{"neq": true, "cs": true, "cd": true, "ov": true, "sl": true,
+	"sr": true, "nxr": true, "nxl": true, "adj": true, "isdistinct": true}
+var ftsOps = map[string]bool{"fts": true, "plfts": true, "phfts": true, "wfts": true}
+var isValues = map[string]bool{"null": true, "not_null": true, "true": true, "false": true, "unknown": true}
+
+// looksLikeFilter reports whether v starts with a known operator, which
+// decides on GET /rpc whether a parameter is a filter or an argument.
+func looksLikeFilter(v string) bool {
+	v = strings.TrimPrefix(v, "not.")
+	op := v
+	if i := strings.IndexAny(v, ".("); i >= 0 {
+		op = v[:i]
+	}
+	return quantOps[op] || simpleOps[op] || ftsOps[op] || op == "is" || op == "in"
+}
+
+// parseFilterValue parses the value side of a top-level filter. The value
+// after the operator is taken verbatim to the end of the parameter.
+func parseFilterValue(f field, raw string) (*filter, error) {
+	p := newScanner("filter", raw)
+	flt := &filter{Field: f}
+	if p.has("not.") {
+		flt.Not = true
+		p.pos += 4
+	}
+	if err := p.operator(flt, false); err != nil {
+		return nil, err
+	}
+	return flt, nil
+}
+
+// operator parses op[...] "." value. inTree limits the value to the next
+// ',' or ')' (respecting quotes and braces), as in logic trees.
+func (p *scanner) operator(flt *filter, inTree bool) error {
+	start := p.pos
+	for !p.eof() && p.s[p.pos] >= 'a' && p.s[p.pos] <= 'z' {
+		p.pos++
+	}
+	op := string(p.s[start:p.pos])
+	flt.Op = op
+	switch {
+	case quantOps[op]:
+		if p.has("(any)") || p.has("(all)") {
+			flt.Quant = string(p.s[p.pos+1 : p.pos+4])
+			p.pos += 5
+		}
+	case ftsOps[op]:
+		if p.peek() == '(' {
+			p.pos++
+			ls := p.pos
+			for !p.eof() && p.s[p.pos] != ')' {
+				p.pos++
+			}
+			if p.eof() {
+				return p.fail("unexpected end of input expecting \")\"")
+			}
+			flt.Lang = string(p.s[ls:p.pos])
+			p.pos++
+		}
+	case simpleOps[op], op == "is", op == "in":
+	default:
+		p.pos = start
+		return p.fail("%s expecting operator (eq, gt, ...)", p.unexpected())
+	}
+	if p.peek() != '.' {
+		return p.fail("%s expecting \".\"", p.unexpected())
+	}
+	p.pos++
+	switch op {
+	case "in":
+		list, err := p.inList()
+		if err != nil {
+			return err
+		}
+		flt.List = list
+		if !inTree && !p.eof() {
+			return p.fail("%s expecting end of input", p.unexpected())
+		}
+		return nil
+	case "is":
+		v := p.treeValue(inTree)
+		lv := strings.ToLower(v)
+		if !isValues[lv] {
+			return p.fail("unexpected %q expecting null or trilean value (unknown, true, false)", v)
+		}
+		flt.Value = lv
+		return nil
+	}
+	if inTree {
+		flt.Value = p.treeValue(true)
+	} else {
+		flt.Value = string(p.s[p.pos:])
+		p.pos = len(p.s)
+	}
+	return nil
+}
+
+// inList parses "(" item *("," item) ")" where items may be double-quoted.
+func (p *scanner) inList() ([]string, error) {
+	if p.peek() != '(' {
+		return nil, p.fail("%s expecting \"(\"", p.unexpected())
+	}
+	p.pos++
+	list := []string{}
+	if p.peek() == ')' {
+		p.pos++
+		return list, nil
+	}
+	for {
+		var v string
+		if p.peek() == '"' {
+			q, err := p.quoted()
+			if err != nil {
+				return nil, err
+			}
+			v = q
+		} else {
+			start := p.pos
+			for !p.eof() && p.s[p.pos] != ',' && p.s[p.pos] != ')' {
+				p.pos++
+			}
+			v = string(p.s[start:p.pos])
+		}
+		list = append(list, v)
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case ')':
+			p.pos++
+			return list, nil
+		default:
+			return nil, p.fail("%s expecting \",\" or \")\"", p.unexpected())
+		}
+	}
+}
+
+// treeValue reads a value inside a logic tree: quoted, a {…} literal kept
+// verbatim, or characters up to ',' or ')'.
+func (p *scanner) treeValue(inTree bool) string {
+	if !inTree {
+		v := string(p.s[p.pos:])
+		p.pos = len(p.s)
+		return v
+	}
+	if p.peek() == '"' {
+		if q, err := p.quoted(); err == nil {
+			return q
+		}
+	}
+	start := p.pos
+	depth := 0
+	for !p.eof() {
+		c := p.s[p.pos]
+		switch {
+		case c == '{' || c == '[':
+			depth++
+		case (c == '}' || c == ']') && depth > 0:
+			depth--
+		case (c == ',' || c == ')') && depth == 0:
+			return string(p.s[start:p.pos])
+		}
+		p.pos++
+	}
+	return string(p.s[start:p.pos])
+}
+
+// parseLogicTree parses the value of an or=/and= parameter.
+func parseLogicTree(op string, not bool, raw string) (*logicTree, error) {
+	p := newScanner("logic tree", raw)
+	t, err := p.treeBody(op, not)
+	if err != nil {
+		return nil, err
+	}
+	if !p.eof() {
+		return nil, p.fail("%s expecting end of input", p.unexpected())
+	}
+	return t, nil
+}
+
+func (p *scanner) treeBody(op string, not bool) (*logicTree, error) {
+	if p.peek() != '(' {
+		return nil, p.fail("%s expecting \"(\"", p.unexpected())
+	}
+	p.pos++
+	t := &logicTree{Op: op, Not: not}
+	for {
+		n, err := p.treeTerm()
+		if err != nil {
+			return nil, err
+		}
+		t.Children = append(t.Children, n)
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case ')':
+			p.pos++
+			return t, nil
+		default:
+			return nil, p.fail("%s expecting \",\" or \")\"", p.unexpected())
+		}
+	}
+}
+
+func (p *scanner) treeTerm() (logicNode, error) {
+	not := false
+	save := p.pos
+	if p.has("not.") {
+		not = true
+		p.pos += 4
+	}
+	for _, op := range []string{"or", "and"} {
+		if p.has(op + "(") {
+			p.pos += len(op)
+			t, err := p.treeBody(op, not)
+			return logicNode{Tree: t}, err
+		}
+	}
+	p.pos = save
+	f, err := p.field()
+	if err != nil {
+		return logicNode{}, err
+	}
+	if p.peek() != '.' {
+		return logicNode{}, p.fail("%s expecting \".\"", p.unexpected())
+	}
+	p.pos++
+	flt := &filter{Field: f}
+	if p.has("not.") {
+		flt.Not = true
+		p.pos += 4
+	}
+	if err := p.operator(flt, true); err != nil {
+		return logicNode{}, err
+	}
+	return logicNode{Filter: flt}, nil
+}
+
+// parseOrder parses order=term,term.
+func parseOrder(raw string) ([]orderTerm, error) {
+	p := newScanner("order", raw)
+	var terms []orderTerm
+	for {
+		p.skipSpace()
+		var t orderTerm
+		f, err := p.field()
+		if err != nil {
+			return nil, err
+		}
+		if p.peek() == '(' {
+			p.pos++
+			t.Rel = f.Name
+			if f, err = p.field(); err != nil {
+				return nil, err
+			}
+			if p.peek() != ')' {
+				return nil, p.fail("%s expecting \")\"", p.unexpected())
+			}
+			p.pos++
+		}
+		t.Field = f
+		for p.peek() == '.' {
+			p.pos++
+			start := p.pos
+			for !p.eof() && p.s[p.pos] != '.' && p.s[p.pos] != ',' {
+				p.pos++
+			}
+			switch tok := string(p.s[start:p.pos]); tok {
+			case "asc":
+				t.Desc = false
+			case "desc":
+				t.Desc = true
+			case "nullsfirst":
+				t.Nulls = "first"
+			case "nullslast":
+				t.Nulls = "last"
+			default:
+				p.pos = start
+				return nil, p.fail("%s expecting \"asc\", \"desc\", \"nullsfirst\" or \"nullslast\"", p.unexpected())
+			}
+		}
+		terms = append(terms, t)
+		if p.eof() {
+			return terms, nil
+		}
+		if p.peek() != ',' {
+			return nil, p.fail("%s expecting \",\" or end of input", p.unexpected())
+		}
+		p.pos++
+	}
+}
+
+// parseColumns parses columns=a,b or columns="a","b".
+func parseColumns(what, raw string) ([]string, error) {
+	p := newScanner(what, raw)
+	var cols []string
+	for {
+		p.skipSpace()
+		n, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, n)
+		p.skipSpace()
+		if p.eof() {
+			return cols, nil
+		}
+		if p.peek() != ',' {
+			return nil, p.fail("%s expecting \",\" or end of input", p.unexpected())
+		}
+		p.pos++
+	}
+}
+
+// splitKey splits a parameter name into its dot-separated parts, keeping
+// quoted parts (which may contain dots) whole. The last part may carry a
+// JSON path.
+func splitKey(key string) ([]string, error) {
+	p := newScanner("tree path", key)
+	var parts []string
+	for {
+		start := p.pos
+		if p.peek() == '"' {
+			if _, err := p.quoted(); err != nil {
+				return nil, err
+			}
+		}
+		for !p.eof() && p.s[p.pos] != '.' {
+			if p.s[p.pos] == '"' {
+				if _, err := p.quoted(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			p.pos++
+		}
+		parts = append(parts, string(p.s[start:p.pos]))
+		if p.eof() {
+			return parts, nil
+		}
+		p.pos++
+	}
+}
+
+// parseFieldString parses a column name with an optional JSON path.
+func parseFieldString(what, s string) (field, error) {
+	p := newScanner(what, s)
+	f, err := p.field()
+	if err != nil {
+		return f, err
+	}
+	if !p.eof() {
+		return f, p.fail("%s expecting end of input", p.unexpected())
+	}
+	return f, nil
+}
+
+// parseNonNegInt reads limit/offset; non-numeric values are ignored.
+func parseInt(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}

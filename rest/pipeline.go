@@ -1,0 +1,183 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Statements are sent with pgconn's pipeline so that a whole request (BEGIN,
+// setup, main statement) costs one round trip, and so that the main
+// statement is parsed after the setup ran: name resolution then happens as
+// the caller's role with its search_path, as in PostgREST (pgx's own batch
+// would prepare everything up front as the login role). Values are sent as
+// text with no type (OID 0), so Postgres infers each one's type from its
+// use — the "untyped literal" semantics the URL grammar relies on.
+
+// step is one statement of a pipeline.
+type step struct {
+	sql  string
+	args []any
+	// prepare keeps a named prepared statement per connection for sql.
+	prepare bool
+	// row receives each result row (text format); values are only valid
+	// during the call.
+	row func(vals [][]byte) error
+}
+
+// stmtCacheSize bounds the named statements kept per connection.
+const stmtCacheSize = 256
+
+type connStmts struct {
+	gen   uint64
+	names map[string]string
+	order []string
+	next  int
+}
+
+const stmtKey = "basalt.rest.stmts"
+
+func encodeArgs(args []any) ([][]byte, error) {
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case nil:
+		case string:
+			out[i] = []byte(v)
+		case []byte:
+			out[i] = v
+		case int64:
+			out[i] = strconv.AppendInt(nil, v, 10)
+		case int:
+			out[i] = strconv.AppendInt(nil, int64(v), 10)
+		default:
+			return nil, fmt.Errorf("rest: unsupported argument type %T", a)
+		}
+	}
+	return out, nil
+}
+
+// runPipeline sends steps in one pipeline and reads every result. It
+// returns the first error; the connection is left idle or in a failed
+// transaction block the caller must end.
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []step) error {
+	cd := pc.CustomData()
+	cs, _ := cd[stmtKey].(*connStmts)
+	if cs == nil || cs.gen != gen {
+		old := cs
+		cs = &connStmts{gen: gen, names: map[string]string{}}
+		cd[stmtKey] = cs
+		if old != nil && len(old.names) > 0 {
+			// The schema changed: forget statements prepared against the
+			// old one so no stale plan or row type is reused.
+			pl := pc.StartPipeline(ctx)
+			for _, n := range old.names {
+				pl.SendDeallocate(n)
+			}
+			if err := pl.Sync(); err != nil {
+				pl.Close()
+				return err
+			}
+			if err := pl.Close(); err != nil {
+				return err
+			}
+		}
+	}
+	pl := pc.StartPipeline(ctx)
+	var added []string
+	var evicted []string
+	for i := range steps {
+		s := &steps[i]
+		vals, err := encodeArgs(s.args)
+		if err != nil {
+			pl.Close()
+			return err
+		}
+		if !s.prepare {
+			pl.SendQueryParams(s.sql, vals, nil, nil, nil)
+			continue
+		}
+		name, ok := cs.names[s.sql]
+		if !ok {
+			if len(cs.order) >= stmtCacheSize {
+				old := cs.order[0]
+				cs.order = cs.order[1:]
+				evicted = append(evicted, cs.names[old])
+				delete(cs.names, old)
+			}
+			cs.next++
+			name = "pgrst_" + strconv.Itoa(cs.next)
+			cs.names[s.sql] = name
+			cs.order = append(cs.order, s.sql)
+			added = append(added, s.sql)
+			for _, e := range evicted {
+				pl.SendDeallocate(e)
+			}
+			evicted = nil
+			pl.SendPrepare(name, s.sql, nil)
+		}
+		pl.SendQueryPrepared(name, vals, nil, nil)
+	}
+	if err := pl.Sync(); err != nil {
+		pl.Close()
+		forget(cs, added)
+		return err
+	}
+	var firstErr error
+	readers := 0
+	confirmed := 0
+loop:
+	for {
+		res, err := pl.GetResults()
+		if err != nil {
+			firstErr = err
+			break
+		}
+		switch r := res.(type) {
+		case nil:
+			break loop
+		case *pgconn.StatementDescription:
+			confirmed++
+		case *pgconn.ResultReader:
+			st := &steps[readers]
+			readers++
+			for r.NextRow() {
+				if st.row != nil && firstErr == nil {
+					if err := st.row(r.Values()); err != nil {
+						firstErr = err
+					}
+				}
+			}
+			if _, err := r.Close(); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				break loop
+			}
+		case *pgconn.PipelineSync:
+			break loop
+		}
+	}
+	if err := pl.Close(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	if confirmed < len(added) {
+		// A failed or skipped Parse leaves no statement behind.
+		forget(cs, added[confirmed:])
+	}
+	return firstErr
+}
+
+func forget(cs *connStmts, sqls []string) {
+	for _, q := range sqls {
+		delete(cs.names, q)
+		for i, o := range cs.order {
+			if o == q {
+				cs.order = append(cs.order[:i], cs.order[i+1:]...)
+				break
+			}
+		}
+	}
+}

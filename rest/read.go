@@ -1,0 +1,254 @@
+package rest
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// mainSQL wraps a source and the rows to return into PostgREST's
+// single-row result: total, page count, body, response GUCs, inserted.
+func mainSQL(source, inner, count, body, inserted string) string {
+	return "WITH pgrst_source AS (" + source + ") SELECT " + count + "::bigint AS total_result_set, " +
+		"pg_catalog.count(_postgrest_t) AS page_total, " + body + "::text AS body, " +
+		"nullif(current_setting('response.headers', true), '') AS response_headers, " +
+		"nullif(current_setting('response.status', true), '') AS response_status, " +
+		inserted + "::text AS response_inserted FROM (" + inner + ") _postgrest_t"
+}
+
+// bodySQL is the aggregate that renders the rows for the negotiated media
+// type, entirely inside Postgres.
+func bodySQL(a accept, head bool) string {
+	if head {
+		return "''"
+	}
+	switch a.kind {
+	case mediaObject:
+		if a.stripNulls {
+			return "coalesce(json_strip_nulls(json_agg(_postgrest_t)->0), 'null')"
+		}
+		return "coalesce(json_agg(_postgrest_t)->0, 'null')"
+	case mediaCSV:
+		return "(coalesce((SELECT string_agg(pgrst_k, ',') FROM json_object_keys(json_agg(_postgrest_t)->0) AS pgrst_k), '') || chr(10) || " +
+			"coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), chr(10)), ''))"
+	case mediaGeoJSON:
+		return "json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))"
+	}
+	if a.stripNulls {
+		return "coalesce(json_strip_nulls(json_agg(_postgrest_t)), '[]')"
+	}
+	return "coalesce(json_agg(_postgrest_t), '[]')"
+}
+
+// singleCheck enforces vnd.pgrst.object+json: exactly one row.
+func singleCheck(a accept) func(*result) error {
+	if a.kind != mediaObject && !(a.kind == mediaPlan && a.planFor == mediaObject) {
+		return nil
+	}
+	return func(r *result) error {
+		if r.page != 1 {
+			return pgrstErr(406, "PGRST116", "Cannot coerce the result to a single JSON object",
+				"The result contains "+strconv.FormatInt(r.page, 10)+" rows", nil)
+		}
+		return nil
+	}
+}
+
+func (s *Service) serveTable(rc *reqCtx) error {
+	t := rc.cache.Table(rc.schema, rc.route.table)
+	if t == nil {
+		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, nil)
+	}
+	switch rc.r.Method {
+	case http.MethodGet, http.MethodHead:
+		return s.read(rc, t)
+	case http.MethodPost:
+		return s.insert(rc, t)
+	case http.MethodPatch:
+		return s.update(rc, t)
+	case http.MethodPut:
+		return s.put(rc, t)
+	case http.MethodDelete:
+		return s.delete(rc, t)
+	case http.MethodOptions:
+		allow := []string{"OPTIONS", "GET", "HEAD"}
+		if t.Insertable {
+			allow = append(allow, "POST")
+		}
+		if t.Insertable && t.Updatable && len(t.PK) > 0 {
+			allow = append(allow, "PUT")
+		}
+		if t.Updatable {
+			allow = append(allow, "PATCH")
+		}
+		if t.Deletable {
+			allow = append(allow, "DELETE")
+		}
+		rc.w.Header().Set("Allow", strings.Join(allow, ","))
+		write(rc, http.StatusOK, "", nil)
+		return nil
+	}
+	return pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
+}
+
+// pageBounds folds limit/offset and (on GET) the Range header together.
+func pageBounds(rc *reqCtx, root *node) error {
+	if hasNegativeLimit(root) {
+		return rangeErr("Limit should be greater than or equal to zero.")
+	}
+	if rc.r.Method != http.MethodGet {
+		return nil
+	}
+	h := rc.r.Header.Get("Range")
+	if h == "" {
+		return nil
+	}
+	lo, hi, ok := rangeHeader(h)
+	if !ok {
+		return nil
+	}
+	if hi != nil && lo > *hi {
+		return rangeErr("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
+	}
+	// Intersect [offset, offset+limit-1] with [lo, hi].
+	off := int64(0)
+	if root.offset != nil {
+		off = *root.offset
+	}
+	var end *int64
+	if root.limit != nil {
+		e := off + *root.limit - 1
+		end = &e
+	}
+	if lo > off {
+		off = lo
+	}
+	if hi != nil && (end == nil || *hi < *end) {
+		end = hi
+	}
+	root.offset = &off
+	if end != nil {
+		l := *end - off + 1
+		if l < 0 {
+			l = 0
+		}
+		root.limit = &l
+	}
+	return nil
+}
+
+func (s *Service) builder() *builder {
+	return &builder{maxRows: s.cfg.MaxRows, aggs: s.cfg.AggregatesEnabled}
+}
+
+func (s *Service) read(rc *reqCtx, t *Table) error {
+	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	if err != nil {
+		return err
+	}
+	sel, _ := first(rc.params, "select")
+	items, err := parseSelect(sel)
+	if err != nil {
+		return err
+	}
+	from := quoteIdent(t.Schema) + "." + quoteIdent(t.Name)
+	root, err := s.buildTree(rc.cache, t, t.Name, from, items)
+	if err != nil {
+		return err
+	}
+	if err := applyParams(root, rc.params, nil); err != nil {
+		return err
+	}
+	if err := pageBounds(rc, root); err != nil {
+		return err
+	}
+	b := s.builder()
+	src, _, err := b.readSQL(root, from, true)
+	if err != nil {
+		return err
+	}
+	count := "null"
+	if rc.prefs.count != "" {
+		where, err := b.rootConds(root, true)
+		if err != nil {
+			return err
+		}
+		count = "(SELECT pg_catalog.count(*) FROM " + from
+		if len(where) > 0 {
+			count += " WHERE " + strings.Join(where, " AND ")
+		}
+		count += ")"
+	}
+	st := &statement{
+		sql:      mainSQL(src, "SELECT * FROM pgrst_source", count, bodySQL(acc, rc.r.Method == http.MethodHead), "''"),
+		args:     b.args,
+		readOnly: true,
+		verify:   singleCheck(acc),
+	}
+	if acc.kind == mediaPlan {
+		return s.explain(rc, st, acc)
+	}
+	res, err := s.execute(rc, st)
+	if err != nil {
+		return err
+	}
+	lower := int64(0)
+	if root.offset != nil {
+		lower = *root.offset
+	}
+	status := http.StatusOK
+	if res.total != nil {
+		if lower > *res.total && !(lower == 0) {
+			return rangeErr("An offset of " + strconv.FormatInt(lower, 10) + " was requested, but there are only " +
+				strconv.FormatInt(*res.total, 10) + " rows.")
+		}
+		if res.page < *res.total {
+			status = http.StatusPartialContent
+		}
+	}
+	h := rc.w.Header()
+	h.Set("Content-Range", contentRange(lower, res.page, res.total))
+	h.Set("Content-Location", contentLocation(rc))
+	s.preferenceApplied(rc, false, false)
+	s.profileHeader(rc)
+	if err := applyResponseGUCs(h, res, &status); err != nil {
+		return err
+	}
+	write(rc, status, acc.contentType(), res.body)
+	return nil
+}
+
+// contentLocation is /T?<params sorted by name>.
+func contentLocation(rc *reqCtx) string {
+	ps := append([]param(nil), rc.params...)
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].key < ps[j].key })
+	var sb strings.Builder
+	sb.WriteString("/" + rc.route.table)
+	if len(ps) > 0 {
+		sb.WriteByte('?')
+		for i, p := range ps {
+			if i > 0 {
+				sb.WriteByte('&')
+			}
+			sb.WriteString(p.key + "=" + p.value)
+		}
+	}
+	return sb.String()
+}
+
+// explain runs EXPLAIN on the main statement (application/vnd.pgrst.plan)
+// instead of the statement itself.
+func (s *Service) explain(rc *reqCtx, st *statement, acc accept) error {
+	opts := []string{"FORMAT TEXT"}
+	if acc.planJSON {
+		opts[0] = "FORMAT JSON"
+	}
+	opts = append(opts, acc.planOptions...)
+	body, err := s.executeExplain(rc, "EXPLAIN ("+strings.Join(opts, ", ")+") "+st.sql, st)
+	if err != nil {
+		return err
+	}
+	write(rc, http.StatusOK, acc.contentType(), body)
+	return nil
+}

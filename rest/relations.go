@@ -1,0 +1,93 @@
+package rest
+
+import (
+	"strings"
+)
+
+// findRelationship resolves an embed rel[!hint] from parent p, following
+// PostgREST: without a hint rel names the related table, the foreign key
+// constraint or the single FK column on p's side; with a hint rel is the
+// related table and the hint picks the constraint, a column or the
+// junction table.
+func (c *Cache) findRelationship(p *Table, rel, hint string) (*Relationship, error) {
+	var found []*Relationship
+	for _, r := range c.Rels[p.Schema+"."+p.Name] {
+		if relMatches(r, rel, hint) {
+			found = append(found, r)
+		}
+	}
+	// Self-references: with no hint, the table name means one-to-many and
+	// the column name many-to-one; drop the other reading.
+	if len(found) > 1 && hint == "" {
+		var keep []*Relationship
+		for _, r := range found {
+			if r.SelfRef && r.Foreign.Name == rel && r.Card == m2o {
+				continue
+			}
+			keep = append(keep, r)
+		}
+		found = keep
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		details := "Searched for a foreign key relationship between '" + p.Name + "' and '" + rel + "'"
+		if hint != "" {
+			details += " using the hint '" + hint + "'"
+		}
+		details += " in the schema '" + p.Schema + "', but no matches were found."
+		return nil, &apiError{Status: 400, Code: "PGRST200",
+			Message: "Could not find a relationship between '" + p.Name + "' and '" + rel + "' in the schema cache",
+			Details: details}
+	}
+	details := make([]any, len(found))
+	hints := make([]string, len(found))
+	for i, r := range found {
+		details[i] = r.describe()
+		hints[i] = "'" + r.hintName() + "'"
+	}
+	return nil, &apiError{Status: 300, Code: "PGRST201",
+		Message: "Could not embed because more than one relationship was found for '" + p.Name + "' and '" + rel + "'",
+		Details: details,
+		Hint:    "Try changing '" + rel + "' to one of the following: " + strings.Join(hints, ", ") + ". Find the desired relationship in the 'details' key."}
+}
+
+func single(cols []string, name string) bool { return len(cols) == 1 && cols[0] == name }
+
+func relMatches(r *Relationship, rel, hint string) bool {
+	if r.Computed != nil {
+		return r.Computed.Name == rel && hint == ""
+	}
+	if hint == "" {
+		if r.Foreign.Name == rel {
+			return true
+		}
+		if r.Card == m2m {
+			return false
+		}
+		// Constraint and column names only address relationships between
+		// tables, not the ones inferred for views.
+		if r.Table.IsView() || r.Foreign.IsView() {
+			return false
+		}
+		if r.Constraint == rel {
+			return true
+		}
+		// The FK column on the parent side names a to-one embed.
+		return r.Card.toOne() && single(r.Cols, rel)
+	}
+	if r.Foreign.Name != rel {
+		return false
+	}
+	if r.Card == m2m {
+		return r.Junction.Name == hint || r.JConstraint1 == hint || r.JConstraint2 == hint
+	}
+	if r.Constraint == hint {
+		return true
+	}
+	if r.SelfRef {
+		return single(r.Cols, hint)
+	}
+	return single(r.Cols, hint) || single(r.FCols, hint)
+}

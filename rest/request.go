@@ -1,0 +1,272 @@
+package rest
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// param is one decoded query parameter, in request order.
+type param struct{ key, value string }
+
+// parseQuery splits on '&' and ';' (PostgREST's http-types does both) and
+// decodes names and values with '+' as space. Bare keys without '=' are
+// dropped.
+func parseQuery(raw string) []param {
+	var out []param
+	for _, part := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		dk, err := url.QueryUnescape(k)
+		if err != nil {
+			dk = k
+		}
+		dv, err := url.QueryUnescape(v)
+		if err != nil {
+			dv = v
+		}
+		out = append(out, param{dk, dv})
+	}
+	return out
+}
+
+// first returns the first value of key and whether it was present.
+func first(ps []param, key string) (string, bool) {
+	for _, p := range ps {
+		if p.key == key {
+			return p.value, true
+		}
+	}
+	return "", false
+}
+
+// prefs is the parsed Prefer header.
+type prefs struct {
+	ret, count, resolution, missing, handling, tx, timezone string
+	maxAffected                                             *int64
+	invalid                                                 []string
+}
+
+func parsePrefer(h http.Header) prefs {
+	var p prefs
+	for _, line := range h.Values("Prefer") {
+		for _, tok := range strings.Split(line, ",") {
+			tok = strings.TrimSpace(tok)
+			if tok == "" {
+				continue
+			}
+			k, v, _ := strings.Cut(tok, "=")
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			set := func(dst *string, allowed ...string) {
+				for _, a := range allowed {
+					if v == a {
+						if *dst == "" {
+							*dst = v
+						}
+						return
+					}
+				}
+				p.invalid = append(p.invalid, tok)
+			}
+			switch k {
+			case "return":
+				set(&p.ret, "minimal", "headers-only", "representation")
+			case "count":
+				set(&p.count, "exact", "planned", "estimated")
+			case "resolution":
+				set(&p.resolution, "merge-duplicates", "ignore-duplicates")
+			case "missing":
+				set(&p.missing, "default", "null")
+			case "handling":
+				set(&p.handling, "strict", "lenient")
+			case "tx":
+				set(&p.tx, "commit", "rollback")
+			case "timezone":
+				if p.timezone == "" {
+					p.timezone = v
+				}
+			case "max-affected":
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					p.invalid = append(p.invalid, tok)
+				} else if p.maxAffected == nil {
+					p.maxAffected = &n
+				}
+			default:
+				p.invalid = append(p.invalid, tok)
+			}
+		}
+	}
+	return p
+}
+
+// media is the negotiated response representation.
+type media int
+
+const (
+	mediaJSON media = iota
+	mediaObject
+	mediaCSV
+	mediaGeoJSON
+	mediaPlan
+	mediaOpenAPI
+)
+
+type accept struct {
+	kind       media
+	stripNulls bool
+	// plan options
+	planJSON    bool
+	planFor     media
+	planOptions []string
+}
+
+type mediaRange struct {
+	typ    string
+	params map[string]string
+	q      float64
+}
+
+func parseAcceptHeader(h string) []mediaRange {
+	var out []mediaRange
+	for _, part := range strings.Split(h, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		segs := strings.Split(part, ";")
+		m := mediaRange{typ: strings.ToLower(strings.TrimSpace(segs[0])), params: map[string]string{}, q: 1}
+		for _, s := range segs[1:] {
+			k, v, _ := strings.Cut(strings.TrimSpace(s), "=")
+			k, v = strings.ToLower(strings.TrimSpace(k)), strings.Trim(strings.TrimSpace(v), `"`)
+			if k == "q" {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					m.q = f
+				}
+				continue
+			}
+			if k != "" {
+				m.params[k] = v
+			}
+		}
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
+	return out
+}
+
+// negotiate picks the response media type; root allows OpenAPI.
+func (s *Service) negotiate(h string, root bool) (accept, error) {
+	if strings.TrimSpace(h) == "" {
+		if root {
+			return accept{kind: mediaOpenAPI}, nil
+		}
+		return accept{kind: mediaJSON}, nil
+	}
+	for _, m := range parseAcceptHeader(h) {
+		strip := m.params["nulls"] == "stripped"
+		switch m.typ {
+		case "*/*", "application/*":
+			if root {
+				return accept{kind: mediaOpenAPI}, nil
+			}
+			return accept{kind: mediaJSON}, nil
+		case "application/json":
+			if root {
+				return accept{kind: mediaOpenAPI}, nil
+			}
+			return accept{kind: mediaJSON}, nil
+		case "application/openapi+json":
+			if root {
+				return accept{kind: mediaOpenAPI}, nil
+			}
+		case "application/vnd.pgrst.array+json", "application/vnd.pgrst.array":
+			if !root {
+				return accept{kind: mediaJSON, stripNulls: strip}, nil
+			}
+		case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
+			if !root {
+				return accept{kind: mediaObject, stripNulls: strip}, nil
+			}
+		case "text/csv":
+			if !root {
+				return accept{kind: mediaCSV}, nil
+			}
+		case "application/geo+json":
+			if !root {
+				return accept{kind: mediaGeoJSON}, nil
+			}
+		case "application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json":
+			if root || !s.cfg.PlanEnabled {
+				continue
+			}
+			a := accept{kind: mediaPlan, planJSON: m.typ == "application/vnd.pgrst.plan+json", planFor: mediaJSON}
+			switch m.params["for"] {
+			case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
+				a.planFor = mediaObject
+			case "text/csv":
+				a.planFor = mediaCSV
+			}
+			for _, o := range strings.Split(m.params["options"], "|") {
+				switch o {
+				case "analyze", "verbose", "settings", "buffers", "wal":
+					a.planOptions = append(a.planOptions, strings.ToUpper(o))
+				}
+			}
+			return a, nil
+		}
+	}
+	return accept{}, pgrstErr(406, "PGRST107", "None of these media types are available: "+h, nil, nil)
+}
+
+// contentType renders the response Content-Type for a.
+func (a accept) contentType() string {
+	switch a.kind {
+	case mediaObject:
+		if a.stripNulls {
+			return "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8"
+		}
+		return "application/vnd.pgrst.object+json; charset=utf-8"
+	case mediaCSV:
+		return "text/csv; charset=utf-8"
+	case mediaGeoJSON:
+		return "application/geo+json; charset=utf-8"
+	case mediaOpenAPI:
+		return "application/openapi+json; charset=utf-8"
+	case mediaPlan:
+		f := map[media]string{mediaJSON: "application/json", mediaObject: "application/vnd.pgrst.object+json", mediaCSV: "text/csv"}[a.planFor]
+		if a.planJSON {
+			return `application/vnd.pgrst.plan+json; for="` + f + `"; charset=utf-8`
+		}
+		return `application/vnd.pgrst.plan+text; for="` + f + `"; charset=utf-8`
+	}
+	if a.stripNulls {
+		return "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
+	}
+	return "application/json; charset=utf-8"
+}
+
+// rangeHeader parses "Range: a-b" / "a-" (an optional "items=" is allowed).
+func rangeHeader(h string) (lo int64, hi *int64, ok bool) {
+	h = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(h), "items="))
+	a, b, found := strings.Cut(h, "-")
+	if !found {
+		return 0, nil, false
+	}
+	l, err := strconv.ParseInt(a, 10, 64)
+	if err != nil || l < 0 {
+		return 0, nil, false
+	}
+	if b == "" {
+		return l, nil, true
+	}
+	u, err := strconv.ParseInt(b, 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	return l, &u, true
+}

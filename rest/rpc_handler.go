@@ -1,0 +1,345 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/basaltdev/basalt/rpc"
+)
+
+// rpcArgs is what the request carries for the function.
+type rpcArgs struct {
+	keys []string
+	json []byte // JSON object of named args, or the raw body for "whole"
+	body rpc.Body
+}
+
+func isRPCArg(p param) bool {
+	return !strings.Contains(p.key, ".") && !reserved[p.key] && !looksLikeFilter(p.value) &&
+		p.key != "order" && p.key != "limit" && p.key != "offset" && p.key != "or" && p.key != "and"
+}
+
+func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
+	a := &rpcArgs{}
+	if rc.r.Method != http.MethodPost {
+		obj := map[string]any{}
+		for _, p := range rc.params {
+			if !isRPCArg(p) {
+				continue
+			}
+			switch prev := obj[p.key].(type) {
+			case nil:
+				obj[p.key] = p.value
+				a.keys = append(a.keys, p.key)
+			case string:
+				obj[p.key] = []string{prev, p.value}
+			case []string:
+				obj[p.key] = append(prev, p.value)
+			}
+		}
+		a.json, _ = json.Marshal(obj)
+		return a, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(rc.r.Body, maxBody))
+	if err != nil {
+		return nil, err
+	}
+	mt := "application/json"
+	if ct := rc.r.Header.Get("Content-Type"); ct != "" {
+		if m, _, err := mime.ParseMediaType(ct); err == nil {
+			mt = m
+		}
+	}
+	switch mt {
+	case "text/plain":
+		a.body, a.json = rpc.BodyText, data
+		return a, nil
+	case "text/xml":
+		a.body, a.json = rpc.BodyXML, data
+		return a, nil
+	case "application/octet-stream":
+		a.body, a.json = rpc.BodyBinary, data
+		return a, nil
+	case "application/x-www-form-urlencoded":
+		vals, err := url.ParseQuery(string(data))
+		if err != nil {
+			return nil, invalidJSON()
+		}
+		obj := map[string]any{}
+		for k, v := range vals {
+			if len(v) == 1 {
+				obj[k] = v[0]
+			} else {
+				obj[k] = v
+			}
+			a.keys = append(a.keys, k)
+		}
+		a.body = rpc.BodyJSON
+		a.json, _ = json.Marshal(obj)
+		return a, nil
+	case "application/json", "text/csv":
+	default:
+		return nil, pgrstErr(400, "PGRST102", "Content-Type not acceptable: "+mt, nil, nil)
+	}
+	a.body = rpc.BodyJSON
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		trimmed = []byte("{}")
+	}
+	if mt == "text/csv" {
+		p, err := csvPayload(trimmed)
+		if err != nil {
+			return nil, err
+		}
+		if len(p.raw) > 0 {
+			trimmed, _ = json.Marshal(p.raw[0])
+		} else {
+			trimmed = []byte("{}")
+		}
+	}
+	a.json = trimmed
+	if !json.Valid(trimmed) {
+		return nil, invalidJSON()
+	}
+	if trimmed[0] == '{' {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(trimmed, &obj); err != nil {
+			return nil, invalidJSON()
+		}
+		if cols, ok := first(rc.params, "columns"); ok {
+			ks, err := parseColumns("columns parameter", cols)
+			if err != nil {
+				return nil, err
+			}
+			a.keys = ks
+		} else {
+			for k := range obj {
+				a.keys = append(a.keys, k)
+			}
+		}
+	}
+	sort.Strings(a.keys)
+	return a, nil
+}
+
+func (s *Service) serveRPC(rc *reqCtx) error {
+	switch rc.r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost:
+	case http.MethodOptions:
+		rc.w.Header().Set("Allow", "OPTIONS,GET,HEAD,POST")
+		write(rc, http.StatusOK, "", nil)
+		return nil
+	default:
+		return pgrstErr(405, "PGRST101", "Cannot use the "+rc.r.Method+" method on RPC", nil, nil)
+	}
+	if rc.r.Method == http.MethodPost {
+		for _, p := range rc.params {
+			if isRPCArg(p) {
+				return &parseError{what: "filter", input: p.value, col: 1, msg: "unexpected end of input expecting operator"}
+			}
+		}
+	}
+	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	if err != nil {
+		return err
+	}
+	args, err := s.rpcArguments(rc)
+	if err != nil {
+		return err
+	}
+	name := rc.route.fn
+	fn, whole, err := rpc.Resolve(rc.cache.Functions[rc.schema+"."+name], args.keys, args.body)
+	if err != nil {
+		return rpcResolveError(rc.schema, name, args, err)
+	}
+	if !fn.SetOf && rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil {
+		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
+	}
+	b := s.builder()
+	ref := b.arg(string(args.json))
+	from, call := rpc.Call(fn, args.keys, ref, whole)
+	if whole {
+		from = ""
+	}
+	fromClause := ""
+	if from != "" {
+		fromClause = " FROM " + from
+	}
+	head := rc.r.Method == http.MethodHead
+	readOnly := rc.r.Method != http.MethodPost || !fn.Volatile
+	var source, inner, count, body string
+	count = "null"
+	var root *node
+	switch {
+	case fn.Kind == rpc.Void:
+		source = "SELECT " + call + fromClause
+		inner, body = "SELECT * FROM pgrst_source", "''"
+	case fn.Kind == rpc.Scalar && !fn.SetOf:
+		source = "SELECT " + call + " AS pgrst_scalar" + fromClause
+		inner = "SELECT * FROM pgrst_source"
+		body = "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')"
+	case fn.Kind == rpc.Scalar:
+		sep := " FROM "
+		if from != "" {
+			sep = " FROM " + from + ", "
+		}
+		source = "SELECT pgrst_scalar" + sep + "LATERAL " + call + " AS pgrst_scalar"
+		inner = "SELECT * FROM pgrst_source" + b.limitSQL(&node{}, true)
+		body = "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')"
+		if rc.prefs.count != "" {
+			count = "(SELECT pg_catalog.count(*) FROM pgrst_source)"
+		}
+	default:
+		sep := " FROM "
+		if from != "" {
+			sep = " FROM " + from + ", "
+		}
+		source = "SELECT pgrst_call.*" + sep + "LATERAL " + call + " AS pgrst_call"
+		t := rc.cache.Table(fn.RetSchema, fn.RetTable)
+		alias := fn.RetTable
+		if t == nil {
+			t = syntheticTable(fn)
+			alias = fn.Name
+		}
+		sel, _ := first(rc.params, "select")
+		items, err := parseSelect(sel)
+		if err != nil {
+			return err
+		}
+		if root, err = s.buildTree(rc.cache, t, alias, quoteIdent(alias), items); err != nil {
+			return err
+		}
+		var isArg func(param) bool
+		if rc.r.Method != http.MethodPost {
+			isArg = isRPCArg
+		}
+		if err := applyParams(root, rc.params, isArg); err != nil {
+			return err
+		}
+		if err := pageBounds(rc, root); err != nil {
+			return err
+		}
+		srcFrom := "pgrst_source AS " + quoteIdent(alias)
+		if inner, _, err = b.readSQL(root, srcFrom, true); err != nil {
+			return err
+		}
+		if rc.prefs.count != "" {
+			where, err := b.rootConds(root, true)
+			if err != nil {
+				return err
+			}
+			count = "(SELECT pg_catalog.count(*) FROM " + srcFrom
+			if len(where) > 0 {
+				count += " WHERE " + strings.Join(where, " AND ")
+			}
+			count += ")"
+		}
+		if fn.SetOf {
+			body = bodySQL(acc, false)
+		} else {
+			body = "coalesce(json_agg(_postgrest_t)->0, 'null')"
+			if acc.stripNulls {
+				body = "coalesce(json_strip_nulls(json_agg(_postgrest_t)->0), 'null')"
+			}
+		}
+	}
+	if head {
+		body = "''"
+	}
+	st := &statement{sql: mainSQL(source, inner, count, body, "''"), args: b.args, readOnly: readOnly}
+	if fn.SetOf {
+		st.verify = chain(singleCheck(acc), maxAffectedCheck(rc))
+	}
+	if acc.kind == mediaPlan {
+		return s.explain(rc, st, acc)
+	}
+	res, err := s.execute(rc, st)
+	if err != nil {
+		return err
+	}
+	h := rc.w.Header()
+	status := http.StatusOK
+	lower := int64(0)
+	if root != nil && root.offset != nil {
+		lower = *root.offset
+	}
+	if res.total != nil && res.page < *res.total {
+		status = http.StatusPartialContent
+	}
+	h.Set("Content-Range", contentRange(lower, res.page, res.total))
+	s.preferenceApplied(rc, false, false)
+	s.profileHeader(rc)
+	if fn.Kind == rpc.Void {
+		status = http.StatusNoContent
+	}
+	if err := applyResponseGUCs(h, res, &status); err != nil {
+		return err
+	}
+	if fn.Kind == rpc.Void {
+		write(rc, status, "", nil)
+		return nil
+	}
+	ct := acc.contentType()
+	if acc.kind == mediaObject && !fn.SetOf {
+		ct = "application/vnd.pgrst.object+json; charset=utf-8"
+	}
+	write(rc, status, ct, res.body)
+	return nil
+}
+
+// syntheticTable describes a RETURNS TABLE(...) / OUT-parameter result.
+func syntheticTable(fn *rpc.Function) *Table {
+	t := &Table{Schema: fn.Schema, Name: fn.Name, cols: map[string]*Column{}}
+	for _, c := range fn.OutCols {
+		col := &Column{Name: c}
+		t.Columns = append(t.Columns, col)
+		t.cols[c] = col
+	}
+	return t
+}
+
+func rpcResolveError(schema, name string, a *rpcArgs, err error) error {
+	var amb *rpc.AmbiguousError
+	if errors.As(err, &amb) {
+		sigs := make([]string, len(amb.Candidates))
+		for i, f := range amb.Candidates {
+			sigs[i] = f.Signature()
+		}
+		return pgrstErr(300, "PGRST203", "Could not choose the best candidate function between: "+strings.Join(sigs, ", "),
+			nil, "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
+	}
+	keys := append([]string(nil), a.keys...)
+	sort.Strings(keys)
+	qn := schema + "." + name
+	msg := "Could not find the function " + qn
+	details := "Searched for the function " + qn
+	if len(keys) == 0 {
+		msg += " without parameters in the schema cache"
+		details += " without parameters"
+	} else {
+		msg += "(" + strings.Join(keys, ", ") + ") in the schema cache"
+		details += " with parameter" + plural(len(keys)) + " " + strings.Join(keys, ", ")
+	}
+	if a.body == rpc.BodyJSON {
+		details += " or with a single unnamed json/jsonb parameter"
+	}
+	details += ", but no matches were found in the schema cache."
+	return pgrstErr(404, "PGRST202", msg, details, nil)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+var _ = strconv.Itoa

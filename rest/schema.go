@@ -1,0 +1,485 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/rpc"
+)
+
+// Column is one column of a table or view.
+type Column struct {
+	Name     string
+	Type     string // format_type
+	Nullable bool
+	Default  string // default expression, "" when none
+	// JSONWrap is true for composite and array columns: JSON paths on them
+	// go through to_jsonb first.
+	JSONWrap  bool
+	TSVector  bool
+	Generated bool
+}
+
+// Table is a table, view, materialized view, foreign or partitioned table.
+type Table struct {
+	Schema, Name string
+	Kind         byte // pg_class.relkind
+	Columns      []*Column
+	cols         map[string]*Column
+	PK           []string
+	Uniques      [][]string // unique and PK column sets, for one-to-one detection
+	Insertable   bool
+	Updatable    bool
+	Deletable    bool
+	Description  string
+}
+
+// Column returns the named column or nil.
+func (t *Table) Column(name string) *Column { return t.cols[name] }
+
+// IsView reports whether t is a view or materialized view.
+func (t *Table) IsView() bool { return t.Kind == 'v' || t.Kind == 'm' }
+
+// cardinality of a relationship seen from its origin.
+type cardinality int
+
+const (
+	m2o cardinality = iota
+	o2m
+	o2o
+	m2m
+)
+
+func (c cardinality) String() string {
+	return [...]string{"many-to-one", "one-to-many", "one-to-one", "many-to-many"}[c]
+}
+
+// toOne reports whether embedding along c yields an object.
+func (c cardinality) toOne() bool { return c == m2o || c == o2o }
+
+// Relationship links Table to Foreign. For m2m, Junction holds the junction
+// table: JCols reference Table's Cols and JFCols reference Foreign's FCols.
+type Relationship struct {
+	Table, Foreign *Table
+	Card           cardinality
+	Constraint     string
+	Cols, FCols    []string
+	// many-to-many
+	Junction      *Table
+	JConstraint1  string
+	JConstraint2  string
+	JCols, JFCols []string
+	SelfRef       bool
+	// Computed is set for computed relationships: fn(Table) RETURNS
+	// [SETOF] Foreign.
+	Computed *rpc.Function
+}
+
+// fk is a foreign key as read from pg_constraint (or inferred for a view).
+type fk struct {
+	schema, table, fschema, ftable, name string
+	cols, fcols                          []string
+}
+
+// Cache is an immutable snapshot of the exposed schemas. Reloads build a
+// new one and swap it in, so requests in flight keep theirs.
+type Cache struct {
+	Tables    map[string]*Table // "schema.name"
+	Rels      map[string][]*Relationship
+	Functions map[string][]*rpc.Function
+	// RoleSettings are each API role's own settings (statement_timeout …),
+	// applied after the role switch as PostgREST does.
+	RoleSettings map[string][][2]string
+	Roles        map[string]bool
+}
+
+// Table finds schema.name.
+func (c *Cache) Table(schema, name string) *Table { return c.Tables[schema+"."+name] }
+
+const tablesSQL = `
+SELECT n.nspname, c.relname, c.relkind::text,
+  CASE WHEN c.relkind IN ('r','p') THEN 28 ELSE pg_relation_is_updatable(c.oid::regclass, true) END,
+  coalesce(obj_description(c.oid, 'pg_class'), '')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = ANY($1) AND c.relkind IN ('r','v','m','f','p') AND NOT c.relispartition`
+
+const columnsSQL = `
+SELECT n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
+  NOT a.attnotnull, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
+  (t.typtype = 'c' OR t.typcategory = 'A'), a.atttypid = 'tsvector'::regtype, a.attgenerated <> ''
+FROM pg_attribute a
+JOIN pg_class c ON c.oid = a.attrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+WHERE n.nspname = ANY($1) AND c.relkind IN ('r','v','m','f','p') AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY n.nspname, c.relname, a.attnum`
+
+const keysSQL = `
+SELECT n.nspname, c.relname, con.contype::text, con.conname,
+  array(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(n, o)
+        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.o),
+  coalesce(fn.nspname, ''), coalesce(fc.relname, ''),
+  coalesce(array(SELECT a.attname FROM unnest(con.confkey) WITH ORDINALITY k(n, o)
+        JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.o), '{}')
+FROM pg_constraint con
+JOIN pg_class c ON c.oid = con.conrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_class fc ON fc.oid = con.confrelid
+LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
+WHERE con.contype IN ('p','u','f') AND con.conparentid = 0 AND NOT c.relispartition
+ORDER BY con.conname`
+
+// viewDepsSQL approximates view column lineage: a view column maps to the
+// same-named column of a base relation the view's rule depends on.
+const viewDepsSQL = `
+SELECT DISTINCT vn.nspname, v.relname, bn.nspname, b.relname, ba.attname
+FROM pg_rewrite r
+JOIN pg_class v ON v.oid = r.ev_class AND v.relkind IN ('v','m')
+JOIN pg_namespace vn ON vn.oid = v.relnamespace
+JOIN pg_depend d ON d.objid = r.oid AND d.classid = 'pg_rewrite'::regclass AND d.refclassid = 'pg_class'::regclass
+JOIN pg_class b ON b.oid = d.refobjid AND b.oid <> v.oid
+JOIN pg_namespace bn ON bn.oid = b.relnamespace
+JOIN pg_attribute ba ON ba.attrelid = b.oid AND ba.attnum = d.refobjsubid
+JOIN pg_attribute va ON va.attrelid = v.oid AND va.attname = ba.attname AND NOT va.attisdropped
+WHERE vn.nspname = ANY($1)`
+
+const roleSettingsSQL = `
+SELECT r.rolname, split_part(kv, '=', 1), substr(kv, strpos(kv, '=') + 1)
+FROM pg_db_role_setting s
+JOIN pg_roles r ON r.oid = s.setrole
+CROSS JOIN LATERAL unnest(s.setconfig) kv
+WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+ORDER BY r.rolname, s.setdatabase`
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// loadCache reads the schema cache for schemas in one snapshot.
+func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error) {
+	c := &Cache{Tables: map[string]*Table{}, Rels: map[string][]*Relationship{},
+		RoleSettings: map[string][][2]string{}, Roles: map[string]bool{}}
+	if err := scanRows(ctx, q, tablesSQL, []any{schemas}, func(r pgx.Rows) error {
+		t := &Table{cols: map[string]*Column{}}
+		var kind string
+		var upd int
+		if err := r.Scan(&t.Schema, &t.Name, &kind, &upd, &t.Description); err != nil {
+			return err
+		}
+		t.Kind = kind[0]
+		t.Insertable, t.Updatable, t.Deletable = upd&8 != 0, upd&4 != 0, upd&16 != 0
+		c.Tables[t.Schema+"."+t.Name] = t
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load tables: %w", err)
+	}
+	if err := scanRows(ctx, q, columnsSQL, []any{schemas}, func(r pgx.Rows) error {
+		var s, n string
+		col := &Column{}
+		if err := r.Scan(&s, &n, &col.Name, &col.Type, &col.Nullable, &col.Default, &col.JSONWrap, &col.TSVector, &col.Generated); err != nil {
+			return err
+		}
+		if t := c.Tables[s+"."+n]; t != nil {
+			t.Columns = append(t.Columns, col)
+			t.cols[col.Name] = col
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load columns: %w", err)
+	}
+	var fks []fk
+	if err := scanRows(ctx, q, keysSQL, nil, func(r pgx.Rows) error {
+		var k fk
+		var typ string
+		if err := r.Scan(&k.schema, &k.table, &typ, &k.name, &k.cols, &k.fschema, &k.ftable, &k.fcols); err != nil {
+			return err
+		}
+		t := c.Tables[k.schema+"."+k.table]
+		switch typ {
+		case "p":
+			if t != nil {
+				t.PK = k.cols
+				t.Uniques = append(t.Uniques, k.cols)
+			}
+		case "u":
+			if t != nil {
+				t.Uniques = append(t.Uniques, k.cols)
+			}
+		case "f":
+			fks = append(fks, k)
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load keys: %w", err)
+	}
+	// View lineage: view -> base -> set of shared column names.
+	lineage := map[string]map[string]map[string]bool{}
+	if err := scanRows(ctx, q, viewDepsSQL, []any{schemas}, func(r pgx.Rows) error {
+		var vs, vn, bs, bn, col string
+		if err := r.Scan(&vs, &vn, &bs, &bn, &col); err != nil {
+			return err
+		}
+		v, b := vs+"."+vn, bs+"."+bn
+		if lineage[v] == nil {
+			lineage[v] = map[string]map[string]bool{}
+		}
+		if lineage[v][b] == nil {
+			lineage[v][b] = map[string]bool{}
+		}
+		lineage[v][b][col] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load view lineage: %w", err)
+	}
+	fks = c.inferViews(fks, lineage)
+	if err := scanRows(ctx, q, roleSettingsSQL, nil, func(r pgx.Rows) error {
+		var role, k, v string
+		if err := r.Scan(&role, &k, &v); err != nil {
+			return err
+		}
+		c.RoleSettings[role] = append(c.RoleSettings[role], [2]string{k, v})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load role settings: %w", err)
+	}
+	if err := scanRows(ctx, q, `SELECT rolname FROM pg_roles`, nil, func(r pgx.Rows) error {
+		var n string
+		if err := r.Scan(&n); err != nil {
+			return err
+		}
+		c.Roles[n] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load roles: %w", err)
+	}
+	fns, err := rpc.Load(ctx, q, schemas)
+	if err != nil {
+		return nil, err
+	}
+	c.Functions = fns
+	c.buildRelationships(fks)
+	c.addComputed()
+	return c, nil
+}
+
+func scanRows(ctx context.Context, q querier, sql string, args []any, fn func(pgx.Rows) error) error {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func allIn(cols []string, set map[string]bool) bool {
+	for _, c := range cols {
+		if !set[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// inferViews gives views the primary keys and foreign keys of the base
+// tables whose columns they expose under the same names.
+func (c *Cache) inferViews(fks []fk, lineage map[string]map[string]map[string]bool) []fk {
+	views := make([]string, 0, len(lineage))
+	for v := range lineage {
+		views = append(views, v)
+	}
+	sort.Strings(views)
+	for pass := 0; pass < 2; pass++ {
+		base := append([]fk(nil), fks...)
+		for _, v := range views {
+			vt := c.Tables[v]
+			if vt == nil {
+				continue
+			}
+			for b, cols := range lineage[v] {
+				bt := c.Tables[b]
+				if bt != nil && vt.PK == nil && len(bt.PK) > 0 && allIn(bt.PK, cols) {
+					vt.PK = bt.PK
+				}
+				for _, k := range base {
+					if k.schema+"."+k.table == b && allIn(k.cols, cols) && !hasFK(fks, vt.Schema, vt.Name, k.name, k.fschema, k.ftable) {
+						n := k
+						n.schema, n.table = vt.Schema, vt.Name
+						fks = append(fks, n)
+					}
+					if k.fschema+"."+k.ftable == b && allIn(k.fcols, cols) && !hasFK(fks, k.schema, k.table, k.name, vt.Schema, vt.Name) {
+						n := k
+						n.fschema, n.ftable = vt.Schema, vt.Name
+						fks = append(fks, n)
+					}
+				}
+			}
+		}
+	}
+	return fks
+}
+
+func hasFK(fks []fk, s, t, name, fs, ft string) bool {
+	for _, k := range fks {
+		if k.schema == s && k.table == t && k.name == name && k.fschema == fs && k.ftable == ft {
+			return true
+		}
+	}
+	return false
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[string]bool{}
+	for _, x := range a {
+		m[x] = true
+	}
+	return allIn(b, m)
+}
+
+func (t *Table) isUnique(cols []string) bool {
+	for _, u := range t.Uniques {
+		if sameSet(u, cols) {
+			return true
+		}
+	}
+	return false
+}
+
+// buildRelationships derives M2O/O2M/O2O from foreign keys and M2M from
+// junction tables whose two foreign keys are covered by the junction's PK.
+func (c *Cache) buildRelationships(fks []fk) {
+	add := func(r *Relationship) {
+		k := r.Table.Schema + "." + r.Table.Name
+		c.Rels[k] = append(c.Rels[k], r)
+	}
+	for _, k := range fks {
+		t, f := c.Tables[k.schema+"."+k.table], c.Tables[k.fschema+"."+k.ftable]
+		if t == nil || f == nil {
+			continue
+		}
+		self := t == f
+		fwd, back := m2o, o2m
+		if t.isUnique(k.cols) {
+			fwd, back = o2o, o2o
+		}
+		add(&Relationship{Table: t, Foreign: f, Card: fwd, Constraint: k.name, Cols: k.cols, FCols: k.fcols, SelfRef: self})
+		add(&Relationship{Table: f, Foreign: t, Card: back, Constraint: k.name, Cols: k.fcols, FCols: k.cols, SelfRef: self})
+	}
+	byTable := map[string][]fk{}
+	for _, k := range fks {
+		byTable[k.schema+"."+k.table] = append(byTable[k.schema+"."+k.table], k)
+	}
+	for jn, list := range byTable {
+		j := c.Tables[jn]
+		if j == nil || len(j.PK) == 0 {
+			continue
+		}
+		pk := map[string]bool{}
+		for _, p := range j.PK {
+			pk[p] = true
+		}
+		for _, a := range list {
+			for _, b := range list {
+				if a.name == b.name || !allIn(a.cols, pk) || !allIn(b.cols, pk) {
+					continue
+				}
+				ta, tb := c.Tables[a.fschema+"."+a.ftable], c.Tables[b.fschema+"."+b.ftable]
+				if ta == nil || tb == nil {
+					continue
+				}
+				add(&Relationship{Table: ta, Foreign: tb, Card: m2m, Junction: j,
+					JConstraint1: a.name, JConstraint2: b.name,
+					Cols: a.fcols, JCols: a.cols, FCols: b.fcols, JFCols: b.cols, SelfRef: ta == tb})
+			}
+		}
+	}
+	for k := range c.Rels {
+		rs := c.Rels[k]
+		sort.SliceStable(rs, func(i, j int) bool { return relSortKey(rs[i]) < relSortKey(rs[j]) })
+	}
+}
+
+func relSortKey(r *Relationship) string {
+	if r.Card == m2m {
+		return r.Junction.Name + "\x00" + r.JConstraint1 + "\x00" + r.JConstraint2
+	}
+	return r.Constraint
+}
+
+// describe renders one PGRST201 details entry.
+func (r *Relationship) describe() map[string]string {
+	cols := func(t *Table, c []string) string { return t.Name + "(" + strings.Join(c, ", ") + ")" }
+	d := map[string]string{"cardinality": r.Card.String(),
+		"embedding": r.Table.Name + " with " + r.Foreign.Name}
+	if r.Card == m2m {
+		d["relationship"] = r.Junction.Name + " using " + r.JConstraint1 + "(" + strings.Join(r.JCols, ", ") + ") and " +
+			r.JConstraint2 + "(" + strings.Join(r.JFCols, ", ") + ")"
+	} else {
+		d["relationship"] = r.Constraint + " using " + cols(r.Table, r.Cols) + " and " + cols(r.Foreign, r.FCols)
+	}
+	return d
+}
+
+// hintName is what the PGRST201 hint suggests for r: table!constraint.
+func (r *Relationship) hintName() string {
+	if r.Card == m2m {
+		return r.Foreign.Name + "!" + r.Junction.Name
+	}
+	return r.Foreign.Name + "!" + r.Constraint
+}
+
+// addComputed registers computed relationships: a function taking one
+// table's row and returning another table's rows. They replace a detected
+// relationship of the same name.
+func (c *Cache) addComputed() {
+	for _, list := range c.Functions {
+		for _, f := range list {
+			if len(f.Params) != 1 || f.Kind != rpc.Composite || f.RetTable == "" {
+				continue
+			}
+			ft := c.Tables[f.RetSchema+"."+f.RetTable]
+			if ft == nil {
+				continue
+			}
+			pt := c.tableForType(f.Schema, f.Params[0].Type)
+			if pt == nil {
+				continue
+			}
+			card := m2o
+			if f.SetOf && f.Rows != 1 {
+				card = o2m
+			}
+			k := pt.Schema + "." + pt.Name
+			rels := c.Rels[k][:0:0]
+			for _, r := range c.Rels[k] {
+				if !(r.Foreign == ft && r.Constraint == f.Name) {
+					rels = append(rels, r)
+				}
+			}
+			c.Rels[k] = append(rels, &Relationship{Table: pt, Foreign: ft, Card: card, Constraint: f.Name, Computed: f})
+		}
+	}
+}
+
+// tableForType finds the table whose row type format_type printed as typ.
+func (c *Cache) tableForType(schema, typ string) *Table {
+	if t := c.Tables[schema+"."+strings.Trim(typ, `"`)]; t != nil {
+		return t
+	}
+	if s, n, ok := strings.Cut(typ, "."); ok {
+		return c.Tables[strings.Trim(s, `"`)+"."+strings.Trim(n, `"`)]
+	}
+	return c.Tables["public."+strings.Trim(typ, `"`)]
+}

@@ -1,0 +1,273 @@
+// Package rest serves /rest/v1 the way PostgREST does: it turns the URL
+// grammar (select, filters, logic trees, order, paging, embedding) into one
+// SQL statement with bound values and quoted identifiers, runs it as the
+// caller's role inside one transaction, and forwards the JSON Postgres
+// builds without decoding it. Functions are called through package rpc at
+// /rpc/{fn}. The schema cache is read from pg_catalog at start and reloaded
+// on NOTIFY pgrst (sent by the DDL event trigger in sql/platform).
+package rest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// Service implements the PostgREST-compatible REST API. Mount it under
+// /rest/v1 with the prefix stripped.
+type Service struct {
+	cfg   Config
+	user  *pgxpool.Pool
+	admin *pgxpool.Pool
+	log   *slog.Logger
+
+	cache    atomic.Pointer[Cache]
+	gen      atomic.Uint64 // bumped per reload; names prepared statements
+	reloadMu sync.Mutex
+	stop     context.CancelFunc
+	done     chan struct{}
+}
+
+var _ http.Handler = (*Service)(nil)
+
+var errPoolTimeout = errors.New("pool acquire timeout")
+
+// Option changes how New builds the service.
+type Option func(*Service)
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// New loads the schema cache with the admin pool and starts listening for
+// reload notifications. Requests run on the user pool (authenticator).
+func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*Service, error) {
+	cfg.defaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if user == nil || admin == nil {
+		return nil, errors.New("rest: user and admin pools are required")
+	}
+	s := &Service{cfg: cfg, user: user, admin: admin, log: slog.Default(), done: make(chan struct{})}
+	for _, o := range opts {
+		o(s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Reload(ctx); err != nil {
+		return nil, err
+	}
+	lctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	go s.listen(lctx)
+	return s, nil
+}
+
+// Close stops the reload listener.
+func (s *Service) Close() {
+	if s.stop != nil {
+		s.stop()
+		<-s.done
+	}
+}
+
+// Reload rebuilds the schema cache and swaps it in; requests in flight
+// keep the snapshot they started with.
+func (s *Service) Reload(ctx context.Context) error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	c, err := loadCache(ctx, s.admin, s.cfg.Schemas)
+	if err != nil {
+		return err
+	}
+	s.cache.Store(c)
+	s.gen.Add(1)
+	return nil
+}
+
+// listen waits for NOTIFY pgrst and reloads, debouncing bursts of DDL.
+func (s *Service) listen(ctx context.Context) {
+	defer close(s.done)
+	for ctx.Err() == nil {
+		if err := s.listenOnce(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("rest: schema listener", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+func (s *Service) listenOnce(ctx context.Context) error {
+	conn, err := s.admin.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN pgrst"); err != nil {
+		return err
+	}
+	// Reload once after (re)connecting: notifications may have been missed.
+	if err := s.Reload(ctx); err != nil && ctx.Err() == nil {
+		s.log.Warn("rest: schema reload", "err", err)
+	}
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			conn.Conn().Close(context.Background())
+			return err
+		}
+		if n.Payload != "" && n.Payload != "reload schema" && n.Payload != "reload config" {
+			continue
+		}
+		// Debounce: collect the rest of a burst before reloading.
+		for {
+			wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			_, err := conn.Conn().WaitForNotification(wctx)
+			cancel()
+			if err != nil {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := s.Reload(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("rest: schema reload", "err", err)
+		}
+	}
+}
+
+// route is the parsed request path.
+type route struct {
+	root  bool
+	table string
+	fn    string
+}
+
+func parsePath(p string) (route, bool) {
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return route{root: true}, true
+	}
+	segs := strings.Split(strings.TrimSuffix(p, "/"), "/")
+	for i, s := range segs {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			return route{}, false
+		}
+		segs[i] = u
+	}
+	switch {
+	case len(segs) == 1:
+		return route{table: segs[0]}, true
+	case len(segs) == 2 && segs[0] == "rpc":
+		return route{fn: segs[1]}, true
+	}
+	return route{}, false
+}
+
+// ServeHTTP routes "/" (OpenAPI), "/{table}" and "/rpc/{fn}".
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rc, err := s.newRequest(w, r)
+	if err != nil {
+		s.writeError(w, r, err, rc == nil || rc.role == s.cfg.AnonRole)
+		return
+	}
+	switch {
+	case rc.route.root:
+		err = s.serveRoot(rc)
+	case rc.route.fn != "":
+		err = s.serveRPC(rc)
+	default:
+		err = s.serveTable(rc)
+	}
+	if err != nil {
+		s.writeError(w, r, err, rc.role == s.cfg.AnonRole)
+	}
+}
+
+// reqCtx is everything one request needs.
+type reqCtx struct {
+	w           http.ResponseWriter
+	r           *http.Request
+	route       route
+	cache       *Cache
+	schema      string
+	profileSent bool
+	role        string
+	claims      []byte
+	prefs       prefs
+	params      []param
+}
+
+func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
+	rc := &reqCtx{w: w, r: r, role: s.cfg.AnonRole}
+	rt, ok := parsePath(r.URL.EscapedPath())
+	if !ok {
+		return rc, pgrstErr(404, "PGRST125", "Invalid path specified in request URL", nil, nil)
+	}
+	rc.route = rt
+	caller := jwt.FromContext(r.Context())
+	if caller.Err != nil {
+		return rc, jwtError(caller.Err)
+	}
+	cache := s.cache.Load()
+	if cache == nil {
+		return rc, pgrstErr(503, "PGRST002", "Could not query the database for the schema cache. Retrying.", nil, nil)
+	}
+	rc.cache = cache
+	if caller.Claims != nil {
+		if caller.Claims.Role != "" {
+			rc.role = caller.Claims.Role
+		}
+		rc.claims = claimsWithRole(caller.Claims, rc.role)
+	}
+	if !allowedRole(rc.role) {
+		if !cache.Roles[rc.role] {
+			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
+		}
+		return rc, &apiError{Status: 403, Code: "42501", Message: `permission denied to set role "` + rc.role + `"`}
+	}
+	hdr := "Content-Profile"
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+		hdr = "Accept-Profile"
+	}
+	rc.schema = s.cfg.Schemas[0]
+	if p := r.Header.Get(hdr); p != "" {
+		rc.profileSent = true
+		found := false
+		for _, sc := range s.cfg.Schemas {
+			if sc == p {
+				found = true
+			}
+		}
+		if !found {
+			return rc, pgrstErr(406, "PGRST106", "Invalid schema: "+p, nil,
+				"Only the following schemas are exposed: "+strings.Join(s.cfg.Schemas, ", "))
+		}
+		rc.schema = p
+	}
+	rc.params = parseQuery(r.URL.RawQuery)
+	rc.prefs = parsePrefer(r.Header)
+	if rc.prefs.handling == "strict" && len(rc.prefs.invalid) > 0 {
+		return rc, pgrstErr(400, "PGRST122", "Invalid preferences given with handling=strict",
+			"Invalid preferences: "+strings.Join(rc.prefs.invalid, ", "), nil)
+	}
+	return rc, nil
+}
+
+func allowedRole(r string) bool {
+	return r == "anon" || r == "authenticated" || r == "service_role"
+}

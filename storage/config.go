@@ -1,0 +1,146 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the storage service's configuration. ConfigFromEnv fills it from
+// STORAGE_* variables; the zero value plus defaults() is a working local
+// setup.
+type Config struct {
+	// Backend is "file" (default) or "s3".
+	Backend string
+	// FileDir is where the file backend keeps bytes (STORAGE_FILE_DIR).
+	FileDir string
+	// S3 settings, used when Backend is "s3".
+	S3 S3Config
+	// FileSizeLimit is the global per-object limit in bytes
+	// (STORAGE_FILE_SIZE_LIMIT, default 50 MB); a bucket's own limit can only
+	// lower it.
+	FileSizeLimit int64
+	// UploadURLExpiry is the lifetime of signed upload URLs
+	// (STORAGE_UPLOAD_SIGNED_URL_EXPIRY, default 2h as on hosted Supabase).
+	UploadURLExpiry time.Duration
+	// ImageTransform enables /render/image (STORAGE_IMAGE_TRANSFORMATION,
+	// default true).
+	ImageTransform bool
+	// ImageMaxBytes caps the source size /render/image will decode
+	// (STORAGE_IMAGE_MAX_BYTES, default 25 MB).
+	ImageMaxBytes int64
+	// ImageMaxPixels caps width*height of a decoded source image
+	// (default 50 megapixels), so a small file cannot expand into gigabytes.
+	ImageMaxPixels int64
+	// LeftoverAge is how old unreferenced bytes must be before the sweep
+	// deletes them (STORAGE_GC_AGE, default 1h), so uploads in flight are safe.
+	LeftoverAge time.Duration
+}
+
+// S3Config selects an S3-compatible bucket that holds every object.
+type S3Config struct {
+	Endpoint  string // host[:port], STORAGE_S3_ENDPOINT
+	Bucket    string // STORAGE_S3_BUCKET
+	Region    string // STORAGE_S3_REGION
+	AccessKey string // STORAGE_S3_ACCESS_KEY
+	SecretKey string // STORAGE_S3_SECRET_KEY
+	UseSSL    bool   // STORAGE_S3_USE_SSL (default true)
+	Prefix    string // optional key prefix inside the bucket, STORAGE_S3_PREFIX
+}
+
+// defaults fills unset fields and validates the rest.
+func (c *Config) defaults() error {
+	if c.Backend == "" {
+		c.Backend = "file"
+	}
+	if c.FileDir == "" {
+		c.FileDir = ".basalt/storage"
+	}
+	if c.FileSizeLimit <= 0 {
+		c.FileSizeLimit = 50 * 1000 * 1000
+	}
+	if c.UploadURLExpiry <= 0 {
+		c.UploadURLExpiry = 2 * time.Hour
+	}
+	if c.ImageMaxBytes <= 0 {
+		c.ImageMaxBytes = 25 * 1000 * 1000
+	}
+	if c.ImageMaxPixels <= 0 {
+		c.ImageMaxPixels = 50_000_000
+	}
+	if c.LeftoverAge <= 0 {
+		c.LeftoverAge = time.Hour
+	}
+	switch c.Backend {
+	case "file":
+	case "s3":
+		if c.S3.Endpoint == "" || c.S3.Bucket == "" {
+			return fmt.Errorf("storage backend s3 needs STORAGE_S3_ENDPOINT and STORAGE_S3_BUCKET")
+		}
+	default:
+		return fmt.Errorf("STORAGE_BACKEND %q: want file or s3", c.Backend)
+	}
+	return nil
+}
+
+// ConfigFromEnv reads the STORAGE_* variables.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Backend:        strings.ToLower(getenv("STORAGE_BACKEND")),
+		FileDir:        getenv("STORAGE_FILE_DIR"),
+		ImageTransform: true,
+		S3: S3Config{
+			Endpoint:  getenv("STORAGE_S3_ENDPOINT"),
+			Bucket:    getenv("STORAGE_S3_BUCKET"),
+			Region:    getenv("STORAGE_S3_REGION"),
+			AccessKey: getenv("STORAGE_S3_ACCESS_KEY"),
+			SecretKey: getenv("STORAGE_S3_SECRET_KEY"),
+			Prefix:    getenv("STORAGE_S3_PREFIX"),
+			UseSSL:    true,
+		},
+	}
+	var errs []string
+	if v := getenv("STORAGE_S3_USE_SSL"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, "STORAGE_S3_USE_SSL: "+err.Error())
+		}
+		c.S3.UseSSL = b
+	}
+	if v := getenv("STORAGE_IMAGE_TRANSFORMATION"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, "STORAGE_IMAGE_TRANSFORMATION: "+err.Error())
+		}
+		c.ImageTransform = b
+	}
+	for _, f := range []struct {
+		name string
+		dst  *int64
+	}{{"STORAGE_FILE_SIZE_LIMIT", &c.FileSizeLimit}, {"STORAGE_IMAGE_MAX_BYTES", &c.ImageMaxBytes}} {
+		if v := getenv(f.name); v != "" {
+			n, err := parseSize(v)
+			if err != nil {
+				errs = append(errs, f.name+": "+err.Error())
+			}
+			*f.dst = n
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"STORAGE_UPLOAD_SIGNED_URL_EXPIRY", &c.UploadURLExpiry}, {"STORAGE_GC_AGE", &c.LeftoverAge}} {
+		if v := getenv(f.name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, f.name+": "+err.Error())
+			}
+			*f.dst = d
+		}
+	}
+	if len(errs) > 0 {
+		return c, fmt.Errorf("storage config: %s", strings.Join(errs, "; "))
+	}
+	return c, c.defaults()
+}

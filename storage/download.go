@@ -1,0 +1,286 @@
+package storage
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// download answers GET|HEAD /object/{bucket}/{path} (anon-ok).
+func (s *Service) download(w http.ResponseWriter, r *http.Request) error {
+	return s.downloadAs(w, r, s.anonOK(r))
+}
+
+// downloadAuthenticated answers /object/authenticated/...: a valid JWT is
+// required.
+func (s *Service) downloadAuthenticated(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.requireJWT(r)
+	if err != nil {
+		return err
+	}
+	return s.downloadAs(w, r, c)
+}
+
+func (s *Service) downloadAs(w http.ResponseWriter, r *http.Request, c caller) error {
+	b, err := s.findBucket(r, param(r, "bucket"))
+	if err != nil {
+		return err
+	}
+	o, err := s.readObject(r, c, b, param(r, "path"), false)
+	if err != nil {
+		return err
+	}
+	return s.serveObject(w, r, o, nil)
+}
+
+// downloadPublic answers /object/public/{bucket}/{path}: no auth, public
+// buckets only.
+func (s *Service) downloadPublic(w http.ResponseWriter, r *http.Request) error {
+	b, err := s.findBucket(r, param(r, "bucket"))
+	if err != nil {
+		return err
+	}
+	if !b.Public {
+		return errNoSuchBucket()
+	}
+	o, err := s.readObject(r, caller{}, b, param(r, "path"), true)
+	if err != nil {
+		return err
+	}
+	return s.serveObject(w, r, o, nil)
+}
+
+// byteRange is a resolved single range: bytes [start, start+length).
+type byteRange struct{ start, length int64 }
+
+// parseRange resolves a Range header against size. ok is false when the
+// header is absent or not one we serve partially (then the whole object is
+// sent, as RFC 9110 allows); unsat reports an unsatisfiable range.
+func parseRange(h string, size int64) (rg byteRange, ok, unsat bool) {
+	spec, found := strings.CutPrefix(strings.TrimSpace(h), "bytes=")
+	if !found || strings.Contains(spec, ",") {
+		return rg, false, false
+	}
+	first, last, found := strings.Cut(strings.TrimSpace(spec), "-")
+	if !found {
+		return rg, false, false
+	}
+	first, last = strings.TrimSpace(first), strings.TrimSpace(last)
+	if first == "" {
+		// Suffix range: the final n bytes.
+		n, err := strconv.ParseInt(last, 10, 64)
+		if err != nil || n < 0 {
+			return rg, false, false
+		}
+		if n == 0 || size == 0 {
+			return rg, false, true
+		}
+		n = min(n, size)
+		return byteRange{size - n, n}, true, false
+	}
+	start, err := strconv.ParseInt(first, 10, 64)
+	if err != nil || start < 0 {
+		return rg, false, false
+	}
+	end := size - 1
+	if last != "" {
+		e, err := strconv.ParseInt(last, 10, 64)
+		if err != nil || e < start {
+			return rg, false, false
+		}
+		end = min(e, size-1)
+	}
+	if start >= size {
+		return rg, false, true
+	}
+	return byteRange{start, end - start + 1}, true, false
+}
+
+// serveOpts changes serveObject for signed URLs.
+type serveOpts struct {
+	expires time.Time // sent as Expires instead of Cache-Control
+}
+
+// serveObject writes o's bytes with the reference's headers: conditional
+// requests, single ranges, ?download naming.
+func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, opts *serveOpts) error {
+	m := o.meta()
+	lm := o.lastModified()
+	h := w.Header()
+	ct := m.Mimetype
+	if base := strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])); base == "text/html" {
+		ct = "text/plain" // never let stored HTML run on the API origin
+	}
+	h.Set("Content-Type", ct)
+	h.Set("ETag", m.ETag)
+	if !lm.IsZero() {
+		h.Set("Last-Modified", lm.UTC().Format(http.TimeFormat))
+	}
+	if opts != nil && !opts.expires.IsZero() {
+		h.Set("Expires", opts.expires.UTC().Format(http.TimeFormat))
+	} else {
+		h.Set("Cache-Control", m.CacheControl)
+	}
+	h.Set("Accept-Ranges", "bytes")
+	robots := m.XRobotsTag
+	if robots == "" {
+		robots = "none"
+	}
+	h.Set("X-Robots-Tag", robots)
+	if v, ok := r.URL.Query()["download"]; ok {
+		h.Set("Content-Disposition", contentDisposition(v[0]))
+	}
+	if notModified(r, m.ETag, lm) {
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	size := m.Size
+	status, rg := http.StatusOK, byteRange{0, size}
+	if v := r.Header.Get("Range"); v != "" && rangeApplies(r, m.ETag, lm) {
+		pr, ok, unsat := parseRange(v, size)
+		if unsat {
+			h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
+			return &Error{Status: 416, Code: "InvalidRange", Label: "InvalidRange",
+				Message: "The requested range is not satisfiable", HTTPStatus: http.StatusRequestedRangeNotSatisfiable}
+		}
+		if ok {
+			status, rg = http.StatusPartialContent, pr
+			h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", pr.start, pr.start+pr.length-1, size))
+		}
+	}
+	body, err := s.backend.Get(r.Context(), o.key(), rg.start, rg.length)
+	if errors.Is(err, ErrNotExist) {
+		for _, k := range []string{"ETag", "Last-Modified", "Cache-Control", "Expires", "Accept-Ranges",
+			"Content-Range", "Content-Disposition", "X-Robots-Tag"} {
+			h.Del(k)
+		}
+		return errMissingBytes()
+	}
+	if err != nil {
+		return errInternal(fmt.Errorf("open %s: %w", o.key(), err))
+	}
+	defer body.Close()
+	h.Set("Content-Length", contentLengthHeader(rg.length))
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	if _, err := io.Copy(w, body); err != nil {
+		// Headers are gone; all we can do is log and cut the response.
+		s.log.Warn("storage: download interrupted", "key", o.key(), "err", err)
+	}
+	return nil
+}
+
+// notModified applies If-None-Match, then If-Modified-Since.
+func notModified(r *http.Request, etag string, lm time.Time) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		for _, t := range strings.Split(inm, ",") {
+			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+			if t == "*" || t == etag {
+				return true
+			}
+		}
+		return false
+	}
+	if ims := r.Header.Get("If-Modified-Since"); ims != "" && !lm.IsZero() {
+		if t, err := http.ParseTime(ims); err == nil && !lm.Truncate(time.Second).After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// rangeApplies honours If-Range: a stale validator means the whole object.
+func rangeApplies(r *http.Request, etag string, lm time.Time) bool {
+	ir := r.Header.Get("If-Range")
+	if ir == "" {
+		return true
+	}
+	if strings.HasPrefix(ir, `"`) {
+		return ir == etag
+	}
+	t, err := http.ParseTime(ir)
+	return err == nil && !lm.Truncate(time.Second).After(t)
+}
+
+// contentDisposition renders ?download=: empty means a bare attachment,
+// otherwise the name is sent percent-encoded in both forms.
+func contentDisposition(name string) string {
+	if name == "" {
+		return "attachment;"
+	}
+	enc := encodeURIComponent(name)
+	return fmt.Sprintf("attachment; filename=%s; filename*=UTF-8''%s", enc, enc)
+}
+
+// encodeURIComponent matches JavaScript's function of that name.
+func encodeURIComponent(s string) string {
+	e := url.QueryEscape(s)
+	e = strings.ReplaceAll(e, "+", "%20")
+	for _, c := range []string{"!", "'", "(", ")", "*"} {
+		e = strings.ReplaceAll(e, url.QueryEscape(c), c)
+	}
+	return e
+}
+
+// objectInfo is the JSON of GET /object/info/...
+type objectInfo struct {
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Version      *string         `json:"version"`
+	BucketID     string          `json:"bucket_id"`
+	Size         int64           `json:"size"`
+	ContentType  string          `json:"content_type"`
+	CacheControl string          `json:"cache_control"`
+	ETag         string          `json:"etag"`
+	Metadata     json.RawMessage `json:"metadata"`
+	LastModified any             `json:"last_modified"`
+	CreatedAt    any             `json:"created_at"`
+}
+
+// info answers GET /object/info/{bucket}/{path} (anon-ok).
+func (s *Service) info(w http.ResponseWriter, r *http.Request) error {
+	return s.infoAs(w, r, s.anonOK(r), false)
+}
+
+// infoAuthenticated requires a valid JWT.
+func (s *Service) infoAuthenticated(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.requireJWT(r)
+	if err != nil {
+		return err
+	}
+	return s.infoAs(w, r, c, false)
+}
+
+// infoPublic serves info for public buckets without auth.
+func (s *Service) infoPublic(w http.ResponseWriter, r *http.Request) error {
+	return s.infoAs(w, r, caller{}, true)
+}
+
+func (s *Service) infoAs(w http.ResponseWriter, r *http.Request, c caller, public bool) error {
+	b, err := s.findBucket(r, param(r, "bucket"))
+	if err != nil {
+		return err
+	}
+	if public && !b.Public {
+		return errNoSuchBucket()
+	}
+	o, err := s.readObject(r, c, b, param(r, "path"), public)
+	if err != nil {
+		return err
+	}
+	m := o.meta()
+	return writeJSON(w, objectInfo{
+		ID: o.ID, Name: o.Name, Version: o.Version, BucketID: o.BucketID, Size: m.Size,
+		ContentType: m.Mimetype, CacheControl: m.CacheControl, ETag: m.ETag,
+		Metadata: userMetaOrEmpty(o.UserMetadata), LastModified: isoPtr(o.UpdatedAt), CreatedAt: isoPtr(o.CreatedAt),
+	})
+}

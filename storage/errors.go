@@ -1,0 +1,145 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Error is an API error in the reference's shape. Status is the logical code
+// placed in the body's statusCode; the HTTP status is 400 for every logical
+// error below 500 unless HTTPStatus says otherwise (route-not-found, the
+// service-role-only routes), mirroring supabase/storage.
+type Error struct {
+	Status     int    // logical status, rendered as a string in the body
+	Code       string // stable code: NoSuchBucket, InvalidKey, ...
+	Label      string // legacy "error" field
+	Message    string
+	HTTPStatus int   // real HTTP status when it is not the default
+	Err        error // internal cause, logged and never sent
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Code + ": " + e.Message + ": " + e.Err.Error()
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// httpStatus is the status line the reference sends for e.
+func (e *Error) httpStatus() int {
+	switch {
+	case e.HTTPStatus != 0:
+		return e.HTTPStatus
+	case e.Status >= 500:
+		return e.Status
+	default:
+		return http.StatusBadRequest
+	}
+}
+
+// body is the JSON envelope every error response carries.
+func (e *Error) body() map[string]string {
+	label := e.Label
+	if label == "" {
+		label = e.Code
+	}
+	return map[string]string{
+		"statusCode": fmt.Sprint(e.Status),
+		"code":       e.Code,
+		"error":      label,
+		"message":    e.Message,
+	}
+}
+
+// Constructors for the error catalogue of the wire contract.
+func errNoSuchBucket() *Error {
+	return &Error{Status: 404, Code: "NoSuchBucket", Label: "Bucket not found", Message: "Bucket not found"}
+}
+
+func errNoSuchKey() *Error {
+	return &Error{Status: 404, Code: "NoSuchKey", Label: "not_found", Message: "Object not found"}
+}
+
+// errMissingBytes is what the reference answers when the row exists but the
+// backend has no bytes for it.
+func errMissingBytes() *Error {
+	return &Error{Status: 404, Code: "NoSuchKey", Label: "Not found", Message: "The resource was not found"}
+}
+
+func errKeyExists() *Error {
+	return &Error{Status: 409, Code: "KeyAlreadyExists", Label: "Duplicate", Message: "The resource already exists"}
+}
+
+func errBucketExists() *Error {
+	return &Error{Status: 409, Code: "BucketAlreadyExists", Label: "Duplicate", Message: "The resource already exists"}
+}
+
+func errAccessDenied(msg string) *Error {
+	return &Error{Status: 403, Code: "AccessDenied", Label: "Unauthorized", Message: msg}
+}
+
+func errRLS() *Error { return errAccessDenied("new row violates row-level security policy") }
+
+func errInvalidJWT(msg string) *Error {
+	return &Error{Status: 400, Code: "InvalidJWT", Label: "InvalidJWT", Message: msg}
+}
+
+func errInvalidSignature(msg string) *Error {
+	return &Error{Status: 400, Code: "InvalidSignature", Label: "InvalidSignature", Message: msg}
+}
+
+func errTooLarge() *Error {
+	return &Error{Status: 413, Code: "EntityTooLarge", Label: "Payload too large",
+		Message: "The object exceeded the maximum allowed size"}
+}
+
+func errMime(m string) *Error {
+	return &Error{Status: 415, Code: "InvalidMimeType", Label: "invalid_mime_type",
+		Message: fmt.Sprintf("mime type %s is not supported", m)}
+}
+
+func errInvalidKey(k string) *Error {
+	return &Error{Status: 400, Code: "InvalidKey", Label: "InvalidKey", Message: "Invalid key: " + k}
+}
+
+func errBucketName() *Error {
+	return &Error{Status: 400, Code: "InvalidBucketName", Label: "Invalid Input", Message: "Bucket name invalid"}
+}
+
+func errNotEmpty() *Error {
+	return &Error{Status: 409, Code: "ResourceNotEmpty", Label: "ResourceNotEmpty",
+		Message: "The bucket you tried to delete is not empty"}
+}
+
+// errInvalid is a request that fails validation (Fastify schema errors and
+// the like).
+func errInvalid(msg string) *Error {
+	return &Error{Status: 400, Code: "InvalidRequest", Label: "InvalidRequest", Message: msg}
+}
+
+// errSchema mirrors a Fastify schema failure, whose label is "Bad Request".
+func errSchema(msg string) *Error {
+	return &Error{Status: 400, Code: "InvalidRequest", Label: "Bad Request", Message: msg}
+}
+
+func errRouteNotFound(method, url string) *Error {
+	return &Error{Status: 404, Code: "InvalidRequest", Label: "Not Found", HTTPStatus: http.StatusNotFound,
+		Message: fmt.Sprintf("Route %s:%s not found", method, url)}
+}
+
+func errInternal(err error) *Error {
+	return &Error{Status: 500, Code: "InternalError", Label: "Internal Server Error",
+		Message: "Internal server error", Err: err}
+}
+
+// asError turns any error into an *Error, treating unknown ones as 500.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return errInternal(err)
+}

@@ -1,0 +1,269 @@
+// Package fsbackend stores object bytes in a local directory. Writes go to a
+// temporary file that is renamed into place, so a reader never sees a
+// partial file, and key segments are escaped so no object name can leave
+// the root (no "..", no empty or hidden segments).
+package fsbackend
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/basaltdev/basalt/storage"
+)
+
+// tmpDir holds writes in progress; it sits inside the root so that the final
+// rename stays on one filesystem and is atomic.
+const tmpDir = ".tmp"
+
+// Backend is a storage.Backend on the local filesystem.
+type Backend struct {
+	root string
+}
+
+var _ storage.Backend = (*Backend)(nil)
+
+// New returns a backend rooted at dir, creating it if needed.
+func New(dir string) (*Backend, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("storage dir %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(abs, tmpDir), 0o750); err != nil {
+		return nil, fmt.Errorf("create storage dir %s: %w", abs, err)
+	}
+	return &Backend{root: abs}, nil
+}
+
+// Root returns the directory the backend writes under.
+func (b *Backend) Root() string { return b.root }
+
+// path maps a key to a file path: each '/'-separated segment is escaped on
+// its own, so the result always stays below the root.
+func (b *Backend) path(key string) string {
+	segs := strings.Split(key, "/")
+	for i, s := range segs {
+		segs[i] = escapeSegment(s)
+	}
+	return filepath.Join(append([]string{b.root}, segs...)...)
+}
+
+// escapeSegment keeps [A-Za-z0-9_-] and non-leading dots, and writes every
+// other byte as %XX. An empty segment becomes "%" (never produced by the
+// escaping otherwise), so "a//b" and "a/b" stay distinct.
+func escapeSegment(s string) string {
+	if s == "" {
+		return "%"
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+			sb.WriteByte(c)
+		case c == '.' && i > 0:
+			sb.WriteByte(c)
+		default:
+			fmt.Fprintf(&sb, "%%%02X", c)
+		}
+	}
+	return sb.String()
+}
+
+// unescapeSegment reverses escapeSegment.
+func unescapeSegment(s string) (string, error) {
+	if s == "%" {
+		return "", nil
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			sb.WriteByte(s[i])
+			continue
+		}
+		if i+3 > len(s) {
+			return "", fmt.Errorf("bad escape in %q", s)
+		}
+		v, err := hex.DecodeString(s[i+1 : i+3])
+		if err != nil {
+			return "", fmt.Errorf("bad escape in %q: %w", s, err)
+		}
+		sb.Write(v)
+		i += 2
+	}
+	return sb.String(), nil
+}
+
+// Put writes r to a temporary file, syncs it and renames it to key.
+func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, _ string) error {
+	dst := b.path(key)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return fmt.Errorf("create dir for %s: %w", key, err)
+	}
+	f, err := os.CreateTemp(filepath.Join(b.root, tmpDir), "put-*")
+	if err != nil {
+		return fmt.Errorf("create temp file: %w", err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	n, err := io.Copy(f, ctxReader{ctx, r})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	if size >= 0 && n != size {
+		return fmt.Errorf("write %s: got %d bytes, want %d", key, n, size)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", key, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", key, err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("rename into %s: %w", key, err)
+	}
+	ok = true
+	return nil
+}
+
+// ctxReader stops a long copy when the request is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// Get opens key at offset, limited to length bytes when length >= 0.
+func (b *Backend) Get(_ context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	f, err := os.Open(b.path(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, storage.ErrNotExist
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", key, err)
+	}
+	if offset > 0 {
+		if _, err := f.Seek(offset, io.SeekStart); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("seek %s: %w", key, err)
+		}
+	}
+	if length < 0 {
+		return f, nil
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(f, length), f}, nil
+}
+
+// Copy duplicates src into dst through a temporary file.
+func (b *Backend) Copy(ctx context.Context, src, dst string) error {
+	r, err := b.Get(ctx, src, 0, -1)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return b.Put(ctx, dst, r, -1, "")
+}
+
+// Delete removes keys and any directories they leave empty.
+func (b *Backend) Delete(_ context.Context, keys ...string) error {
+	var errs []error
+	for _, k := range keys {
+		p := b.path(k)
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("delete %s: %w", k, err))
+			continue
+		}
+		b.pruneDirs(filepath.Dir(p))
+	}
+	return errors.Join(errs...)
+}
+
+// pruneDirs removes empty parent directories up to the root; Remove fails on
+// a non-empty directory, which ends the walk.
+func (b *Backend) pruneDirs(dir string) {
+	for dir != b.root && strings.HasPrefix(dir, b.root+string(filepath.Separator)) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// Walk visits stored keys under prefix, skipping writes in progress.
+func (b *Backend) Walk(ctx context.Context, prefix string, fn func(string, time.Time) error) error {
+	return filepath.WalkDir(b.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(b.root, p)
+		if d.IsDir() {
+			if rel == tmpDir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		segs := strings.Split(filepath.ToSlash(rel), "/")
+		for i, s := range segs {
+			if segs[i], err = unescapeSegment(s); err != nil {
+				return nil // not a file this backend wrote
+			}
+		}
+		key := strings.Join(segs, "/")
+		if !strings.HasPrefix(key, prefix) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		return fn(key, info.ModTime())
+	})
+}
+
+// SweepTemp removes temporary files older than age: writes that a crash
+// interrupted before their rename.
+func (b *Backend) SweepTemp(age time.Duration, now time.Time) (int, error) {
+	entries, err := os.ReadDir(filepath.Join(b.root, tmpDir))
+	if err != nil {
+		return 0, fmt.Errorf("read temp dir: %w", err)
+	}
+	n := 0
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < age {
+			continue
+		}
+		if os.Remove(filepath.Join(b.root, tmpDir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,103 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// maxBulk is the reference's cap on names per bulk request.
+const maxBulk = 1000
+
+// removeObjects answers DELETE /object/{bucket} {"prefixes":[...]}: exact
+// names, deleted as the caller (DELETE ... RETURNING, so rows must be
+// SELECT-visible too); names that are missing or not permitted are skipped.
+func (s *Service) removeObjects(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.requireJWT(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Prefixes []string `json:"prefixes"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.Prefixes == nil {
+		return errSchema("body must have required property 'prefixes'")
+	}
+	if len(in.Prefixes) < 1 {
+		return errSchema("body/prefixes must NOT have fewer than 1 items")
+	}
+	if len(in.Prefixes) > maxBulk {
+		return errInvalid("Bulk object requests are limited to 1000 objects per request.")
+	}
+	b, err := s.findBucket(r, param(r, "bucket"))
+	if err != nil {
+		return err
+	}
+	deleted, err := s.deleteRows(r, c, b.ID, in.Prefixes)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, deleted)
+}
+
+// deleteRows deletes the named rows as the caller, then their bytes.
+func (s *Service) deleteRows(r *http.Request, c caller, bucketID string, names []string) ([]object, error) {
+	deleted := []object{}
+	err := s.asUser(r.Context(), r, c, "storage.object.delete", func(tx pgx.Tx) error {
+		rows, err := tx.Query(r.Context(), `DELETE FROM storage.objects WHERE bucket_id = $1 AND name = ANY($2)
+			RETURNING `+objectColumns, bucketID, names)
+		if err != nil {
+			return err
+		}
+		deleted, err = collectObjects(rows)
+		return err
+	})
+	if err != nil {
+		return nil, rlsError(err, "delete objects")
+	}
+	// Bytes go after the rows commit: a crash in between leaves only
+	// unreferenced bytes, which the sweep removes.
+	keys := make([]string, len(deleted))
+	for i, o := range deleted {
+		keys[i] = o.key()
+	}
+	s.deleteBytes(r, keys...)
+	return deleted, nil
+}
+
+// deleteObject answers DELETE /object/{bucket}/{path}; a row the caller
+// cannot delete is 403 like the reference's single delete.
+func (s *Service) deleteObject(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.requireJWT(r)
+	if err != nil {
+		return err
+	}
+	b, err := s.findBucket(r, param(r, "bucket"))
+	if err != nil {
+		return err
+	}
+	name := param(r, "path")
+	if err := validateKey(name); err != nil {
+		return err
+	}
+	deleted, err := s.deleteRows(r, c, b.ID, []string{name})
+	if err != nil {
+		return err
+	}
+	if len(deleted) == 0 {
+		if _, err := s.adminObject(r, b.ID, name); err != nil {
+			var e *Error
+			if errors.As(err, &e) && e.Code == "NoSuchKey" {
+				return e
+			}
+			return fmt.Errorf("check object: %w", err)
+		}
+		return errAccessDenied("Access denied")
+	}
+	return writeJSON(w, map[string]string{"message": "Successfully deleted"})
+}

@@ -1,0 +1,236 @@
+// Package storage implements Basalt's /storage/v1, wire-compatible with
+// Supabase Storage as storage-js 2.119.0 calls it: buckets, objects, signed
+// URLs, public URLs, TUS resumable uploads and image rendering.
+//
+// Authorization is Postgres row-level security on storage.buckets and
+// storage.objects: every call runs the SQL operation the reference maps it
+// to inside pg.WithClaims as the caller's role, so the project's policies
+// decide. Bytes live in a Backend (local files or S3) under a key that
+// includes the row's version, which is how metadata and bytes stay
+// consistent when a request fails half-way.
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
+)
+
+// Service implements the storage API (mounted at /storage/v1).
+type Service struct {
+	cfg     Config
+	admin   *pgxpool.Pool // owner pool: bucket lookups and final writes
+	user    *pgxpool.Pool // authenticator pool: everything checked by RLS
+	keys    *jwt.Keys
+	backend Backend
+	routes  []route
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+var _ http.Handler = (*Service)(nil)
+
+// Option changes a Service built by New.
+type Option func(*Service)
+
+// WithClock makes the service read time from now (tests).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithLogger sets the logger for internal errors.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// New builds the service. admin is the schema owner's pool, user the
+// authenticator's; backend holds the bytes (see package backends).
+func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, backend Backend, opts ...Option) (*Service, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	if admin == nil || user == nil || keys == nil || backend == nil {
+		return nil, errors.New("storage: admin pool, user pool, keys and backend are required")
+	}
+	s := &Service{cfg: cfg, admin: admin, user: user, keys: keys, backend: backend,
+		now: time.Now, log: slog.Default()}
+	for _, o := range opts {
+		o(s)
+	}
+	s.routes = s.routeTable()
+	return s, nil
+}
+
+// ServeHTTP dispatches to the route table.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.dispatch(w, r)
+}
+
+// handlerFunc is a handler that returns its error for s.render.
+type handlerFunc = httpx.HandlerFunc
+
+// render writes err in the storage wire format.
+func (s *Service) render(w http.ResponseWriter, r *http.Request, err error) {
+	e := asError(err)
+	if e.Status >= 500 {
+		s.log.Error("storage request failed", "method", r.Method, "path", r.URL.Path, "err", e.Err)
+	}
+	if e.Code == "NoSuchKey" && e.Label == "Not found" {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(e.httpStatus())
+		return
+	}
+	httpx.WriteJSON(w, e.httpStatus(), e.body())
+}
+
+// caller is who is asking, resolved from the gateway's verification.
+type caller struct {
+	token  string
+	claims *jwt.Claims
+	err    error // verification error; nil with no token means "no token"
+}
+
+// role is the Postgres role requests run as; invalid or missing tokens are
+// anon (only anon-ok routes get that far).
+func (c caller) role() string {
+	if c.claims == nil || c.claims.Role == "" {
+		return "anon"
+	}
+	return c.claims.Role
+}
+
+func (c caller) sub() string {
+	if c.claims == nil {
+		return ""
+	}
+	return c.claims.Subject
+}
+
+func (c caller) isService() bool { return c.claims != nil && c.claims.Role == "service_role" }
+
+// callerOf reads the gateway's verdict. Requests that reach the service
+// directly (tests, embedding) are verified here with the project keys.
+func (s *Service) callerOf(r *http.Request) caller {
+	gc := jwt.FromContext(r.Context())
+	if gc.Token != "" || gc.Claims != nil || gc.Err != nil {
+		return caller{token: gc.Token, claims: gc.Claims, err: gc.Err}
+	}
+	h := r.Header.Get("Authorization")
+	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
+		return caller{}
+	}
+	tok := strings.TrimSpace(h[7:])
+	cl, err := s.keys.Verify(tok, s.now())
+	return caller{token: tok, claims: cl, err: err}
+}
+
+// requireJWT is the check of the reference's JWT-only routes: a missing or
+// invalid token is AccessDenied with the jose library's message.
+func (s *Service) requireJWT(r *http.Request) (caller, error) {
+	c := s.callerOf(r)
+	switch {
+	case c.token == "" && c.claims == nil:
+		return c, errAccessDenied("Invalid Compact JWS")
+	case c.err != nil:
+		return c, errAccessDenied(joseMessage(c.err))
+	}
+	return c, nil
+}
+
+// anonOK resolves the caller for routes that fall back to anon on a missing
+// or invalid token.
+func (s *Service) anonOK(r *http.Request) caller {
+	c := s.callerOf(r)
+	if c.err != nil {
+		return caller{}
+	}
+	return c
+}
+
+// joseMessage renders a verification error the way the jose library words
+// it, since storage-js users see that text.
+func joseMessage(err error) string {
+	switch {
+	case errors.Is(err, jwt.ErrExpired):
+		return `"exp" claim timestamp check failed`
+	case errors.Is(err, jwt.ErrMalformed):
+		return "Invalid Compact JWS"
+	default:
+		return "signature verification failed"
+	}
+}
+
+// asUser runs fn in a transaction as the caller's role with the request
+// settings policies read, plus storage.operation.
+func (s *Service) asUser(ctx context.Context, r *http.Request, c caller, op string, fn func(pgx.Tx) error) error {
+	req := pg.Request{Role: c.role(), Method: r.Method, Path: r.URL.Path, Headers: headersJSON(r)}
+	if c.claims != nil && len(c.claims.Raw) > 0 {
+		req.Claims = c.claims.Raw
+	}
+	err := pg.WithClaims(ctx, s.user, req, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('storage.operation', $1, true),
+			set_config('request.jwt', $2, true), set_config('storage.allow_delete_query', 'true', true)`, op, c.token); err != nil {
+			return fmt.Errorf("set storage settings: %w", err)
+		}
+		return fn(tx)
+	})
+	if errors.Is(err, pg.ErrRoleNotAllowed) {
+		return errAccessDenied("Invalid JWT role")
+	}
+	return err
+}
+
+// headersJSON is request.headers: lower-cased names, first value each.
+func headersJSON(r *http.Request) json.RawMessage {
+	m := make(map[string]string, len(r.Header))
+	for k, v := range r.Header {
+		if len(v) > 0 && !strings.EqualFold(k, "authorization") {
+			m[strings.ToLower(k)] = v[0]
+		}
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// rlsError maps what a user-role statement failed with to the API error:
+// a policy violation is AccessDenied, anything else internal.
+func rlsError(err error, what string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if pg.Is(err, "42501") {
+		return errRLS()
+	}
+	return errInternal(fmt.Errorf("%s: %w", what, err))
+}
+
+// writeJSON writes a 200 JSON response.
+func writeJSON(w http.ResponseWriter, v any) error {
+	httpx.WriteJSON(w, http.StatusOK, v)
+	return nil
+}
+
+// decodeJSON reads a JSON request body of at most 1 MB.
+func decodeJSON(r *http.Request, v any) error {
+	if err := httpx.DecodeJSON(r, 1<<20, v); err != nil {
+		if errors.Is(err, httpx.ErrBodyTooLarge) {
+			return errTooLarge()
+		}
+		return errSchema("body must be object")
+	}
+	return nil
+}
+
+// isoTime renders timestamps the way the reference's JSON does.
+func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
