@@ -66,6 +66,17 @@ func (t *Transaction) Successful() bool {
 	return false
 }
 
+// Pending reports whether the transaction may still succeed: the customer
+// has not finished (Paystack abandoned or ongoing, either provider's
+// pending or processing).
+func (t *Transaction) Pending() bool {
+	switch strings.ToLower(t.Status) {
+	case "pending", "ongoing", "abandoned", "processing", "queued":
+		return true
+	}
+	return false
+}
+
 // Checkout is what starting a payment needs.
 type Checkout struct {
 	Reference   string // our tx_ref, unique per payment
