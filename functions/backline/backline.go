@@ -219,6 +219,7 @@ type inProcess struct {
 	h      http.Handler
 }
 
+// RoundTrip serves sandbox URLs in process and passes the rest on.
 func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !strings.HasPrefix(r.URL.String(), t.prefix+"/") {
 		return http.DefaultTransport.RoundTrip(r)

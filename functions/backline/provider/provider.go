@@ -37,6 +37,7 @@ type APIError struct {
 	Message  string
 }
 
+// Error names the provider, the HTTP status and the provider's message.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, e.Message)
 }
