@@ -2,10 +2,10 @@ package auth
 
 import (
 	"errors"
-	"html/template"
-	"os"
 	"fmt"
+	"html/template"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
