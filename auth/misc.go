@@ -47,7 +47,22 @@ func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// notFound answers paths no route serves; a known path with another method
+// gets 405 with an Allow header and no body, as the reference's router does.
 func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return nil
+	}
 	return notFound("not_found", "404 page not found")
 }
 

@@ -38,3 +38,16 @@ func TestLegacyErrorFormat(t *testing.T) {
 		t.Fatalf("%d %v %s", w.Code, w.Header(), w.Body)
 	}
 }
+
+func TestMethodNotAllowedAndNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	r := e.req("GET", "/signup", nil, "")
+	if r.Status != 405 || r.Header.Get("Allow") != "POST" || len(r.Body) != 0 {
+		t.Fatalf("GET /signup: %d %v %q", r.Status, r.Header, r.Body)
+	}
+	if r := e.req("PATCH", "/user", nil, ""); r.Status != 405 || r.Header.Get("Allow") != "GET, PUT" {
+		t.Fatalf("PATCH /user: %d %v", r.Status, r.Header)
+	}
+	wantErr(t, e.req("GET", "/nope", nil, ""), 404, "not_found", "")
+}
