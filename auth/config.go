@@ -77,6 +77,12 @@ type Config struct {
 	// sessions older than 24 h.
 	UpdatePasswordRequireReauth bool
 
+	// SessionTimebox ends sessions this long after sign-in; SessionInactivity
+	// ends sessions not refreshed for this long; SingleSessionPerUser keeps
+	// only the newest session refreshable. Zero/false: off.
+	SessionTimebox, SessionInactivity time.Duration
+	SingleSessionPerUser              bool
+
 	MFATOTPEnroll, MFATOTPVerify bool
 	MFAMaxFactors                int
 	MFAChallengeExpiry           time.Duration
@@ -265,6 +271,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.boolean("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", &c.RefreshTokenRotation)
 	e.seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", &c.RefreshTokenReuseInterval)
 	e.boolean("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", &c.UpdatePasswordRequireReauth)
+	e.duration("SESSIONS_TIMEBOX", &c.SessionTimebox)
+	e.duration("SESSIONS_INACTIVITY_TIMEOUT", &c.SessionInactivity)
+	e.boolean("SESSIONS_SINGLE_PER_USER", &c.SingleSessionPerUser)
 	e.boolean("MFA_TOTP_ENROLL_ENABLED", &c.MFATOTPEnroll)
 	e.boolean("MFA_TOTP_VERIFY_ENABLED", &c.MFATOTPVerify)
 	e.integer("MFA_MAX_ENROLLED_FACTORS", &c.MFAMaxFactors)

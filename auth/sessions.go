@@ -22,18 +22,19 @@ type session struct {
 	UserID    string
 	AAL       string
 	FactorID  *string
-	NotAfter  *time.Time
-	CreatedAt time.Time
+	NotAfter    *time.Time
+	CreatedAt   time.Time
+	RefreshedAt *time.Time
 }
 
 func loadSession(ctx context.Context, db pg.DB, id string, lock bool) (*session, error) {
-	q := `SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now())
+	q := `SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now()), refreshed_at
 		FROM auth.sessions WHERE id = $1`
 	if lock {
 		q += ` FOR UPDATE`
 	}
 	var se session
-	err := db.QueryRow(ctx, q, id).Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt)
+	err := db.QueryRow(ctx, q, id).Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, pg.ErrNotFound
 	}

@@ -118,8 +118,8 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 		return nil, err
 	}
 	now := s.now()
-	if se.NotAfter != nil && now.After(*se.NotAfter) {
-		return nil, badRequest("session_expired", "Invalid Refresh Token: Session Expired")
+	if err := s.sessionStillValid(ctx, tx, se, u.ID, now); err != nil {
+		return nil, err
 	}
 	// Re-read under the lock: another refresh may have rotated it meanwhile.
 	if t, err = loadRefreshToken(ctx, tx, token); err != nil {
@@ -173,6 +173,40 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 		return nil, err
 	}
 	return s.tokenResponse(ctx, tx, u, se.ID, se.AAL, issued)
+}
+
+// sessionStillValid applies not_after and the optional session limits
+// (timebox, inactivity, single session per user).
+func (s *Service) sessionStillValid(ctx context.Context, tx pgx.Tx, se *session, userID string, now time.Time) error {
+	expired := func(why string) error {
+		return badRequest("session_expired", "Invalid Refresh Token: Session Expired%s", why)
+	}
+	if se.NotAfter != nil && now.After(*se.NotAfter) {
+		return expired("")
+	}
+	if s.cfg.SessionTimebox > 0 && now.After(se.CreatedAt.Add(s.cfg.SessionTimebox)) {
+		return expired("")
+	}
+	if s.cfg.SessionInactivity > 0 {
+		last := se.CreatedAt
+		if se.RefreshedAt != nil && se.RefreshedAt.After(last) {
+			last = *se.RefreshedAt
+		}
+		if now.After(last.Add(s.cfg.SessionInactivity)) {
+			return expired(" (Inactivity)")
+		}
+	}
+	if s.cfg.SingleSessionPerUser {
+		var newer bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth.sessions WHERE user_id = $1 AND id <> $2 AND created_at > $3)`,
+			userID, se.ID, se.CreatedAt).Scan(&newer); err != nil {
+			return fmt.Errorf("look for newer sessions: %w", err)
+		}
+		if newer {
+			return expired(" (Revoked by Newer Login)")
+		}
+	}
+	return nil
 }
 
 // rotate revokes t (when not yet revoked) and issues its child.
