@@ -18,10 +18,10 @@ import (
 
 // session is a row of auth.sessions.
 type session struct {
-	ID        string
-	UserID    string
-	AAL       string
-	FactorID  *string
+	ID          string
+	UserID      string
+	AAL         string
+	FactorID    *string
 	NotAfter    *time.Time
 	CreatedAt   time.Time
 	RefreshedAt *time.Time

@@ -7,6 +7,7 @@ package mail
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -137,7 +138,14 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 	}
 	addr := net.JoinHostPort(s.Host, strconv.Itoa(s.Port))
 	d := net.Dialer{Timeout: timeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	var conn net.Conn
+	var err error
+	if s.Port == 465 {
+		// Port 465 speaks TLS from the first byte (implicit TLS).
+		conn, err = (&tls.Dialer{NetDialer: &d, Config: tlsConfig(s.Host)}).DialContext(ctx, "tcp", addr)
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return fmt.Errorf("smtp dial %s: %w", addr, err)
 	}
@@ -148,9 +156,11 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 		return fmt.Errorf("smtp hello %s: %w", addr, err)
 	}
 	defer c.Close()
-	if ok, _ := c.Extension("STARTTLS"); ok {
-		if err := c.StartTLS(tlsConfig(s.Host)); err != nil {
-			return fmt.Errorf("smtp starttls: %w", err)
+	if _, isTLS := conn.(*tls.Conn); !isTLS {
+		if ok, _ := c.Extension("STARTTLS"); ok {
+			if err := c.StartTLS(tlsConfig(s.Host)); err != nil {
+				return fmt.Errorf("smtp starttls: %w", err)
+			}
 		}
 	}
 	if s.User != "" {
