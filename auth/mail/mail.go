@@ -125,6 +125,18 @@ type SMTP struct {
 	SenderName string
 	// Timeout bounds one delivery; 0 means 10 s.
 	Timeout time.Duration
+	// ImplicitTLS speaks TLS from the first byte (always on port 465);
+	// otherwise STARTTLS is used when the server offers it.
+	ImplicitTLS bool
+	// TLS overrides the TLS settings (default: system roots, TLS 1.2+).
+	TLS *tls.Config
+}
+
+func (s *SMTP) tlsConfig() *tls.Config {
+	if s.TLS != nil {
+		return s.TLS
+	}
+	return tlsConfig(s.Host)
 }
 
 // Send implements Sender. SMS messages are ignored.
@@ -140,9 +152,8 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 	d := net.Dialer{Timeout: timeout}
 	var conn net.Conn
 	var err error
-	if s.Port == 465 {
-		// Port 465 speaks TLS from the first byte (implicit TLS).
-		conn, err = (&tls.Dialer{NetDialer: &d, Config: tlsConfig(s.Host)}).DialContext(ctx, "tcp", addr)
+	if s.ImplicitTLS || s.Port == 465 {
+		conn, err = (&tls.Dialer{NetDialer: &d, Config: s.tlsConfig()}).DialContext(ctx, "tcp", addr)
 	} else {
 		conn, err = d.DialContext(ctx, "tcp", addr)
 	}
@@ -158,7 +169,7 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 	defer c.Close()
 	if _, isTLS := conn.(*tls.Conn); !isTLS {
 		if ok, _ := c.Extension("STARTTLS"); ok {
-			if err := c.StartTLS(tlsConfig(s.Host)); err != nil {
+			if err := c.StartTLS(s.tlsConfig()); err != nil {
 				return fmt.Errorf("smtp starttls: %w", err)
 			}
 		}
