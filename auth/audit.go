@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/pg"
 )
@@ -22,6 +24,21 @@ var logTypes = map[string]string{
 // audit appends an entry to auth.audit_log_entries in the reference's
 // payload shape, inside the caller's transaction (or on the pool).
 func (s *Service) audit(ctx context.Context, db pg.DB, r *http.Request, u *user, action string, traits map[string]any) error {
+	if _, err := db.Exec(ctx, auditInsert, s.auditArgs(r, u, action, traits)...); err != nil {
+		return fmt.Errorf("audit %s: %w", action, err)
+	}
+	return nil
+}
+
+// queueAudit adds the audit insert to a batch.
+func (s *Service) queueAudit(b *pgx.Batch, r *http.Request, u *user, action string, traits map[string]any) {
+	b.Queue(auditInsert, s.auditArgs(r, u, action, traits)...)
+}
+
+const auditInsert = `INSERT INTO auth.audit_log_entries (instance_id, id, payload, created_at, ip_address)
+	VALUES ($1, $2, $3, $4, $5)`
+
+func (s *Service) auditArgs(r *http.Request, u *user, action string, traits map[string]any) []any {
 	actor := map[string]any{"action": action, "log_type": logTypes[action], "actor_via_sso": false}
 	if u != nil {
 		actor["actor_id"] = u.ID
@@ -41,9 +58,5 @@ func (s *Service) audit(ctx context.Context, db pg.DB, r *http.Request, u *user,
 	if r != nil {
 		ip = httpx.ClientIP(r)
 	}
-	if _, err := db.Exec(ctx, `INSERT INTO auth.audit_log_entries (instance_id, id, payload, created_at, ip_address)
-		VALUES ($1, $2, $3, $4, $5)`, instanceID, newUUID(), actor, s.now(), ip); err != nil {
-		return fmt.Errorf("audit %s: %w", action, err)
-	}
-	return nil
+	return []any{instanceID, newUUID(), actor, s.now(), ip}
 }

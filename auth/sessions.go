@@ -152,17 +152,13 @@ func addAMR(ctx context.Context, db pg.DB, sessionID, method string, now time.Ti
 	return nil
 }
 
-// tokenResponse signs an access token for the session and assembles the
-// response around refresh token rt.
-func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string) (*tokenResponse, error) {
-	// Newest first; a second factor verified in the same instant as the
-	// sign-in still sorts before it.
-	rows, err := db.Query(ctx, `SELECT authentication_method, updated_at FROM auth.mfa_amr_claims
-		WHERE session_id = $1
-		ORDER BY updated_at DESC, authentication_method IN ('totp', 'mfa/phone', 'mfa/webauthn') DESC`, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
-	}
+// amrQuery reads a session's authentication methods, newest first; a
+// second factor verified in the same instant as the sign-in still sorts
+// before it.
+const amrQuery = `SELECT authentication_method, updated_at FROM auth.mfa_amr_claims WHERE session_id = $1
+	ORDER BY updated_at DESC, authentication_method IN ('totp', 'mfa/phone', 'mfa/webauthn') DESC`
+
+func collectAMR(rows pgx.Rows) ([]amrEntry, error) {
 	amr, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (amrEntry, error) {
 		var e amrEntry
 		var at time.Time
@@ -171,8 +167,26 @@ func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionI
 		return e, err
 	})
 	if err != nil {
+		return nil, fmt.Errorf("load amr: %w", err)
+	}
+	return amr, nil
+}
+
+// tokenResponse signs an access token for the session and assembles the
+// response around refresh token rt.
+func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string) (*tokenResponse, error) {
+	rows, err := db.Query(ctx, amrQuery, sessionID)
+	if err != nil {
 		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
 	}
+	amr, err := collectAMR(rows)
+	if err != nil {
+		return nil, err
+	}
+	return s.buildTokenResponse(u, sessionID, aal, rt, amr)
+}
+
+func (s *Service) buildTokenResponse(u *user, sessionID, aal, rt string, amr []amrEntry) (*tokenResponse, error) {
 	token, exp, err := s.signAccessToken(u, sessionID, aal, amr)
 	if err != nil {
 		return nil, err
