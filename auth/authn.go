@@ -77,8 +77,22 @@ func (s *Service) authenticate(r *http.Request) (*authed, error) {
 	if !uuidRE.MatchString(claims.Subject) {
 		return nil, badRequest("bad_jwt", "invalid claim: sub claim must be a UUID")
 	}
-	ctx := r.Context()
-	u, err := userByID(ctx, s.db, claims.Subject)
+	// The nil UUID means "no session", as in the reference.
+	var sessionID *string
+	if claims.SessionID != "" && claims.SessionID != nilUUID {
+		if !uuidRE.MatchString(claims.SessionID) {
+			return nil, forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
+		}
+		sessionID = &claims.SessionID
+	}
+	// One round trip: the user with identities and factors, and the JWT's
+	// session when it is the user's.
+	var se session
+	var sid *string
+	u, err := scanUserWithRelations(s.db.QueryRow(r.Context(), `SELECT `+userColumns+relationColumns+`,
+		se.id, coalesce(se.aal::text, 'aal1'), se.factor_id, se.not_after, coalesce(se.created_at, now()), se.refreshed_at
+		FROM auth.users u LEFT JOIN auth.sessions se ON se.id = $2 AND se.user_id = u.id WHERE u.id = $1`, claims.Subject, sessionID),
+		&sid, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
 	if errors.Is(err, pg.ErrNotFound) {
 		return nil, forbidden("user_not_found", "User from sub claim in JWT does not exist")
 	}
@@ -86,22 +100,15 @@ func (s *Service) authenticate(r *http.Request) (*authed, error) {
 		return nil, internalErr(err)
 	}
 	a := &authed{user: u, claims: claims}
-	// The nil UUID means "no session", as in the reference.
-	if claims.SessionID != "" && claims.SessionID != nilUUID {
-		if !uuidRE.MatchString(claims.SessionID) {
+	if sessionID != nil {
+		if sid == nil {
 			return nil, forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
 		}
-		se, err := loadSession(ctx, s.db, claims.SessionID, false)
-		if errors.Is(err, pg.ErrNotFound) || (err == nil && se.UserID != u.ID) {
-			return nil, forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
-		}
-		if err != nil {
-			return nil, internalErr(err)
-		}
+		se.ID, se.UserID = *sid, u.ID
 		if se.NotAfter != nil && s.now().After(*se.NotAfter) {
 			return nil, forbidden("session_expired", "Session is no longer valid")
 		}
-		a.session = se
+		a.session = &se
 	}
 	if u.isBanned(s.now()) {
 		return nil, forbidden("user_banned", "User is banned")

@@ -116,10 +116,11 @@ type factorRow struct {
 	LastChallengedAt *time.Time `json:"last_challenged_at"`
 }
 
-// scanUserWithRelations scans a row selected with userColumns+relationColumns.
-func scanUserWithRelations(row pgx.Row) (*user, error) {
+// scanUserWithRelations scans a row selected with userColumns+relationColumns
+// (and then any extra columns into extra).
+func scanUserWithRelations(row pgx.Row, extra ...any) (*user, error) {
 	var ids, fs []byte
-	u, err := scanUserInto(row, &ids, &fs)
+	u, err := scanUserInto(row, append([]any{&ids, &fs}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
