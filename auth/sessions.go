@@ -106,27 +106,23 @@ func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	if r != nil {
 		ua = r.UserAgent()
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)
-		VALUES ($1, $2, $3, $3, 'aal1', $4, $5)`, sessionID, u.ID, now, ua, clientInet(r)); err != nil {
-		return nil, fmt.Errorf("create session for %s: %w", u.ID, err)
-	}
-	if err := addAMR(ctx, tx, sessionID, method, now); err != nil {
-		return nil, err
-	}
 	rt := newRefreshToken()
-	if _, err := tx.Exec(ctx, `INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
-		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, u.ID, now, sessionID); err != nil {
-		return nil, fmt.Errorf("create refresh token for %s: %w", u.ID, err)
-	}
-	if _, err := tx.Exec(ctx, `UPDATE auth.users SET last_sign_in_at = $2 WHERE id = $1`, u.ID, now); err != nil {
-		return nil, fmt.Errorf("stamp sign-in of %s: %w", u.ID, err)
-	}
+	// All writes of a sign-in go in one round trip.
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)
+		VALUES ($1, $2, $3, $3, 'aal1', $4, $5)`, sessionID, u.ID, now, ua, clientInet(r))
+	b.Queue(addAMRQuery, newUUID(), sessionID, now, method)
+	b.Queue(`INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, u.ID, now, sessionID)
+	b.Queue(`UPDATE auth.users SET last_sign_in_at = $2 WHERE id = $1`, u.ID, now)
 	t := now.UTC().Truncate(time.Microsecond)
 	u.LastSignInAt = &t
-	if err := s.audit(ctx, tx, r, u, "login", map[string]any{"provider": loginProvider(u, method)}); err != nil {
-		return nil, err
+	s.queueAudit(b, r, u, "login", map[string]any{"provider": loginProvider(u, method)})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("start session for %s: %w", u.ID, err)
 	}
-	return s.tokenResponse(ctx, tx, u, sessionID, "aal1", rt)
+	// A new session has exactly one authentication method: this one.
+	return s.buildTokenResponse(u, sessionID, "aal1", rt, []amrEntry{{Method: method, Timestamp: now.Unix()}})
 }
 
 // loginProvider names the provider of a sign-in for the audit log.
@@ -140,12 +136,13 @@ func loginProvider(u *user, method string) string {
 	return "email"
 }
 
+const addAMRQuery = `INSERT INTO auth.mfa_amr_claims (id, session_id, created_at, updated_at, authentication_method)
+	VALUES ($1, $2, $3, $3, $4)
+	ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = excluded.updated_at`
+
 // addAMR records that the session authenticated with method now.
 func addAMR(ctx context.Context, db pg.DB, sessionID, method string, now time.Time) error {
-	_, err := db.Exec(ctx, `INSERT INTO auth.mfa_amr_claims (id, session_id, created_at, updated_at, authentication_method)
-		VALUES ($1, $2, $3, $3, $4)
-		ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = excluded.updated_at`,
-		newUUID(), sessionID, now, method)
+	_, err := db.Exec(ctx, addAMRQuery, newUUID(), sessionID, now, method)
 	if err != nil {
 		return fmt.Errorf("record amr %s for session %s: %w", method, sessionID, err)
 	}
