@@ -77,6 +77,11 @@ type Config struct {
 	// sessions older than 24 h.
 	UpdatePasswordRequireReauth bool
 
+	// CustomAccessTokenHook is a Postgres function, "schema.function",
+	// taking and returning jsonb, that may rewrite every access token's
+	// claims (the reference's custom access token hook). Empty: none.
+	CustomAccessTokenHook string
+
 	// SessionTimebox ends sessions this long after sign-in; SessionInactivity
 	// ends sessions not refreshed for this long; SingleSessionPerUser keeps
 	// only the newest session refreshable. Zero/false: off.
@@ -271,6 +276,16 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.boolean("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", &c.RefreshTokenRotation)
 	e.seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", &c.RefreshTokenReuseInterval)
 	e.boolean("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", &c.UpdatePasswordRequireReauth)
+	if on := e.get("HOOK_CUSTOM_ACCESS_TOKEN_ENABLED"); on == "true" || on == "1" {
+		uri := e.get("HOOK_CUSTOM_ACCESS_TOKEN_URI")
+		rest, ok := strings.CutPrefix(uri, "pg-functions://")
+		parts := strings.Split(rest, "/")
+		if !ok || len(parts) != 3 || parts[1] == "" || parts[2] == "" {
+			e.errs = append(e.errs, fmt.Errorf("HOOK_CUSTOM_ACCESS_TOKEN_URI %q: want pg-functions://<db>/<schema>/<function>", uri))
+		} else {
+			c.CustomAccessTokenHook = parts[1] + "." + parts[2]
+		}
+	}
 	e.duration("SESSIONS_TIMEBOX", &c.SessionTimebox)
 	e.duration("SESSIONS_INACTIVITY_TIMEOUT", &c.SessionInactivity)
 	e.boolean("SESSIONS_SINGLE_PER_USER", &c.SingleSessionPerUser)

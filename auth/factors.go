@@ -238,7 +238,7 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 		if err != nil {
 			return err
 		}
-		resp, err = s.tokenResponse(ctx, tx, u, a.session.ID, "aal2", rt)
+		resp, err = s.tokenResponse(ctx, tx, u, a.session.ID, "aal2", rt, "totp")
 		return err
 	})
 	if err != nil {

@@ -122,7 +122,7 @@ func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		return nil, fmt.Errorf("start session for %s: %w", u.ID, err)
 	}
 	// A new session has exactly one authentication method: this one.
-	return s.buildTokenResponse(u, sessionID, "aal1", rt, []amrEntry{{Method: method, Timestamp: now.Unix()}})
+	return s.buildTokenResponse(ctx, tx, u, sessionID, "aal1", rt, []amrEntry{{Method: method, Timestamp: now.Unix()}}, method)
 }
 
 // loginProvider names the provider of a sign-in for the audit log.
@@ -171,7 +171,7 @@ func collectAMR(rows pgx.Rows) ([]amrEntry, error) {
 
 // tokenResponse signs an access token for the session and assembles the
 // response around refresh token rt.
-func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string) (*tokenResponse, error) {
+func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt, method string) (*tokenResponse, error) {
 	rows, err := db.Query(ctx, amrQuery, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
@@ -180,11 +180,14 @@ func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionI
 	if err != nil {
 		return nil, err
 	}
-	return s.buildTokenResponse(u, sessionID, aal, rt, amr)
+	return s.buildTokenResponse(ctx, db, u, sessionID, aal, rt, amr, method)
 }
 
-func (s *Service) buildTokenResponse(u *user, sessionID, aal, rt string, amr []amrEntry) (*tokenResponse, error) {
-	token, exp, err := s.signAccessToken(u, sessionID, aal, amr)
+// buildTokenResponse signs the access token (through the custom access
+// token hook when one is configured; method is what the hook is told the
+// user authenticated with) and assembles the response.
+func (s *Service) buildTokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string, amr []amrEntry, method string) (*tokenResponse, error) {
+	token, exp, err := s.signAccessToken(ctx, db, u, sessionID, aal, amr, method)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +196,7 @@ func (s *Service) buildTokenResponse(u *user, sessionID, aal, rt string, amr []a
 }
 
 // signAccessToken builds and signs the access JWT (contract §5.1).
-func (s *Service) signAccessToken(u *user, sessionID, aal string, amr []amrEntry) (string, int64, error) {
+func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessionID, aal string, amr []amrEntry, method string) (string, int64, error) {
 	now := s.now()
 	exp := now.Add(s.cfg.JWTExp).Unix()
 	if amr == nil {
@@ -216,6 +219,12 @@ func (s *Service) signAccessToken(u *user, sessionID, aal string, amr []amrEntry
 	}
 	if s.cfg.JWTIssuer != "" {
 		claims["iss"] = s.cfg.JWTIssuer
+	}
+	if s.cfg.CustomAccessTokenHook != "" {
+		var err error
+		if claims, err = s.runAccessTokenHook(ctx, db, u.ID, claims, method); err != nil {
+			return "", 0, err
+		}
 	}
 	tok, err := s.keys.Sign(claims)
 	if err != nil {

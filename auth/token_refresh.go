@@ -183,7 +183,7 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 	if err := wr.Close(); err != nil {
 		return nil, fmt.Errorf("refresh writes: %w", err)
 	}
-	return s.buildTokenResponse(u, se.ID, se.AAL, issued, amr)
+	return s.buildTokenResponse(ctx, tx, u, se.ID, se.AAL, issued, amr, "token_refresh")
 }
 
 // queueRotation queues revoking t (when not yet revoked) and inserting its
