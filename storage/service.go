@@ -184,11 +184,9 @@ func (s *Service) asUser(ctx context.Context, r *http.Request, c caller, op stri
 	if role != "anon" && role != "authenticated" && role != "service_role" {
 		return errAccessDenied("Invalid JWT role")
 	}
-	claims := "{}"
+	claims := `{"role":"anon"}`
 	if c.claims != nil && len(c.claims.Raw) > 0 {
 		claims = string(c.claims.Raw)
-	} else {
-		claims = `{"role":"anon"}`
 	}
 	return pgx.BeginFunc(ctx, s.user, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, setupSQL, role, claims, r.Method, r.URL.Path, string(headersJSON(r)),
