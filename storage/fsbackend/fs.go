@@ -47,14 +47,21 @@ func New(dir string) (*Backend, error) {
 func (b *Backend) Root() string { return b.root }
 
 // path maps a key to a file path: each '/'-separated segment is escaped on
-// its own, so the result always stays below the root.
+// its own, so the result always stays below the root. The last segment (the
+// file) also gets a leafMark, which escaping never produces, so a key and
+// a longer key below it ("b/a" and "b/a/v1") never need the same path as
+// both a file and a directory.
 func (b *Backend) path(key string) string {
 	segs := strings.Split(key, "/")
 	for i, s := range segs {
 		segs[i] = escapeSegment(s)
 	}
+	segs[len(segs)-1] = leafMark + segs[len(segs)-1]
 	return filepath.Join(append([]string{b.root}, segs...)...)
 }
+
+// leafMark starts every file name; '~' is always escaped inside segments.
+const leafMark = "~"
 
 // escapeSegment keeps [A-Za-z0-9_-] and non-leading dots, and writes every
 // other byte as %XX. An empty segment becomes "%" (never produced by the
@@ -239,6 +246,11 @@ func (b *Backend) Walk(ctx context.Context, prefix string, fn func(string, time.
 			return nil
 		}
 		segs := strings.Split(filepath.ToSlash(rel), "/")
+		last, ok := strings.CutPrefix(segs[len(segs)-1], leafMark)
+		if !ok {
+			return nil // not a file this backend wrote
+		}
+		segs[len(segs)-1] = last
 		for i, s := range segs {
 			if segs[i], err = unescapeSegment(s); err != nil {
 				return nil // not a file this backend wrote

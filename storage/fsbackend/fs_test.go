@@ -23,14 +23,15 @@ func TestEscapeKeepsEveryKeyInsideTheRoot(t *testing.T) {
 		key  string
 		want string // path relative to the root
 	}{
-		{"bucket/a.txt/v1", "bucket/a.txt/v1"},
-		{"bucket/../../etc/passwd", "bucket/%2E./%2E./etc/passwd"},
-		{"bucket/./x", "bucket/%2E/x"},
-		{"bucket//x", "bucket/%/x"},
-		{"b/.hidden", "b/%2Ehidden"},
-		{"b/sp ace&$=@;:+,?*'()!", "b/sp%20ace%26%24%3D%40%3B%3A%2B%2C%3F%2A%27%28%29%21"},
-		{"#tus/abc/0", "%23tus/abc/0"},
-		{".tmp/x", "%2Etmp/x"},
+		{"bucket/a.txt/v1", "bucket/a.txt/~v1"},
+		{"bucket/../../etc/passwd", "bucket/%2E./%2E./etc/~passwd"},
+		{"bucket/./x", "bucket/%2E/~x"},
+		{"bucket//x", "bucket/%/~x"},
+		{"b/.hidden", "b/~%2Ehidden"},
+		{"b/~x/..", "b/%7Ex/~%2E."},
+		{"b/sp ace&$=@;:+,?*'()!", "b/~sp%20ace%26%24%3D%40%3B%3A%2B%2C%3F%2A%27%28%29%21"},
+		{"#tus/abc/0", "%23tus/abc/~0"},
+		{".tmp", "~%2Etmp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
