@@ -186,6 +186,14 @@ func (s *Service) renderSigned(w http.ResponseWriter, r *http.Request) error {
 // the contract allows keeping the original format).
 func (s *Service) renderObject(w http.ResponseWriter, r *http.Request, o object, t transform, opts *serveOpts) error {
 	m := o.meta()
+	// Decoding is CPU- and memory-heavy (up to 4 bytes per pixel): at most
+	// one render per CPU runs at once, the rest wait their turn.
+	select {
+	case s.renders <- struct{}{}:
+		defer func() { <-s.renders }()
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
 	if m.Size > s.cfg.ImageMaxBytes {
 		return &Error{Status: 413, Code: "EntityTooLarge", Label: "Payload too large",
 			Message: "The object exceeded the maximum allowed size for image transformation"}

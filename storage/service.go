@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
@@ -36,6 +37,7 @@ type Service struct {
 	keys    *jwt.Keys
 	backend Backend
 	routes  []route
+	renders chan struct{} // semaphore bounding concurrent image renders
 	now     func() time.Time
 	log     *slog.Logger
 }
@@ -67,7 +69,7 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, backend Backend,
 		return nil, errors.New("storage: admin pool, user pool, keys and backend are required")
 	}
 	s := &Service{cfg: cfg, admin: admin, user: user, keys: keys, backend: backend,
-		now: time.Now, log: slog.Default()}
+		now: time.Now, log: slog.Default(), renders: make(chan struct{}, runtime.NumCPU())}
 	for _, o := range opts {
 		o(s)
 	}
