@@ -27,6 +27,9 @@ func (s *Service) downloadAuthenticated(w http.ResponseWriter, r *http.Request) 
 	return s.downloadAs(w, r, c)
 }
 
+// downloadAs serves bucket/path for caller c: the bucket is looked up as the
+// owner (its existence is not secret, its objects are), then readObject
+// applies the public-bucket shortcut or RLS.
 func (s *Service) downloadAs(w http.ResponseWriter, r *http.Request, c caller) error {
 	b, err := s.findBucket(r, param(r, "bucket"))
 	if err != nil {
@@ -136,11 +139,15 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 	if v, ok := r.URL.Query()["download"]; ok {
 		h.Set("Content-Disposition", contentDisposition(v[0]))
 	}
+	// Validators are checked before the backend is touched: a 304 costs one
+	// row lookup and no I/O.
 	if notModified(r, m.ETag, lm) {
 		h.Del("Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	// The size comes from the row's metadata, so ranges resolve without a
+	// backend stat; the backend then reads only the requested bytes.
 	size := m.Size
 	status, rg := http.StatusOK, byteRange{0, size}
 	if v := r.Header.Get("Range"); v != "" && rangeApplies(r, m.ETag, lm) {
@@ -157,6 +164,8 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 	}
 	body, err := s.backend.Get(r.Context(), o.key(), rg.start, rg.length)
 	if errors.Is(err, ErrNotExist) {
+		// A row whose bytes are gone (restored database, lost disk): the
+		// reference's "resource was not found", without the object headers.
 		for _, k := range []string{"ETag", "Last-Modified", "Cache-Control", "Expires", "Accept-Ranges",
 			"Content-Range", "Content-Disposition", "X-Robots-Tag"} {
 			h.Del(k)
@@ -167,6 +176,8 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 		return errInternal(fmt.Errorf("open %s: %w", o.key(), err))
 	}
 	defer body.Close()
+	// io.Copy hands a whole-file *os.File to the ResponseWriter's ReadFrom,
+	// which uses sendfile; nothing is buffered beyond the copy window.
 	h.Set("Content-Length", contentLengthHeader(rg.length))
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
@@ -265,6 +276,9 @@ func (s *Service) infoPublic(w http.ResponseWriter, r *http.Request) error {
 	return s.infoAs(w, r, caller{}, true)
 }
 
+// infoAs answers the info routes with the same visibility rules as a
+// download; metadata here is the user's metadata ({} when none), the system
+// metadata is spread into size, content_type, etag and cache_control.
 func (s *Service) infoAs(w http.ResponseWriter, r *http.Request, c caller, public bool) error {
 	b, err := s.findBucket(r, param(r, "bucket"))
 	if err != nil {
