@@ -178,6 +178,9 @@ func testObjects(t *testing.T, kind string) {
 	if rec := e.get(e.anon, "docs", "img.png", nil); rec.Code != 200 {
 		t.Errorf("anon download from public bucket = %d %s", rec.Code, rec.Body)
 	}
+	// Signing still needs the SELECT policy, public bucket or not.
+	wantErr(t, e.do(req{method: "POST", path: "/object/sign/docs/img.png", token: e.anon, json: map[string]any{"expiresIn": 60}}),
+		400, "404", "NoSuchKey", "Object not found")
 
 	// Remove many: deleted rows come back, missing names are skipped.
 	var removed []map[string]any
