@@ -287,3 +287,33 @@ func TestMediaPolicies(t *testing.T) {
 		t.Errorf("%d public media buckets, want 3", n)
 	}
 }
+
+// TestFunctionPrivileges pins who may call what: visitors only the public
+// read functions, nobody but the service role the money primitives, and no
+// API role reaches the internal schema.
+func TestFunctionPrivileges(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	list := func(sql string) string {
+		return scalar[string](e, `SELECT coalesce(string_agg(p.proname, ',' ORDER BY p.proname), '') FROM pg_proc p
+			JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND `+sql)
+	}
+	got := map[string]string{
+		"anon": list(`has_function_privilege('anon', p.oid, 'EXECUTE')`),
+		"service only": list(`NOT has_function_privilege('authenticated', p.oid, 'EXECUTE')
+			AND has_function_privilege('service_role', p.oid, 'EXECUTE')`),
+		"invoker rights": list(`NOT p.prosecdef`),
+		"backline usage": scalar[string](e, `SELECT has_schema_privilege('anon', 'backline', 'USAGE') || '/' || has_schema_privilege('authenticated', 'backline', 'USAGE')`),
+	}
+	want := map[string]string{
+		"anon":           "get_app_setting,get_app_text_setting,get_platform_stats,get_top_fans,has_valid_kyc,is_admin,verification_active",
+		"service only":   "complete_payment,transfer_funds",
+		"invoker rights": "has_valid_kyc,verification_active",
+		"backline usage": "false/false",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %s, want %s", k, got[k], w)
+		}
+	}
+}
