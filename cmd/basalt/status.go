@@ -26,6 +26,7 @@ func cmdStatus(args []string, stdout io.Writer, getenv func(string) string) erro
 	if err != nil {
 		return err
 	}
+	// -o json mirrors `supabase status -o json` for scripts ported over.
 	if *asJSON || *output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
