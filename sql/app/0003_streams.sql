@@ -246,7 +246,7 @@ BEGIN
   NEW.invalid_reason := NULL;
   NEW.paid_reference := NULL;
   NEW.play_session_id := NULL;
-  NEW.duration := greatest(coalesce(NEW.duration, 0), 0);
+  NEW.duration := greatest(NEW.duration, 0);
 
   PERFORM backline.lock_key('user:' || uid);
   SELECT id, artist_id INTO t FROM public.tracks WHERE id = NEW.track_id;
@@ -261,7 +261,8 @@ BEGIN
   IF FOUND THEN
     elapsed := floor(extract(epoch FROM now() - ps.started_at))::int;
     NEW.play_session_id := ps.id;
-    NEW.duration := least(NEW.duration, elapsed);
+    -- What the player reports, never more than the server measured.
+    NEW.duration := least(coalesce(NEW.duration, elapsed), elapsed);
     UPDATE public.play_sessions SET closed_at = now(), stream_id = NEW.id WHERE id = ps.id;
   ELSE
     NEW.duration := 0;
