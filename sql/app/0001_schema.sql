@@ -169,7 +169,7 @@ CREATE TABLE public.streams (
   user_id uuid REFERENCES auth.users (id) ON DELETE SET NULL,
   duration integer, -- seconds, capped by the server-measured play time
   is_valid boolean NOT NULL DEFAULT false,
-  ip_address text,
+  ip_address text, -- backline.ip_key of the caller's address, set by the server
   created_at timestamptz NOT NULL DEFAULT now(),
   play_session_id uuid REFERENCES public.play_sessions (id) ON DELETE SET NULL,
   -- Why the server did not count the stream; null for a valid stream.
@@ -445,6 +445,23 @@ END $$;
 CREATE FUNCTION backline.request_ip() RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT nullif(btrim((nullif(current_setting('request.headers', true), '')::json) ->> 'x-real-ip'), '')
+$$;
+
+-- A secret for keyed hashes, made once per database.
+CREATE TABLE backline.secrets (
+  name text PRIMARY KEY,
+  value text NOT NULL
+);
+INSERT INTO backline.secrets (name, value) VALUES ('ip_key', encode(extensions.gen_random_bytes(32), 'hex'));
+
+-- What streams store instead of the address: a keyed hash. Equal addresses
+-- give equal keys, so the per-address limits work, while the column can be
+-- public (charts and counts read streams) without revealing anyone's IP;
+-- without the secret the key cannot be computed from a guessed address.
+CREATE FUNCTION backline.ip_key(p_ip text) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE WHEN p_ip IS NOT NULL THEN 'ipk_' || left(encode(extensions.hmac(p_ip, value, 'sha256'), 'hex'), 32) END
+  FROM backline.secrets WHERE name = 'ip_key'
 $$;
 
 CREATE FUNCTION backline.log_activity(p_actor uuid, p_action text, p_entity_type text, p_entity_id text,

@@ -201,7 +201,7 @@ func TestSettlement(t *testing.T) {
 		{"4. more than 3 from the address", func(fan caller) (string, string, any) {
 			a, s, amt := listenTo(w.track)(fan)
 			e.exec(`INSERT INTO public.streams (track_id, user_id, is_valid, ip_address, created_at)
-				SELECT $1, $2, true, $3, now() - interval '1 hour' FROM generate_series(1, 3)`, w.track, w.fan2, fan.ip)
+				SELECT $1, $2, true, backline.ip_key($3), now() - interval '1 hour' FROM generate_series(1, 3)`, w.track, w.fan2, fan.ip)
 			return a, s, amt
 		}, "This track has been streamed 4 times from your location in 24 hours (max: 3)"},
 		{"5. more than 25 in the hour", func(fan caller) (string, string, any) {

@@ -68,9 +68,14 @@ func TestStreamValidity(t *testing.T) {
 		}
 		got := scalar[string](e, `SELECT user_id || ' ' || ip_address || ' ' || duration || ' ' || is_valid || ' ' || (created_at > now() - interval '1 minute')
 			FROM public.streams WHERE play_session_id = $1`, play)
-		want := fan.uid + " 203.0.113.50 35 true true"
+		key := scalar[string](e, `SELECT backline.ip_key('203.0.113.50')`)
+		want := fan.uid + " " + key + " 35 true true"
 		if got != want {
 			t.Errorf("stream = %q, want %q", got, want)
+		}
+		if strings.Contains(key, "203.0.113") || len(key) != 36 || key != scalar[string](e, `SELECT backline.ip_key('203.0.113.50')`) ||
+			key == scalar[string](e, `SELECT backline.ip_key('203.0.113.51')`) {
+			t.Errorf("address key %q", key)
 		}
 		// The play is used up: a second insert from it does not count.
 		if valid, reason := e.insertStream(fan, w.plainTrack); valid || reason != "Stream not valid (no play of this track was started)" {
@@ -124,7 +129,7 @@ func TestStreamLimits(t *testing.T) {
 			t.Errorf("another IP: %s", reason)
 		}
 		// Streams older than the window no longer count.
-		e.exec(`UPDATE public.streams SET created_at = now() - interval '25 hours' WHERE ip_address = '198.51.100.7'`)
+		e.exec(`UPDATE public.streams SET created_at = now() - interval '25 hours' WHERE ip_address = backline.ip_key('198.51.100.7')`)
 		if valid, reason := e.listen(user(e.signUp("fan")), w.track, 31); !valid {
 			t.Errorf("after the window: %s", reason)
 		}
