@@ -124,7 +124,7 @@ SELECT md5('seed-stream-' || g)::uuid,
     'morning-praise', 'still-waters']) s))[1 + (g * 7) % 12],
   (ARRAY['5eed0000-0000-4000-8000-000000000031', '5eed0000-0000-4000-8000-000000000032',
     '5eed0000-0000-4000-8000-000000000033']::uuid[])[1 + g % 3],
-  180, true, '10.20.' || (g % 3) || '.' || (g % 97), now() - make_interval(hours => 2 + g * 2)
+  180, true, backline.ip_key('10.20.' || (g % 3) || '.' || (g % 97)), now() - make_interval(hours => 2 + g * 2)
 FROM generate_series(1, 60) g
 ON CONFLICT (id) DO NOTHING;
 
