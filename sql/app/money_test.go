@@ -257,6 +257,26 @@ func TestSettlement(t *testing.T) {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
+	t.Run("an operator changes the amount without a deploy", func(t *testing.T) {
+		if _, err := e.execAs(user(w.admin), `UPDATE public.app_settings SET value = '75' WHERE key = 'stream_payment_amount'`); err != nil {
+			t.Fatal(err)
+		}
+		defer e.exec(`UPDATE public.app_settings SET value = '50' WHERE key = 'stream_payment_amount'`)
+		fan := e.freshFan()
+		if valid, reason := e.listen(fan, w.track, 31); !valid {
+			t.Fatal(reason)
+		}
+		if diff := cmp.Diff(fail("Invalid payment amount: expected 75"), e.settle(fan, w.artist, w.sponsor, "stream-75a", 50)); diff != "" {
+			t.Errorf("old amount (-want +got):\n%s", diff)
+		}
+		before := e.balance(w.sponsor)
+		if got := e.settle(fan, w.artist, w.sponsor, "stream-75b", 75); got["success"] != true {
+			t.Fatalf("new amount: %v", got)
+		}
+		if moved := scalar[string](e, `SELECT ($1::numeric - balance)::text FROM public.wallets WHERE id = $2`, before, w.sponsor); moved != "75.00" {
+			t.Errorf("moved %s, want 75.00", moved)
+		}
+	})
 	t.Run("callers", func(t *testing.T) {
 		if _, err := e.try(anon, `SELECT public.settle_sponsored_stream($1, $2, 'x', 50)`, w.artist, w.sponsor); sqlState(err) != denied {
 			t.Errorf("visitor: %v", err)

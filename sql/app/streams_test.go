@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestStreamValidity: the server, not the client, decides whether a stream
@@ -401,6 +404,24 @@ func TestFraudAndDevices(t *testing.T) {
 	if valid, reason := e.listen(suspicious, w.plainTrack, 31); !valid {
 		t.Errorf("high-risk stream: %s", reason)
 	}
+	// Many accounts on one address, and a user past the hourly velocity.
+	crowd := user(e.signUp("fan"))
+	crowd.ip = "192.0.2.250"
+	register(crowd, "crowd-device", chrome, good)
+	e.exec(`INSERT INTO public.streams (track_id, user_id, is_valid, ip_address, created_at)
+		SELECT $1, u.id, true, backline.ip_key('192.0.2.250'), now() - interval '2 hours'
+		FROM (SELECT id FROM auth.users LIMIT 10) u`, w.plainTrack)
+	r = detect(crowd, "crowd-device")
+	if got := outcome(r); got != "medium/allow/false" || !strings.Contains(fmt.Sprint(r["fraud_reasons"]), "10 accounts streaming from this IP in 24 hours") || r["ip_risk_score"].(float64) != 80 {
+		t.Errorf("crowded address: %s %v", got, r)
+	}
+	e.exec(`INSERT INTO public.streams (track_id, user_id, is_valid, ip_address, created_at)
+		SELECT $1, $2, true, 'elsewhere', now() - interval '10 minutes' FROM generate_series(1, 25)`, w.plainTrack, crowd.uid)
+	r = detect(crowd, "crowd-device")
+	if got := outcome(r); got != "high/throttle/true" || !strings.Contains(fmt.Sprint(r["fraud_reasons"]), "Velocity limit exceeded: 25 streams in last hour") {
+		t.Errorf("crowded address and fast listener: %s %v", got, r)
+	}
+
 	// A user agent naming a headless browser blocks even a clean device.
 	var raw string
 	if err := e.query(clean, `SELECT public.detect_stream_fraud($1, $2, 'clean-device', NULL, 'HeadlessChrome/120', NULL)::text`,
@@ -513,9 +534,31 @@ func TestSessionsSettingsAndStatus(t *testing.T) {
 		t.Errorf("private setting leaked to a visitor: %q %v", date, err)
 	}
 
-	var stats string
-	if err := e.query(anon, `SELECT public.get_platform_stats()::text`, nil, &stats); err != nil || !strings.Contains(stats, `"artists": 2`) {
-		t.Errorf("stats = %s %v", stats, err)
+	// Home-page figures, as a visitor.
+	e.fund(w.sponsor, 500)
+	for i := 0; i < 2; i++ {
+		e.listen(e.freshFan(), w.track, 31)
+	}
+	fanB := e.freshFan()
+	e.listen(fanB, w.plainTrack, 31)
+	stats, err := e.callJSON(anon, `SELECT public.get_platform_stats()::text`)
+	wantStats := map[string]any{"total_users": 10.0, "fans": 5.0, "artists": 2.0, "sponsors": 2.0, "admins": 1.0,
+		"total_tracks": 2.0, "total_streams": 3.0, "sponsored_streams": 2.0, "total_wallet_balance": 500.0,
+		"total_sponsor_payments": 0.0, "total_paid_out": 0.0}
+	if diff := cmp.Diff(wantStats, stats); err != nil || diff != "" {
+		t.Errorf("stats (-want +got):\n%s %v", diff, err)
+	}
+	e.listen(fanB, w.track, 31)
+	var top []string
+	if err := e.as(anon, func(tx pgx.Tx) error {
+		rows, err := tx.Query(e.ctx, `SELECT user_id::text || ':' || stream_count FROM public.get_top_fans(8)`)
+		if err != nil {
+			return err
+		}
+		top, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	}); err != nil || len(top) != 3 || top[0] != fanB.uid+":2" {
+		t.Errorf("top fans = %v %v", top, err)
 	}
 
 	// An admin's role change reaches both places the app reads it from.
