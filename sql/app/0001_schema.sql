@@ -613,7 +613,10 @@ BEGIN
   PERFORM backline.log_activity(NULL, 'user.promote_admin', 'user', p_user_id::text);
 END $$;
 
--- Realtime: the notifications bell subscribes to INSERTs on notifications.
+-- Realtime: the notifications bell subscribes to INSERTs on notifications;
+-- full replica identity gives subscribers the old row (with user_id, for
+-- filters and RLS) on updates and deletes too.
+ALTER TABLE public.notifications REPLICA IDENTITY FULL;
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = 'supabase_realtime') THEN
