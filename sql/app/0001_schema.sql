@@ -31,6 +31,7 @@ INSERT INTO public.app_settings (key, value, description, is_public) VALUES
   ('stream_payment_amount', '50', 'Naira moved from sponsor to artist per valid sponsored stream', true),
   ('sponsor_payment_per_listen', '100', 'Landing-copy figure a sponsor pays per complete listen', true),
   ('min_stream_seconds', '30', 'Minimum server-measured listening time for a valid stream', true),
+  ('play_clock_grace_seconds', '2', 'Allowance for network delay between the player''s clock and the server''s', false),
   ('preview_seconds', '10', 'Visitor preview length', true),
   ('duplicate_limit_per_ip', '3', 'Valid streams of one track from one IP per window', true),
   ('duplicate_window_hours', '24', 'Window of the duplicate limit', true),

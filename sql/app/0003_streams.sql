@@ -224,6 +224,8 @@ DECLARE
   suspended boolean;
   elapsed int;
   min_seconds int := backline.setting_num('min_stream_seconds')::int;
+  grace numeric := backline.setting_num('play_clock_grace_seconds');
+  exact numeric;
   dup_max int := backline.setting_num('duplicate_limit_per_ip')::int;
   dup_window interval := make_interval(hours => backline.setting_num('duplicate_window_hours')::int);
   per_hour int := backline.setting_num('velocity_per_hour')::int;
@@ -260,7 +262,8 @@ BEGIN
   WHERE user_id = uid AND track_id = NEW.track_id AND closed_at IS NULL
   ORDER BY started_at DESC LIMIT 1 FOR UPDATE;
   IF FOUND THEN
-    elapsed := floor(extract(epoch FROM now() - ps.started_at))::int;
+    exact := extract(epoch FROM now() - ps.started_at);
+    elapsed := floor(exact)::int;
     NEW.play_session_id := ps.id;
     -- What the player reports, never more than the server measured.
     NEW.duration := least(coalesce(NEW.duration, elapsed), elapsed);
@@ -283,7 +286,9 @@ BEGIN
     NEW.invalid_reason := 'Stream not valid (no play of this track was started)';
     RETURN NEW;
   END IF;
-  IF elapsed < min_seconds THEN
+  -- The play started when start_play reached the server, a moment after the
+  -- player started; a small grace absorbs that delay.
+  IF exact + grace < min_seconds THEN
     NEW.invalid_reason := format('Stream not valid (listened %s s, minimum %s s)', elapsed, min_seconds);
     RETURN NEW;
   END IF;

@@ -30,6 +30,7 @@ func TestStreamValidity(t *testing.T) {
 		noPlay bool
 	}{
 		{"listening under 30 s", func() caller { return user(e.signUp("fan")) }, 12, "Stream not valid (listened 12 s, minimum 30 s)", false},
+		{"27 s is too short even with the network grace", func() caller { return user(e.signUp("fan")) }, 27, "Stream not valid (listened 27 s, minimum 30 s)", false},
 		{"no play started", func() caller { return user(e.signUp("fan")) }, 0, "Stream not valid (no play of this track was started)", true},
 		{"the artist on own track", func() caller { return user(w.artist) }, 40, "Stream not valid (not from fan or self-streaming)", false},
 		{"another artist", func() caller { return user(w.artist2) }, 40, "Stream not valid (not from fan or self-streaming)", false},
@@ -55,6 +56,13 @@ func TestStreamValidity(t *testing.T) {
 		}
 	}
 
+	t.Run("28 s counts: 2 s of grace for the start_play round trip", func(t *testing.T) {
+		fan := user(e.signUp("fan"))
+		fan.ip = "192.0.2.128"
+		if valid, reason := e.listen(fan, w.plainTrack, 28); !valid {
+			t.Errorf("28 s: %s", reason)
+		}
+	})
 	t.Run("server columns are the server's", func(t *testing.T) {
 		fan := user(e.signUp("fan"))
 		fan.ip = "203.0.113.50"
