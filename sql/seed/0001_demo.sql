@@ -71,7 +71,7 @@ WHERE artist_profiles.id = v.id AND artist_profiles.genres = '{}';
 -- Tracks: three per artist.
 INSERT INTO public.tracks (id, title, artist_id, audio_url, cover_url, duration, release_date, genre, description, is_explicit)
 SELECT md5('seed-track-' || t.slug)::uuid, t.title, t.artist,
-  '/storage/v1/object/public/tracks/' || t.slug || '.mp3',
+  '/storage/v1/object/public/tracks/' || t.slug || '.wav',
   '/storage/v1/object/public/covers/' || t.slug || '.jpg',
   t.duration, t.released, t.genre, t.description, t.explicit
 FROM (VALUES
