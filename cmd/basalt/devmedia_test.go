@@ -45,6 +45,9 @@ func TestDevSeedsBackline(t *testing.T) {
 	api := "http://127.0.0.1:" + vars["BASALT_API_PORT"]
 
 	stop, out := devRun(t, getenv, dataDir)
+	if !strings.Contains(out.String(), "admin@backline.test") {
+		t.Errorf("banner lacks the demo logins:\n%s", out.String())
+	}
 	if !strings.Contains(out.String(), "generated demo media") {
 		t.Errorf("first start generated no media:\n%s", out.String())
 	}

@@ -11,8 +11,8 @@
 --   ada@backline.test, tunde@backline.test, chioma@backline.test                     fans
 --
 -- Track audio and covers point at the public storage buckets
--- (/storage/v1/object/public/tracks/<file>, .../covers/<file>); the files
--- themselves are provided separately.
+-- (/storage/v1/object/public/tracks/<file>, .../covers/<file>); `basalt dev`
+-- generates and uploads the files themselves after the seed runs.
 
 -- Accounts. Inserting into auth.users fires the sign-up trigger, which
 -- creates profile, role, role profile, wallet and welcome notification.
