@@ -60,6 +60,18 @@ func (b *Backend) path(key string) string {
 	return filepath.Join(append([]string{b.root}, segs...)...)
 }
 
+// unmarkedPath is where builds before the leaf mark kept key's file.
+func (b *Backend) unmarkedPath(key string) string {
+	p := b.path(key)
+	return filepath.Join(filepath.Dir(p), strings.TrimPrefix(filepath.Base(p), leafMark))
+}
+
+// isFile reports whether p is a regular file.
+func isFile(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // leafMark starts every file name; '~' is always escaped inside segments.
 const leafMark = "~"
 
@@ -171,6 +183,12 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func (b *Backend) Get(_ context.Context, key string, offset, length int64) (io.ReadCloser, error) {
 	f, err := os.Open(b.path(key))
 	if errors.Is(err, fs.ErrNotExist) {
+		// Data directories written before files carried the leaf mark.
+		if legacy := b.unmarkedPath(key); isFile(legacy) {
+			f, err = os.Open(legacy)
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, storage.ErrNotExist
 	}
 	if err != nil {
@@ -205,12 +223,17 @@ func (b *Backend) Copy(ctx context.Context, src, dst string) error {
 func (b *Backend) Delete(_ context.Context, keys ...string) error {
 	var errs []error
 	for _, k := range keys {
-		p := b.path(k)
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("delete %s: %w", k, err))
-			continue
+		paths := []string{b.path(k)}
+		if legacy := b.unmarkedPath(k); isFile(legacy) {
+			paths = append(paths, legacy)
 		}
-		b.pruneDirs(filepath.Dir(p))
+		for _, p := range paths {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("delete %s: %w", k, err))
+				continue
+			}
+			b.pruneDirs(filepath.Dir(p))
+		}
 	}
 	return errors.Join(errs...)
 }

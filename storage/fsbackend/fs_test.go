@@ -129,3 +129,35 @@ func TestSweepTemp(t *testing.T) {
 		t.Errorf("old temp file kept")
 	}
 }
+
+// TestLegacyLayout reads and deletes files written before the leaf mark.
+func TestLegacyLayout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := b.unmarkedPath("b/old.txt/v1")
+	if err := os.MkdirAll(filepath.Dir(legacy), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(legacy, []byte("old bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Get(ctx, "b/old.txt/v1", 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r)
+	r.Close()
+	if string(got) != "old bytes" {
+		t.Errorf("legacy read = %q", got)
+	}
+	if err := b.Delete(ctx, "b/old.txt/v1"); err != nil {
+		t.Fatal(err)
+	}
+	if isFile(legacy) {
+		t.Error("legacy file survived delete")
+	}
+}
