@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // download answers GET|HEAD /object/{bucket}/{path} (anon-ok).
@@ -43,18 +45,24 @@ func (s *Service) downloadAs(w http.ResponseWriter, r *http.Request, c caller) e
 }
 
 // downloadPublic answers /object/public/{bucket}/{path}: no auth, public
-// buckets only.
+// buckets only. This is the path apps stream media from, so the bucket and
+// the object come from one query.
 func (s *Service) downloadPublic(w http.ResponseWriter, r *http.Request) error {
-	b, err := s.findBucket(r, param(r, "bucket"))
-	if err != nil {
-		return err
-	}
-	if !b.Public {
+	bucketID, name := param(r, "bucket"), param(r, "path")
+	var public *bool
+	var o object
+	err := s.admin.QueryRow(r.Context(), `SELECT b.public, coalesce(o.id::text, ''), b.id, coalesce(o.name, ''),
+		o.owner::text, o.owner_id, o.version, o.created_at, o.updated_at, o.last_accessed_at, o.metadata, o.user_metadata
+		FROM storage.buckets b LEFT JOIN storage.objects o ON o.bucket_id = b.id AND o.name = $2
+		WHERE b.id = $1`, bucketID, name).Scan(&public, &o.ID, &o.BucketID, &o.Name, &o.Owner, &o.OwnerID, &o.Version,
+		&o.CreatedAt, &o.UpdatedAt, &o.LastAccessedAt, &o.Metadata, &o.UserMetadata)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows), err == nil && (public == nil || !*public):
 		return errNoSuchBucket()
-	}
-	o, err := s.readObject(r, caller{}, b, param(r, "path"), true)
-	if err != nil {
-		return err
+	case err != nil:
+		return errInternal(fmt.Errorf("load public object %s/%s: %w", bucketID, name, err))
+	case o.ID == "":
+		return errNoSuchKey()
 	}
 	return s.serveObject(w, r, o, nil)
 }
