@@ -171,13 +171,16 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 		}
 	}
 	body, err := s.backend.Get(r.Context(), o.key(), rg.start, rg.length)
-	if errors.Is(err, ErrNotExist) {
-		// A row whose bytes are gone (restored database, lost disk): the
-		// reference's "resource was not found", without the object headers.
+	if err != nil {
+		// The error answer must not carry the object's headers.
 		for _, k := range []string{"ETag", "Last-Modified", "Cache-Control", "Expires", "Accept-Ranges",
 			"Content-Range", "Content-Disposition", "X-Robots-Tag"} {
 			h.Del(k)
 		}
+	}
+	if errors.Is(err, ErrNotExist) {
+		// A row whose bytes are gone (restored database, lost disk): the
+		// reference's "resource was not found".
 		return errMissingBytes()
 	}
 	if err != nil {
