@@ -60,7 +60,7 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // New builds the service. admin is the schema owner's pool, user the
-// authenticator's; backend holds the bytes (see package backends).
+// authenticator's; backend holds the bytes (fsbackend or s3backend).
 func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, backend Backend, opts ...Option) (*Service, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
