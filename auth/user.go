@@ -180,7 +180,9 @@ func (s *Service) changeEmail(r *http.Request, tx pgx.Tx, u *user, email, redire
 	} else if err != nil && !errors.Is(err, pg.ErrNotFound) {
 		return err
 	}
-	if u.IsAnonymous && s.cfg.MailerAutoconfirm || s.cfg.MailerAutoconfirm && u.Email == "" {
+	// Anonymous users adding an email with autoconfirm on are signing up;
+	// permanent users always confirm a new address.
+	if u.IsAnonymous && s.cfg.MailerAutoconfirm {
 		return s.applyEmail(ctx, tx, u, email, true)
 	}
 	if err := s.throttle(u.EmailChangeSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
