@@ -381,15 +381,19 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	if users == nil {
 		users = []*user{}
 	}
+	// Links repeat the request's query with page replaced (encoded, so page
+	// sorts before per_page), as the reference builds them.
 	last := (total + perPage - 1) / perPage
+	link := func(page int) string {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page))
+		return "<" + r.URL.Path + "?" + q.Encode() + ">"
+	}
 	var links []string
 	if page < last {
-		links = append(links, fmt.Sprintf(`</admin/users?page=%d&per_page=%d>; rel="next"`, page+1, perPage))
+		links = append(links, link(page+1)+`; rel="next"`)
 	}
-	if last < 1 {
-		last = 1
-	}
-	links = append(links, fmt.Sprintf(`</admin/users?page=%d&per_page=%d>; rel="last"`, last, perPage))
+	links = append(links, link(last)+`; rel="last"`)
 	w.Header().Set("Link", strings.Join(links, ", "))
 	w.Header().Set("X-Total-Count", strconv.Itoa(total))
 	writeJSON(w, http.StatusOK, map[string]any{"users": users, "aud": s.cfg.JWTAud})
