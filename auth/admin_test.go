@@ -122,4 +122,8 @@ func TestAdminGenerateLinkAndInvite(t *testing.T) {
 		t.Fatalf("invite link %d %s", w.Code, w.Header().Get("Location"))
 	}
 	wantErr(t, e.req("POST", "/invite", `{"email":"inv@example.com"}`, svc), 422, "email_exists", "")
+	var hasPassword bool
+	if err := e.db.Admin.QueryRow(t.Context(), `SELECT encrypted_password <> '' FROM auth.users WHERE email = 'inv@example.com'`).Scan(&hasPassword); err != nil || !hasPassword {
+		t.Fatalf("an accepted invitation sets a random password (%v)", err)
+	}
 }

@@ -48,6 +48,8 @@ func (s *Service) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	if p.Type == "" {
 		return badRequest("validation_failed", "Verify requires a verification type")
 	}
+	// Codes may be typed with dashes ("123-456"), as the reference allows.
+	p.Token = strings.ReplaceAll(p.Token, "-", "")
 	if (p.Token == "") == (p.TokenHash == "") {
 		return badRequest("validation_failed", "Verify requires either a token or a token hash")
 	}
@@ -294,6 +296,16 @@ func (s *Service) applyVerification(ctx context.Context, tx pgx.Tx, u *user, typ
 	v := &verified{typ: typ, pkce: pkce}
 	switch typ {
 	case "signup", "invite":
+		if u.EncryptedPassword == "" && u.InvitedAt != nil {
+			// An invited user gets a random password until they set one.
+			hash, err := s.hashPassword(randomPassword())
+			if err != nil {
+				return nil, err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE auth.users SET encrypted_password = $2 WHERE id = $1`, u.ID, hash); err != nil {
+				return nil, fmt.Errorf("set invited user's password: %w", err)
+			}
+		}
 		if err := s.confirmEmail(ctx, tx, u); err != nil {
 			return nil, err
 		}
