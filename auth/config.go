@@ -153,21 +153,6 @@ func DefaultConfig() Config {
 	}
 }
 
-// DevConfig is DefaultConfig with what `basalt dev` wants: mail confirmed
-// at sign-up, a dev mailbox, anonymous sign-ins on, a 1 s mail throttle and
-// generous rate limits (every test and tab on the machine shares one IP).
-func DevConfig() Config {
-	c := DefaultConfig()
-	c.MailerAutoconfirm = true
-	c.DevMailbox = true
-	c.AnonymousEnabled = true
-	c.MailerOTPExp = time.Hour
-	c.MaxEmailFrequency = time.Second
-	c.RateLimits = RateLimits{EmailSent: 10000, SMSSent: 10000, OTP: 10000, Token: 100000, Verify: 10000,
-		Anonymous: 10000, MFA: 10000}
-	return c
-}
-
 // Validate checks the settings New depends on.
 func (c *Config) Validate() error {
 	for name, v := range map[string]string{"site url": c.SiteURL, "api url": c.APIURL} {
