@@ -142,13 +142,6 @@ func (s *Service) requireAdmin(h handlerFunc) handlerFunc {
 	}
 }
 
-// isAdminRequest reports whether the request carries a valid admin JWT,
-// without failing when it does not.
-func (s *Service) isAdminRequest(r *http.Request) bool {
-	claims, _, err := s.bearer(r)
-	return err == nil && slices.Contains(s.cfg.JWTAdminRoles, claims.Role)
-}
-
 // decode reads the JSON body into v with GoTrue's errors.
 func decode(r *http.Request, v any) error {
 	err := httpx.DecodeJSON(r, maxBody, v)
