@@ -51,7 +51,10 @@ func TestPhoneSignupAndChange(t *testing.T) {
 // recorder is a Sender that keeps messages, standing in for a mail provider.
 type recorder struct{ msgs []*mail.Message }
 
-func (r *recorder) Send(_ context.Context, m *mail.Message) error { r.msgs = append(r.msgs, m); return nil }
+func (r *recorder) Send(_ context.Context, m *mail.Message) error {
+	r.msgs = append(r.msgs, m)
+	return nil
+}
 
 func TestWithMailerAndLegacyMagicLink(t *testing.T) {
 	t.Parallel()
