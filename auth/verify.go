@@ -147,7 +147,13 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 			s.log.ErrorContext(ctx, "verify failed", "err", err)
 			ae = internalErr(err)
 		}
-		location = withParams(redirect, pkce, url.Values{"error": {oauthErrorFor(ae.Status)}, "error_code": {ae.Code},
+		// Error redirects drop the target's own query, as the reference does.
+		base := redirect
+		if u, perr := url.Parse(redirect); perr == nil {
+			u.RawQuery, u.Fragment = "", ""
+			base = u.String()
+		}
+		location = withParams(base, pkce, url.Values{"error": {oauthErrorFor(ae.Status)}, "error_code": {ae.Code},
 			"error_description": {ae.Message}, "sb": {""}})
 	}
 	http.Redirect(w, r, location, http.StatusSeeOther)

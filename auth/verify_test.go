@@ -58,3 +58,16 @@ func pkcePair() (verifier, challenge string) {
 	sum := sha256.Sum256([]byte(verifier))
 	return verifier, base64.RawURLEncoding.EncodeToString(sum[:])
 }
+
+// A PKCE link that fails carries the error in the query too, without the
+// target's own query.
+func TestVerifyGetPKCEError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	w := e.get("/verify?token=pkce_deadbeef&type=magiclink&redirect_to=" + url.QueryEscape("http://localhost:3000/cb?keep=1"))
+	loc, _ := url.Parse(w.Header().Get("Location"))
+	if w.Code != 303 || loc.Query().Get("error_code") != "otp_expired" || loc.Query().Get("keep") != "" ||
+		!strings.Contains(loc.Fragment, "error=access_denied") || loc.Path != "/cb" {
+		t.Fatalf("%d %s", w.Code, loc)
+	}
+}
