@@ -202,6 +202,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.str("JWT_DEFAULT_GROUP_NAME", &c.JWTDefaultRole)
 	e.list("JWT_ADMIN_ROLES", &c.JWTAdminRoles)
 	e.str("JWT_ISSUER", &c.JWTIssuer)
+	if c.JWTIssuer == "" {
+		// Supabase issues tokens as <api url>/auth/v1.
+		c.JWTIssuer = c.APIURL + "/auth/v1"
+	}
 	e.boolean("EXTERNAL_EMAIL_ENABLED", &c.EmailEnabled)
 	e.boolean("EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", &c.MagicLinkEnabled)
 	e.boolean("EXTERNAL_PHONE_ENABLED", &c.PhoneEnabled)

@@ -28,7 +28,7 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.SiteURL != "https://app.example" || c.APIURL != "https://api.example" || !c.MailerAutoconfirm ||
-		c.JWTExp != 10*time.Minute || c.MaxEmailFrequency != time.Second || c.RateLimits.OTP != 0 || c.RateLimits.Token != 150 {
+		c.JWTIssuer != "https://api.example/auth/v1" || c.JWTExp != 10*time.Minute || c.MaxEmailFrequency != time.Second || c.RateLimits.OTP != 0 || c.RateLimits.Token != 150 {
 		t.Fatalf("config = %+v", c)
 	}
 	if diff := cmp.Diff([]string{"https://app.example/**", "http://localhost:5173/*"}, c.URIAllowList); diff != "" {
