@@ -209,6 +209,8 @@ func utc(t *time.Time) *time.Time {
 	return &v
 }
 
+// MarshalJSON renders the user in the reference's shape: UTC timestamps,
+// identities always an array, factors omitted when there are none.
 func (u *user) MarshalJSON() ([]byte, error) {
 	j := userJSON{
 		ID: u.ID, Aud: u.Aud, Role: u.Role, Email: u.Email, Phone: u.Phone,
