@@ -71,6 +71,8 @@ func (s *Service) authenticate(r *http.Request) (*authed, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The anon and service_role keys have no sub: they name a role, not a
+	// user, so user endpoints refuse them.
 	if claims.Subject == "" {
 		return nil, forbidden("bad_jwt", "invalid claim: missing sub claim")
 	}
@@ -110,6 +112,7 @@ func (s *Service) authenticate(r *http.Request) (*authed, error) {
 		}
 		a.session = &se
 	}
+	// A ban takes effect on the next request, not at token expiry.
 	if u.isBanned(s.now()) {
 		return nil, forbidden("user_banned", "User is banned")
 	}
@@ -124,6 +127,7 @@ func (s *Service) requireAdmin(h handlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
+		// Admin is purely the role claim; admin keys may have no sub and no exp.
 		if !slices.Contains(s.cfg.JWTAdminRoles, claims.Role) {
 			return forbidden("not_admin", "User not allowed")
 		}

@@ -14,11 +14,15 @@ func (s *Service) logout(w http.ResponseWriter, r *http.Request, a *authed) erro
 	if scope != "global" && scope != "local" && scope != "others" {
 		return badRequest("validation_failed", "Unsupported logout scope %q", scope)
 	}
+	// A token without session_id (an old or hand-made one) can only mean
+	// "everything".
 	if a.session == nil {
 		scope = "global"
 	}
 	ctx := r.Context()
 	var err error
+	// Deleting sessions cascades to their refresh tokens; access tokens of
+	// the deleted sessions then fail with session_not_found.
 	switch scope {
 	case "global":
 		_, err = s.db.Exec(ctx, `DELETE FROM auth.sessions WHERE user_id = $1`, a.user.ID)

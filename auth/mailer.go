@@ -118,12 +118,16 @@ func (s *Service) deliverEmailOTP(ctx context.Context, tx pgx.Tx, u *user, spec 
 		return nil, tooMany("over_email_send_rate_limit", "email rate limit exceeded")
 	}
 	now := s.now()
+	// One code serves both ways in: typed (the OTP) and clicked (its hash
+	// in the link). Only the hash is stored.
 	otp := randomDigits(s.cfg.OTPLength)
 	hash := otpHash(strings.ToLower(to), otp)
 	stored := hash
 	if pkce {
 		stored = "pkce_" + hash
 	}
+	// The users column is what the reference's SQL (and dashboards) read;
+	// one_time_tokens mirrors it for newer tooling.
 	if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE auth.users SET %s = $2, %s = $3 WHERE id = $1`, spec.column, spec.sentAt),
 		u.ID, stored, now); err != nil {
 		return nil, fmt.Errorf("store %s of %s: %w", spec.column, u.ID, err)
@@ -209,6 +213,7 @@ func (s *Service) deliverSMS(ctx context.Context, tx pgx.Tx, u *user, column, se
 	}
 	now := s.now()
 	otp := randomDigits(s.cfg.SMSOTPLength)
+	// Fixed test codes let automated tests sign in by phone.
 	if code, ok := s.cfg.SMSTestOTP[phone]; ok {
 		otp = code
 	}

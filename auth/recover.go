@@ -86,6 +86,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest("validation_failed", "Missing one of these types: signup, email_change, sms, phone_change")
 	}
+	// Unknown addresses and nothing-pending answer {} like a real resend, so
+	// resend cannot be used to probe for accounts.
 	if p.Email == "" && p.Phone == "" {
 		return badRequest("validation_failed", "Missing email address or phone number")
 	}
@@ -192,6 +194,7 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 // email (or SMS) for a later password change.
 func (s *Service) reauthenticate(w http.ResponseWriter, r *http.Request, a *authed) error {
 	u := a.user
+	// The nonce goes to the address the user proved: email first, else phone.
 	if u.Email == "" && u.Phone == "" {
 		return badRequest("validation_failed", "Reauthentication requires the user to have an email or a phone number")
 	}

@@ -202,6 +202,9 @@ func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessio
 	if amr == nil {
 		amr = []amrEntry{}
 	}
+	// Every claim of the reference's access token, always present (email
+	// and phone as "" when missing), because clients and RLS policies read
+	// them without checking.
 	claims := gojwt.MapClaims{
 		"aud":           s.cfg.JWTAud,
 		"exp":           exp,

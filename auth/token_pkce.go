@@ -99,6 +99,8 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 		if issued != nil {
 			start = *issued
 		}
+		// The code lives from its issue (the link click), not from the flow's
+		// start, so slow mail does not eat the exchange window.
 		if s.now().After(start.Add(s.cfg.FlowStateExpiry)) {
 			return unprocessable("flow_state_expired", "invalid flow state, flow state has expired")
 		}
@@ -116,6 +118,7 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 		if resp, err = s.issueSession(ctx, tx, r, u, authMethod); err != nil {
 			return err
 		}
+		// Single use: the flow is gone once exchanged.
 		_, err = tx.Exec(ctx, `DELETE FROM auth.flow_state WHERE id = $1`, id)
 		return err
 	})

@@ -125,6 +125,7 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 	if err := s.sessionStillValid(ctx, tx, &se, u.ID, now); err != nil {
 		return nil, err
 	}
+	// Decide what to hand out; writes are queued and sent together.
 	w := &pgx.Batch{}
 	issued := ""
 	if !t.Revoked {
@@ -148,6 +149,8 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 			// stays dead.
 			issued = s.queueRotation(w, &t, u.ID, now)
 		default:
+			// Reuse outside the interval means the token leaked (or a client is
+			// broken): the whole family dies, and its owner must sign in again.
 			if s.cfg.RefreshTokenRotation {
 				// updated_at stays: it dates the rotation, and moving it would
 				// reopen the reuse interval of the revoked tokens.

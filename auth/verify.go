@@ -122,6 +122,7 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 			location = withParams(redirect, v.pkce, url.Values{"message": {v.message}, "sb": {""}})
 			return nil
 		}
+		// PKCE: no tokens in the URL; the app exchanges ?code= with its verifier.
 		if v.pkce {
 			code, err := s.issueAuthCode(ctx, tx, v.user.ID, flowMethodFor(v.typ))
 			if err != nil {
@@ -134,6 +135,8 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// Implicit flow: tokens in the fragment, which never reaches servers;
+		// url.Values.Encode sorts the keys as the reference does.
 		location = redirect + "#" + url.Values{
 			"access_token": {t.AccessToken}, "expires_at": {strconv.FormatInt(t.ExpiresAt, 10)},
 			"expires_in": {strconv.Itoa(t.ExpiresIn)}, "refresh_token": {t.RefreshToken}, "sb": {""},
@@ -213,6 +216,8 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 		expiredMsg = "Email link is invalid or has expired"
 	}
 	expired := forbidden("otp_expired", "%s", expiredMsg)
+	// The stored form is the SHA-224 of address+code; PKCE flows store it
+	// with a pkce_ prefix, so both are tried for typed codes.
 	var hashes []string
 	switch {
 	case p.TokenHash != "":
@@ -260,6 +265,8 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 		}
 		return s.applyVerification(ctx, tx, u, "sms", "confirmation_token", false)
 	}
+	// Candidates in order: the first column holding a matching, unexpired
+	// code wins (type email tries the sign-up code, then the magic link).
 	for _, c := range cands {
 		var u *user
 		var err error
