@@ -119,6 +119,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			if verr != nil {
 				return verr
 			}
+			// An email change can be resent naming either the current or the new
+			// address.
 			u, err = loadUser(ctx, tx, `u.instance_id = $1 AND (lower(u.email) = $2 OR u.email_change = $2)`, instanceID, email)
 		case "sms":
 			phone, verr := validatePhone(p.Phone)
@@ -158,6 +160,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			if _, err := s.deliverEmailOTP(ctx, tx, u, specEmailChangeNew, u.EmailChange, redirect, pkce, true); err != nil {
 				return err
 			}
+			// The current address needs its code again only while it has not
+			// confirmed yet.
 			if s.cfg.SecureEmailChange && u.Email != "" && u.EmailChangeConfirmStatus == 0 {
 				_, err = s.deliverEmailOTP(ctx, tx, u, specEmailChangeCurrent, u.Email, redirect, pkce, true)
 			}
