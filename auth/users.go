@@ -53,7 +53,8 @@ type user struct {
 	Factors    []factor
 }
 
-// userColumns is the select list scanUser reads, NULL text as ”.
+// userColumns is the select list scanUserInto reads; NULL text columns come
+// back as empty strings.
 const userColumns = `u.id, coalesce(u.aud,''), coalesce(u.role,''), coalesce(u.email,''), coalesce(u.encrypted_password,''),
  u.email_confirmed_at, u.invited_at, coalesce(u.confirmation_token,''), u.confirmation_sent_at,
  coalesce(u.recovery_token,''), u.recovery_sent_at, coalesce(u.email_change_token_new,''), coalesce(u.email_change,''),
