@@ -1,11 +1,13 @@
 package auth
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/jwt"
 	gojwt "github.com/golang-jwt/jwt/v5"
 )
 
@@ -99,5 +101,37 @@ func TestUpdateUserEmailChange(t *testing.T) {
 	}
 	if got := e.req("GET", "/user", nil, at).json(t)["email"]; got != "new@example.com" {
 		t.Fatalf("email = %v", got)
+	}
+}
+
+// Behind the gateway the token was verified already: the stored result is
+// used (a token the gateway rejected is a bad_jwt here too).
+func TestGatewayVerifiedCaller(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	at := e.signUp("gw@example.com", "secret123")["access_token"].(string)
+	claims, err := e.keys.Verify(at, e.clock.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		caller *jwt.Caller
+		status int
+	}{
+		{"verified", &jwt.Caller{Token: at, Claims: claims}, 200},
+		{"rejected", &jwt.Caller{Token: at, Err: fmt.Errorf("%w: token has invalid claims: token is expired", jwt.ErrExpired)}, 403},
+	} {
+		r := httptest.NewRequest("GET", "/user", nil)
+		r.Header.Set("Authorization", "Bearer "+at)
+		r.Header.Set(apiVersionHeader, "2024-01-01")
+		w := httptest.NewRecorder()
+		e.svc.ServeHTTP(w, r.WithContext(jwt.NewContext(r.Context(), tc.caller)))
+		if w.Code != tc.status {
+			t.Fatalf("%s: %d %s", tc.name, w.Code, w.Body)
+		}
+		if tc.status == 403 && !strings.Contains(w.Body.String(), `"message":"invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired"`) {
+			t.Fatalf("%s: %s", tc.name, w.Body)
+		}
 	}
 }
