@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -231,7 +233,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			c.MailSubjects[kind] = v
 		}
 		if path := e.get("MAILER_TEMPLATES_" + name); path != "" {
-			b, err := os.ReadFile(strings.TrimPrefix(path, "file://"))
+			b, err := readTemplate(path)
 			if err != nil {
 				e.errs = append(e.errs, fmt.Errorf("MAILER_TEMPLATES_%s: %w", name, err))
 				continue
@@ -294,6 +296,24 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	return c, c.Validate()
+}
+
+// readTemplate loads a mail template from a file path, a file:// URL or an
+// http(s) URL (the reference's form), once, at start-up.
+func readTemplate(loc string) ([]byte, error) {
+	if !strings.HasPrefix(loc, "http://") && !strings.HasPrefix(loc, "https://") {
+		return os.ReadFile(strings.TrimPrefix(loc, "file://"))
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	res, err := c.Get(loc)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetch %s: %s", loc, res.Status)
+	}
+	return io.ReadAll(io.LimitReader(res.Body, 1<<20))
 }
 
 // envReader reads BASALT_AUTH_<NAME>, falling back to GOTRUE_<NAME>, and

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -113,6 +115,26 @@ func TestMailTemplatesFromEnv(t *testing.T) {
 		return map[string]string{"GOTRUE_MAILER_TEMPLATES_RECOVERY": dir + "/missing.html"}[k]
 	}); err == nil {
 		t.Fatal("missing template file must fail")
+	}
+	// The reference's form: an http(s) URL, fetched at start-up.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/recovery.html" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`<a href="{{ .ConfirmationURL }}">reset</a>`))
+	}))
+	defer srv.Close()
+	fromURL, err := ConfigFromEnv(func(k string) string {
+		return map[string]string{"GOTRUE_MAILER_TEMPLATES_RECOVERY": srv.URL + "/recovery.html"}[k]
+	})
+	if err != nil || !strings.Contains(fromURL.MailTemplates["recovery"], "reset") {
+		t.Fatalf("template from URL: %q %v", fromURL.MailTemplates["recovery"], err)
+	}
+	if _, err := ConfigFromEnv(func(k string) string {
+		return map[string]string{"GOTRUE_MAILER_TEMPLATES_RECOVERY": srv.URL + "/missing.html"}[k]
+	}); err == nil {
+		t.Fatal("a 404 template URL must fail")
 	}
 	bad := DefaultConfig()
 	bad.MailTemplates = map[string]string{"recovery": "{{ .Broken "}
