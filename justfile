@@ -18,8 +18,18 @@ build:
         cd frontend && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build; \
     fi
 
+# Every stage runs even when an earlier one fails, so one run shows every failure.
 # Run every test: Go (against real PostgreSQL), compat (supabase-js), frontend, benchmark smoke runs.
-test: test-go test-compat test-frontend bench-smoke
+test:
+    #!/usr/bin/env bash
+    set -uo pipefail
+    failed=()
+    for stage in test-go test-compat test-frontend bench-smoke; do
+        echo "== $stage"
+        "{{just_executable()}}" --justfile "{{justfile()}}" "$stage" || failed+=("$stage")
+    done
+    if [ ${#failed[@]} -gt 0 ]; then echo "failed stages: ${failed[*]}"; exit 1; fi
+    echo "all stages passed"
 
 # Go tests; PostgreSQL server binaries are required, not optional.
 test-go:
