@@ -192,6 +192,9 @@ func parseResult(vals [][]byte) (*result, error) {
 // back (single-object checks, max-affected, Prefer: tx=rollback).
 func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 	ctx := rc.r.Context()
+	if s.trace != nil {
+		s.trace(st.sql, st.args)
+	}
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
 	rollback, _ := s.rollbackWanted(rc.prefs)
 	explicit := !st.readOnly || rollback

@@ -164,10 +164,15 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
 	}
 	b := s.builder()
-	ref := b.arg(string(args.json))
+	// The argument object is bound only when the call reads it: Postgres
+	// refuses parameters a statement does not use.
+	ref := "$1"
 	from, call := rpc.Call(fn, args.keys, ref, whole)
 	if whole {
 		from = ""
+	}
+	if whole || from != "" {
+		b.arg(string(args.json))
 	}
 	fromClause := ""
 	if from != "" {

@@ -35,7 +35,9 @@ type Service struct {
 	gen      atomic.Uint64 // bumped per reload; names prepared statements
 	reloadMu sync.Mutex
 	stop     context.CancelFunc
-	done     chan struct{}
+	// trace, when set (tests), sees every main statement before it runs.
+	trace func(sql string, args []any)
+	done  chan struct{}
 }
 
 var _ http.Handler = (*Service)(nil)

@@ -321,7 +321,10 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 		return err
 	}
 	b := s.builder()
-	ref := b.arg(string(w.payload.json))
+	ref := ""
+	if len(w.cols) > 0 {
+		ref = b.arg(string(w.payload.json))
+	}
 	where, err := s.mutationWhere(b, w)
 	if err != nil {
 		return err
@@ -329,7 +332,10 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 	var sql string
 	if len(w.cols) == 0 {
 		// An empty object changes nothing and returns no rows.
-		sql = "SELECT " + w.target + ".* FROM " + w.target + " WHERE false AND " + ref + " IS NOT NULL"
+		sql = "SELECT " + w.target + ".* FROM " + w.target + " WHERE false"
+		if len(where) > 0 {
+			sql += " AND " + strings.Join(where, " AND ")
+		}
 	} else {
 		if len(where) == 0 {
 			return safeUpdate("UPDATE")

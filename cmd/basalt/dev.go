@@ -101,6 +101,9 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
+	if err := seedDemoMedia(startCtx, s.handler, admin, keys, log); err != nil {
+		return fmt.Errorf("seed demo media: %w", err)
+	}
 	apiURL, appURL := s.urls()
 	// The state file is how `basalt status` in another process learns the
 	// URLs and keys; it is removed on a clean exit, and ignored when the

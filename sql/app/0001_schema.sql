@@ -181,6 +181,8 @@ CREATE INDEX streams_track_ip_idx ON public.streams (track_id, ip_address, creat
 CREATE INDEX streams_user_idx ON public.streams (user_id, created_at DESC);
 CREATE INDEX streams_valid_user_idx ON public.streams (user_id, created_at DESC) WHERE is_valid;
 CREATE INDEX streams_valid_track_idx ON public.streams (track_id) WHERE is_valid;
+-- The fraud check counts accounts per address.
+CREATE INDEX streams_valid_ip_idx ON public.streams (ip_address, created_at DESC) WHERE is_valid;
 
 CREATE TABLE public.favorites (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -428,7 +430,7 @@ CREATE INDEX activity_log_actor_idx ON public.activity_log (actor_id, created_at
 
 -- A numeric setting; raises when it is missing, so money code fails closed.
 CREATE FUNCTION backline.setting_num(p_key text) RETURNS numeric
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE v jsonb;
 BEGIN
   SELECT value INTO v FROM public.app_settings WHERE key = p_key;
@@ -441,20 +443,20 @@ END $$;
 -- The caller's address as the gateway saw it: request.headers x-real-ip,
 -- which the gateway always overwrites. Never an argument from the client.
 CREATE FUNCTION backline.request_ip() RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT nullif(btrim((nullif(current_setting('request.headers', true), '')::json) ->> 'x-real-ip'), '')
 $$;
 
 CREATE FUNCTION backline.log_activity(p_actor uuid, p_action text, p_entity_type text, p_entity_id text,
   p_details jsonb DEFAULT '{}') RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   INSERT INTO public.activity_log (actor_id, action, entity_type, entity_id, details, ip_address)
   VALUES (p_actor, p_action, p_entity_type, p_entity_id, coalesce(p_details, '{}'), backline.request_ip())
 $$;
 
 CREATE FUNCTION backline.notify(p_user uuid, p_type text, p_title text, p_message text,
   p_data jsonb DEFAULT '{}') RETURNS uuid
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   INSERT INTO public.notifications (user_id, type, title, message, data)
   VALUES (p_user, p_type, p_title, p_message, coalesce(p_data, '{}'))
   RETURNING id
@@ -463,31 +465,31 @@ $$;
 -- Policy helpers. They are SECURITY DEFINER so policies can call them without
 -- the caller reading user_roles through its own policies (no recursion).
 CREATE FUNCTION public.is_admin() RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT EXISTS (SELECT 1 FROM public.user_roles WHERE user_id = auth.uid() AND role = 'admin')
 $$;
 
 CREATE FUNCTION public.current_user_role() RETURNS public.app_role
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT role FROM public.user_roles WHERE user_id = auth.uid()
 $$;
 
 -- has_valid_kyc of spec section 3, as a computed column for the REST layer
 -- (select=*,has_valid_kyc).
 CREATE FUNCTION public.has_valid_kyc(a public.artist_profiles) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT a.kyc_status = 'approved' AND (a.kyc_expiry_date IS NULL OR a.kyc_expiry_date > now())
 $$;
 
 -- The verification flag counts only while its expiry is in the future.
 CREATE FUNCTION public.verification_active(p public.public_profiles) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT p.is_verified AND (p.verification_expires_at IS NULL OR p.verification_expires_at > now())
 $$;
 
 -- Keeps updated_at current on every table that has one.
 CREATE FUNCTION backline.touch_updated_at() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   NEW.updated_at := now();
   RETURN NEW;
@@ -511,7 +513,7 @@ END $$;
 -- A free username from a wish: lower-cased, reduced to [a-z0-9_.], padded to
 -- three characters, and suffixed with digits until no one has it.
 CREATE FUNCTION backline.free_username(p_wish text) RETURNS text
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   base text := left(regexp_replace(lower(coalesce(p_wish, '')), '[^a-z0-9_.]', '', 'g'), 24);
   candidate text;
@@ -533,7 +535,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION backline.handle_new_user() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   meta jsonb := coalesce(NEW.raw_user_meta_data, '{}');
   wished text := lower(coalesce(meta ->> 'role', ''));
@@ -583,7 +585,7 @@ CREATE TRIGGER on_auth_user_created AFTER INSERT ON auth.users
 -- Operator command: make an existing user an admin (psql as the owner; not
 -- callable through the API).
 CREATE FUNCTION backline.promote_to_admin(p_user_id uuid) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM auth.users WHERE id = p_user_id) THEN
     RAISE EXCEPTION 'no user %', p_user_id USING ERRCODE = 'P0002';

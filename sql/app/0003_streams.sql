@@ -16,14 +16,14 @@
 
 -- The day a fan's allowance belongs to: Nigerian local date.
 CREATE FUNCTION backline.today() RETURNS date
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT (now() AT TIME ZONE 'Africa/Lagos')::date
 $$;
 
 -- Refuses to act for anyone but the caller, unless the caller is the
 -- service role, the owner, or an admin.
 CREATE FUNCTION backline.require_self(p_user_id uuid) RETURNS uuid
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE uid uuid := auth.uid();
 BEGIN
   IF current_setting('role', true) NOT IN ('anon', 'authenticated') THEN
@@ -44,13 +44,13 @@ END $$;
 -- Per-user and per-(track, IP) transaction locks serialise the checks that
 -- count streams, so concurrent inserts cannot both slip under a limit.
 CREATE FUNCTION backline.lock_key(p_text text) RETURNS void
-LANGUAGE sql SET search_path = pg_catalog AS $$
+LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$
   SELECT pg_advisory_xact_lock(hashtextextended(p_text, 0))
 $$;
 
 -- The caller's allowance row for today, created on first use.
 CREATE FUNCTION backline.daily_limit(p_user_id uuid) RETURNS public.daily_stream_limits
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE r public.daily_stream_limits;
 BEGIN
   INSERT INTO public.daily_stream_limits (user_id, limit_date, daily_limit)
@@ -66,7 +66,7 @@ END $$;
 -- 15 no hardware-concurrency, 40 WebDriver, 45 automation framework; 0..100.
 CREATE FUNCTION backline.device_trust_score(p_user_agent text, p_screen_resolution text, p_details jsonb)
 RETURNS integer
-LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   d jsonb := coalesce(p_details, '{}');
   score int := 100;
@@ -103,7 +103,7 @@ END $$;
 -- critical means block, high throttle, otherwise allow.
 CREATE FUNCTION backline.assess_fraud(p_user_id uuid, p_track_id uuid, p_fingerprint text, p_ip text)
 RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   trust int;
   suspicious_below int := backline.setting_num('device_trust_suspicious_below')::int;
@@ -180,7 +180,7 @@ END $$;
 -- The user's most recently seen device fingerprint (the stream trigger and
 -- the payment check have no fingerprint argument).
 CREATE FUNCTION backline.latest_fingerprint(p_user_id uuid) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT fingerprint FROM public.device_fingerprints WHERE user_id = p_user_id ORDER BY last_seen DESC LIMIT 1
 $$;
 
@@ -191,7 +191,7 @@ $$;
 -- caller's other open plays: one listener plays one track at a time, so a
 -- stream needs its own 30 s of wall-clock time.
 CREATE FUNCTION public.start_play(p_track_id uuid) RETURNS uuid
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   v_id uuid;
@@ -213,7 +213,7 @@ END $$;
 -- Decides every server column of a stream inserted by an end user. Inserts
 -- by the service role or the owner (imports, seed) keep what they give.
 CREATE FUNCTION backline.stream_before_insert() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   t record;
@@ -349,7 +349,7 @@ CREATE TRIGGER stream_before_insert BEFORE INSERT ON public.streams
 -- Counters follow valid streams: one increment per valid stream, in the
 -- same transaction, so they can never drift from the rows.
 CREATE FUNCTION backline.stream_after_insert() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE artist uuid;
 BEGIN
   IF NEW.is_valid THEN
@@ -365,7 +365,7 @@ CREATE TRIGGER stream_after_insert AFTER INSERT ON public.streams
 -- they recount valid streams. The row lock is taken before counting, so a
 -- concurrent stream's increment is never lost.
 CREATE FUNCTION public.increment_track_streams(p_track_id uuid) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE n bigint;
 BEGIN
   PERFORM 1 FROM public.tracks WHERE id = p_track_id FOR UPDATE;
@@ -378,7 +378,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.increment_artist_streams(p_artist_id uuid) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE n bigint;
 BEGIN
   PERFORM 1 FROM public.artist_profiles WHERE id = p_artist_id FOR UPDATE;
@@ -395,13 +395,13 @@ END $$;
 -- Daily allowance.
 CREATE FUNCTION public.get_or_create_daily_stream_limit(p_user_id uuid)
 RETURNS SETOF public.daily_stream_limits
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   RETURN NEXT backline.daily_limit(backline.require_self(p_user_id));
 END $$;
 
 CREATE FUNCTION public.has_remaining_streams(p_user_id uuid) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   RETURN (backline.daily_limit(backline.require_self(p_user_id))).streams_remaining > 0;
 END $$;
@@ -411,7 +411,7 @@ END $$;
 -- consuming more. Without an open play it only reports whether room is left
 -- (the stream itself consumes then).
 CREATE FUNCTION public.consume_stream(p_user_id uuid) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   ps public.play_sessions;
@@ -440,14 +440,14 @@ END $$;
 -- ---------------------------------------------------------------------------
 -- Suspension, sponsorship, fraud, duplicates, devices.
 CREATE FUNCTION public.is_user_suspended(p_user_id uuid) RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT coalesce((SELECT is_suspended FROM public.public_profiles WHERE id = p_user_id), false)
 $$;
 
 -- Only an accepted invite, or a track the sponsor sponsors, is an active
 -- relationship (spec section 4).
 CREATE FUNCTION public.check_active_sponsorship(p_artist_id uuid, p_sponsor_id uuid) RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT EXISTS (SELECT 1 FROM public.sponsor_artist_invites
                  WHERE artist_id = p_artist_id AND sponsor_id = p_sponsor_id AND status = 'accepted')
       OR EXISTS (SELECT 1 FROM public.tracks
@@ -457,7 +457,7 @@ $$;
 CREATE FUNCTION public.detect_stream_fraud(p_user_id uuid, p_track_id uuid, p_device_fingerprint text,
   p_ip_address text DEFAULT NULL, p_user_agent text DEFAULT NULL, p_session_id text DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   fp text := coalesce(nullif(p_device_fingerprint, ''), backline.latest_fingerprint(uid));
@@ -481,7 +481,7 @@ CREATE FUNCTION public.record_stream_for_duplicate_prevention(p_user_id uuid, p_
   p_device_fingerprint text DEFAULT NULL, p_ip_address text DEFAULT NULL, p_session_id text DEFAULT NULL,
   p_stream_duration integer DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   v_id uuid;
@@ -501,7 +501,7 @@ CREATE FUNCTION public.update_device_fingerprint(p_user_id uuid, p_device_finger
   p_language text DEFAULT NULL, p_platform text DEFAULT NULL, p_ip_address text DEFAULT NULL,
   p_device_details jsonb DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   score int := backline.device_trust_score(p_user_agent, p_screen_resolution, p_device_details);
@@ -526,7 +526,7 @@ END $$;
 -- Would one more stream of the track count? Per IP when the gateway knows
 -- the address, else per user (the spec's server-side fallback).
 CREATE FUNCTION public.check_duplicate_stream_enhanced(p_track_id uuid, p_user_id uuid) RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   ip text := backline.request_ip();
@@ -559,7 +559,7 @@ END $$;
 -- ---------------------------------------------------------------------------
 -- Sessions and presence.
 CREATE FUNCTION backline.expire_verifications() RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   UPDATE public.public_profiles SET is_verified = false
   WHERE is_verified AND verification_expires_at IS NOT NULL AND verification_expires_at <= now()
 $$;
@@ -567,7 +567,7 @@ $$;
 CREATE FUNCTION public.upsert_user_session(p_user_id uuid, p_session_id text, p_device_info text DEFAULT NULL,
   p_ip_address text DEFAULT NULL)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE uid uuid := backline.require_self(p_user_id);
 BEGIN
   IF coalesce(btrim(p_session_id), '') = '' THEN
@@ -582,7 +582,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.remove_user_session(p_session_id text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF auth.uid() IS NULL THEN
     RAISE EXCEPTION 'not signed in' USING ERRCODE = '42501';
@@ -591,7 +591,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.get_online_users() RETURNS TABLE (user_id uuid, last_seen timestamptz)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT s.user_id, max(s.last_seen)
   FROM public.user_sessions s
   WHERE s.last_seen > now() - make_interval(secs => backline.setting_num('online_window_seconds')::int)
@@ -601,7 +601,7 @@ $$;
 -- ---------------------------------------------------------------------------
 -- Settings and public stats.
 CREATE FUNCTION public.get_app_setting(setting_key text) RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE v jsonb;
 BEGIN
   SELECT value INTO v FROM public.app_settings WHERE key = setting_key AND (is_public OR public.is_admin());
@@ -616,7 +616,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.get_app_text_setting(setting_key text) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT coalesce((SELECT value #>> '{}' FROM public.app_settings
                    WHERE key = setting_key AND (is_public OR public.is_admin())), '')
 $$;
@@ -624,7 +624,7 @@ $$;
 -- Home-page figures anyone may see, without exposing wallets or streams'
 -- private columns.
 CREATE FUNCTION public.get_platform_stats() RETURNS jsonb
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT jsonb_build_object(
     'total_users', (SELECT count(*) FROM public.user_roles),
     'fans', (SELECT count(*) FROM public.user_roles WHERE role = 'fan'),
@@ -643,7 +643,7 @@ $$;
 -- Top fans: ranked by valid streams, role fan only (spec section 9).
 CREATE FUNCTION public.get_top_fans(p_limit integer DEFAULT 8)
 RETURNS TABLE (user_id uuid, display_name text, username text, avatar_url text, stream_count bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT p.id, p.display_name, p.username, p.avatar_url, count(*) AS stream_count
   FROM public.streams s
   JOIN public.user_roles r ON r.user_id = s.user_id AND r.role = 'fan'

@@ -236,6 +236,14 @@ func TestPolicies(t *testing.T) {
 		}
 	})
 
+	t.Run("admin user list", func(t *testing.T) {
+		runPolicyCases(t, e, []policyCase{
+			{"admin lists users with e-mail", admin, `SELECT * FROM public.admin_list_users(100, 0) WHERE email LIKE '%@example.com'`, nil, profiles, ""},
+			{"fan cannot list users", fan, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
+			{"visitor cannot list users", anon, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
+		})
+	})
+
 	t.Run("guarded columns keep their values", func(t *testing.T) {
 		e.exec(`UPDATE public.tracks SET streams = 0 WHERE id = $1`, w.track)
 		if _, err := e.execAs(artist, `UPDATE public.tracks SET streams = 1000000 WHERE id = $1`, w.track); err != nil {
@@ -250,4 +258,32 @@ func TestPolicies(t *testing.T) {
 			t.Errorf("streams/stream_count/track_count = %s, want 0/0/2", got)
 		}
 	})
+}
+
+// TestMediaPolicies checks the storage policies of 0005: media is public to
+// read; users write only into their own folder; audio and covers only artists.
+func TestMediaPolicies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if !scalar[bool](e, `SELECT to_regclass('storage.objects') IS NOT NULL`) {
+		t.Skip("no storage schema")
+	}
+	w := e.newWorld()
+	e.exec(`INSERT INTO storage.objects (bucket_id, name) VALUES ('covers', $1 || '/cover.jpg')`, w.artist)
+	put := `INSERT INTO storage.objects (bucket_id, name) VALUES ($1, $2)`
+	runPolicyCases(t, e, []policyCase{
+		{"visitor reads media", anon, `SELECT * FROM storage.objects WHERE bucket_id = 'covers'`, nil, 1, ""},
+		{"artist uploads audio to own folder", user(w.artist), put, []any{"tracks", w.artist + "/song.mp3"}, 1, ""},
+		{"artist uploads a cover", user(w.artist), put, []any{"covers", w.artist + "/new.jpg"}, 1, ""},
+		{"artist cannot upload into another folder", user(w.artist), put, []any{"tracks", w.artist2 + "/song.mp3"}, 0, denied},
+		{"fan uploads an avatar", user(w.fan), put, []any{"avatars", w.fan + "/me.png"}, 1, ""},
+		{"fan cannot upload audio", user(w.fan), put, []any{"tracks", w.fan + "/song.mp3"}, 0, denied},
+		{"fan cannot upload into another folder", user(w.fan), put, []any{"avatars", w.fan2 + "/me.png"}, 0, denied},
+		{"visitor cannot upload", anon, put, []any{"avatars", "x/me.png"}, 0, denied},
+		{"another artist cannot replace the cover", user(w.artist2), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 0, ""},
+		{"artist replaces own cover", user(w.artist), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 1, ""},
+	})
+	if n := scalar[int64](e, `SELECT count(*) FROM storage.buckets WHERE id IN ('avatars', 'covers', 'tracks') AND public`); n != 3 {
+		t.Errorf("%d public media buckets, want 3", n)
+	}
 }

@@ -396,6 +396,12 @@ func TestFraudAndDevices(t *testing.T) {
 	if valid, reason := e.listen(suspicious, w.plainTrack, 31); !valid {
 		t.Errorf("high-risk stream: %s", reason)
 	}
+	// A user agent naming a headless browser blocks even a clean device.
+	var raw string
+	if err := e.query(clean, `SELECT public.detect_stream_fraud($1, $2, 'clean-device', NULL, 'HeadlessChrome/120', NULL)::text`,
+		[]any{clean.uid, w.track}, &raw); err != nil || !strings.Contains(raw, `"recommendation": "block"`) || !strings.Contains(raw, "Automated or headless browser") {
+		t.Errorf("headless user agent: %s %v", raw, err)
+	}
 	// The address is the gateway's, never the argument.
 	noIP := caller{uid: clean.uid}
 	if r := detect(noIP, "clean-device"); !strings.Contains(fmt.Sprint(r["fraud_reasons"]), "IP address unknown") {
@@ -505,6 +511,20 @@ func TestSessionsSettingsAndStatus(t *testing.T) {
 	var stats string
 	if err := e.query(anon, `SELECT public.get_platform_stats()::text`, nil, &stats); err != nil || !strings.Contains(stats, `"artists": 2`) {
 		t.Errorf("stats = %s %v", stats, err)
+	}
+
+	// An admin's role change reaches both places the app reads it from.
+	if _, err := e.execAs(user(w.admin), `UPDATE public.user_roles SET role = 'artist' WHERE user_id = $1`, w.fan2); err != nil {
+		t.Fatal(err)
+	}
+	if r := scalar[string](e, `SELECT role::text FROM public.public_profiles WHERE id = $1`, w.fan2); r != "artist" {
+		t.Errorf("profile role after admin change = %s", r)
+	}
+	if _, err := e.execAs(user(w.admin), `UPDATE public.public_profiles SET role = 'sponsor' WHERE id = $1`, w.fan2); err != nil {
+		t.Fatal(err)
+	}
+	if r := scalar[string](e, `SELECT role::text FROM public.user_roles WHERE user_id = $1`, w.fan2); r != "sponsor" {
+		t.Errorf("user_roles after profile change = %s", r)
 	}
 
 	// Suspension and sponsorship checks.
