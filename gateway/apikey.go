@@ -27,7 +27,7 @@ func fromBrowser(r *http.Request) bool {
 // the routes a browser reaches by navigation or an outside server calls, so
 // they can carry no apikey header: the email-link verify endpoint, the OAuth
 // authorize and callback redirects, the JWKS document, public and signed
-// storage URLs, and edge functions (which verify JWTs per function, as the
+// storage URLs (downloads, and uploads to a signed upload URL), and edge functions (which verify JWTs per function, as the
 // reference self-hosted gateway leaves to them).
 func isPublic(service, path, method string) bool {
 	switch service {
@@ -37,6 +37,11 @@ func isPublic(service, path, method string) bool {
 			return true
 		}
 	case "storage":
+		// A signed upload URL carries its own token, so whoever was handed
+		// it may upload without the project key.
+		if (method == http.MethodPut || method == http.MethodPost) && strings.HasPrefix(path, "/object/upload/sign/") {
+			return true
+		}
 		if method != http.MethodGet && method != http.MethodHead {
 			return false
 		}

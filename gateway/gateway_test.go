@@ -112,6 +112,7 @@ func TestAPIKey(t *testing.T) {
 	k := b.keys
 	tests := []struct {
 		name       string
+		method     string // GET when empty
 		path       string
 		hdr        map[string]string
 		wantStatus int
@@ -160,6 +161,9 @@ func TestAPIKey(t *testing.T) {
 		{name: "public storage object", path: "/storage/v1/object/public/b/a.png", wantStatus: 200},
 		{name: "signed storage object", path: "/storage/v1/object/sign/b/a.png?token=x", wantStatus: 200},
 		{name: "private storage object needs a key", path: "/storage/v1/object/b/a.png", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
+		{name: "upload to a signed upload URL", method: "PUT", path: "/storage/v1/object/upload/sign/b/a.png?token=x", wantStatus: 200},
+		{name: "a signed upload path is not public for DELETE", method: "DELETE", path: "/storage/v1/object/upload/sign/b/a.png?token=x", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
+		{name: "a storage write needs a key", method: "POST", path: "/storage/v1/object/b/a.png", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
 		{name: "functions verify their own JWT", path: "/functions/v1/hello", wantStatus: 200},
 		{name: "functions still get the caller", path: "/functions/v1/hello", hdr: map[string]string{"Authorization": "Bearer " + user},
 			wantStatus: 200, wantToken: user, wantRole: "authenticated"},
@@ -167,7 +171,11 @@ func TestAPIKey(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Not parallel: the subtests share the echo service's channel.
-			res, body := b.do(t, "GET", tt.path, tt.hdr)
+			method := tt.method
+			if method == "" {
+				method = "GET"
+			}
+			res, body := b.do(t, method, tt.path, tt.hdr)
 			if res.StatusCode != tt.wantStatus {
 				t.Fatalf("status = %d, want %d (body %s)", res.StatusCode, tt.wantStatus, body)
 			}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
@@ -36,6 +37,7 @@ type Service struct {
 	keys    *jwt.Keys
 	backend Backend
 	routes  []route
+	renders chan struct{} // semaphore bounding concurrent image renders
 	now     func() time.Time
 	log     *slog.Logger
 }
@@ -58,7 +60,7 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // New builds the service. admin is the schema owner's pool, user the
-// authenticator's; backend holds the bytes (see package backends).
+// authenticator's; backend holds the bytes (fsbackend or s3backend).
 func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, backend Backend, opts ...Option) (*Service, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, backend Backend,
 		return nil, errors.New("storage: admin pool, user pool, keys and backend are required")
 	}
 	s := &Service{cfg: cfg, admin: admin, user: user, keys: keys, backend: backend,
-		now: time.Now, log: slog.Default()}
+		now: time.Now, log: slog.Default(), renders: make(chan struct{}, runtime.NumCPU())}
 	for _, o := range opts {
 		o(s)
 	}
@@ -184,11 +186,9 @@ func (s *Service) asUser(ctx context.Context, r *http.Request, c caller, op stri
 	if role != "anon" && role != "authenticated" && role != "service_role" {
 		return errAccessDenied("Invalid JWT role")
 	}
-	claims := "{}"
+	claims := `{"role":"anon"}`
 	if c.claims != nil && len(c.claims.Raw) > 0 {
 		claims = string(c.claims.Raw)
-	} else {
-		claims = `{"role":"anon"}`
 	}
 	return pgx.BeginFunc(ctx, s.user, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, setupSQL, role, claims, r.Method, r.URL.Path, string(headersJSON(r)),

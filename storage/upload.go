@@ -78,6 +78,8 @@ func (s *Service) uploadAs(w http.ResponseWriter, r *http.Request, upsert bool) 
 // parseUpload reads headers or the leading multipart fields, checks the
 // limits the reference checks before storing, and leaves the file streaming.
 func (s *Service) parseUpload(r *http.Request, b bucket, name string) (*uploadReq, error) {
+	// length is what the policy test reports as contentLength: the
+	// request's, since a multipart part's own length is unknown until read.
 	up := &uploadReq{bucket: b, name: name, length: r.ContentLength}
 	limit := s.limit(b)
 	ct := r.Header.Get("Content-Type")
@@ -117,6 +119,8 @@ func (s *Service) parseUpload(r *http.Request, b bucket, name string) (*uploadRe
 	if err := validateKey(name); err != nil {
 		return nil, err
 	}
+	// Every body is cut off once it passes the limit, whatever
+	// Content-Length claimed (chunked bodies claim nothing).
 	up.body = &limitReader{r: up.body, limit: limit}
 	return up, nil
 }
@@ -285,6 +289,8 @@ func (s *Service) store(r *http.Request, up *uploadReq) (object, error) {
 	version := uuid.NewString()
 	key := objectKey(up.bucket.ID, up.name, version)
 	hr := &hashReader{r: up.body, h: md5.New()}
+	// A raw body with a Content-Length tells the backend the exact size
+	// (S3 then uploads in one request); multipart parts stay unknown.
 	size := int64(-1)
 	if up.length >= 0 && up.body != nil {
 		if lr, ok := up.body.(*limitReader); ok && lr.r == r.Body {

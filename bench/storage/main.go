@@ -291,7 +291,9 @@ func startPostgres(ctx context.Context, dir string) (admin, user *pgxpool.Pool, 
 		return nil, nil, nil, err
 	}
 	stop = func() { _ = c.Stop(context.Background(), "fast") }
-	if admin, err = pg.Connect(ctx, c.SocketURL("postgres", "postgres"), nil); err != nil {
+	// Pools sized for the 16 concurrent clients, as a server would be.
+	size := func(cfg *pgxpool.Config) { cfg.MaxConns = 32 }
+	if admin, err = pg.Connect(ctx, c.SocketURL("postgres", "postgres"), size); err != nil {
 		stop()
 		return nil, nil, nil, err
 	}
@@ -299,7 +301,7 @@ func startPostgres(ctx context.Context, dir string) (admin, user *pgxpool.Pool, 
 		stop()
 		return nil, nil, nil, err
 	}
-	if user, err = pg.Connect(ctx, c.SocketURL("authenticator", "postgres"), nil); err != nil {
+	if user, err = pg.Connect(ctx, c.SocketURL("authenticator", "postgres"), size); err != nil {
 		stop()
 		return nil, nil, nil, err
 	}

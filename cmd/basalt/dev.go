@@ -127,7 +127,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	defer os.Remove(statePath(cfg.DataDir))
-	printBanner(stdout, st)
+	printBanner(stdout, st, seedNotes(cfg.SQLDir))
 	log.Info("basalt dev ready", "api_url", apiURL, "app_url", appURL, "pid", strconv.Itoa(os.Getpid()))
 	err = s.serve(ctx)
 	log.Info("shutting down")

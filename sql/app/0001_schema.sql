@@ -31,6 +31,7 @@ INSERT INTO public.app_settings (key, value, description, is_public) VALUES
   ('stream_payment_amount', '50', 'Naira moved from sponsor to artist per valid sponsored stream', true),
   ('sponsor_payment_per_listen', '100', 'Landing-copy figure a sponsor pays per complete listen', true),
   ('min_stream_seconds', '30', 'Minimum server-measured listening time for a valid stream', true),
+  ('play_clock_grace_seconds', '2', 'Allowance for network delay between the player''s clock and the server''s', false),
   ('preview_seconds', '10', 'Visitor preview length', true),
   ('duplicate_limit_per_ip', '3', 'Valid streams of one track from one IP per window', true),
   ('duplicate_window_hours', '24', 'Window of the duplicate limit', true),
@@ -169,7 +170,7 @@ CREATE TABLE public.streams (
   user_id uuid REFERENCES auth.users (id) ON DELETE SET NULL,
   duration integer, -- seconds, capped by the server-measured play time
   is_valid boolean NOT NULL DEFAULT false,
-  ip_address text,
+  ip_address text, -- backline.ip_key of the caller's address, set by the server
   created_at timestamptz NOT NULL DEFAULT now(),
   play_session_id uuid REFERENCES public.play_sessions (id) ON DELETE SET NULL,
   -- Why the server did not count the stream; null for a valid stream.
@@ -447,6 +448,23 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT nullif(btrim((nullif(current_setting('request.headers', true), '')::json) ->> 'x-real-ip'), '')
 $$;
 
+-- A secret for keyed hashes, made once per database.
+CREATE TABLE backline.secrets (
+  name text PRIMARY KEY,
+  value text NOT NULL
+);
+INSERT INTO backline.secrets (name, value) VALUES ('ip_key', encode(extensions.gen_random_bytes(32), 'hex'));
+
+-- What streams store instead of the address: a keyed hash. Equal addresses
+-- give equal keys, so the per-address limits work, while the column can be
+-- public (charts and counts read streams) without revealing anyone's IP;
+-- without the secret the key cannot be computed from a guessed address.
+CREATE FUNCTION backline.ip_key(p_ip text) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE WHEN p_ip IS NOT NULL THEN 'ipk_' || left(encode(extensions.hmac(p_ip, value, 'sha256'), 'hex'), 32) END
+  FROM backline.secrets WHERE name = 'ip_key'
+$$;
+
 CREATE FUNCTION backline.log_activity(p_actor uuid, p_action text, p_entity_type text, p_entity_id text,
   p_details jsonb DEFAULT '{}') RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
@@ -596,7 +614,10 @@ BEGIN
   PERFORM backline.log_activity(NULL, 'user.promote_admin', 'user', p_user_id::text);
 END $$;
 
--- Realtime: the notifications bell subscribes to INSERTs on notifications.
+-- Realtime: the notifications bell subscribes to INSERTs on notifications;
+-- full replica identity gives subscribers the old row (with user_id, for
+-- filters and RLS) on updates and deletes too.
+ALTER TABLE public.notifications REPLICA IDENTITY FULL;
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = 'supabase_realtime') THEN

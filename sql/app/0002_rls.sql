@@ -277,15 +277,15 @@ CREATE TRIGGER count_tracks AFTER INSERT OR DELETE OR UPDATE OF artist_id ON pub
   FOR EACH ROW EXECUTE FUNCTION backline.count_tracks();
 
 -- ---------------------------------------------------------------------------
--- streams: everyone may count them (charts, top fans, platform stats), but
--- the caller's address and play session stay private to the server. Inserts
--- come from signed-in users; a trigger (0003) decides every server column.
+-- streams: everyone may count them (charts, top fans, platform stats); the
+-- address column holds a keyed hash, never an IP. Inserts come from
+-- signed-in users with the spec's columns; a trigger (0003) decides every
+-- server column.
 CREATE POLICY "anyone can read streams" ON public.streams
   FOR SELECT TO anon, authenticated USING (true);
 CREATE POLICY "users can insert own streams" ON public.streams
   FOR INSERT TO authenticated WITH CHECK (user_id = (SELECT auth.uid()));
-REVOKE SELECT, INSERT, UPDATE, DELETE ON public.streams FROM anon, authenticated;
-GRANT SELECT (id, track_id, user_id, duration, is_valid, created_at, invalid_reason) ON public.streams TO anon, authenticated;
+REVOKE INSERT, UPDATE, DELETE ON public.streams FROM anon, authenticated;
 GRANT INSERT (track_id, user_id, duration, is_valid, ip_address) ON public.streams TO authenticated;
 
 CREATE POLICY "users can read own play sessions" ON public.play_sessions

@@ -99,9 +99,10 @@ END $$;
 -- The fraud assessment used by detect_stream_fraud, the stream trigger and
 -- the sponsored-payment check. Signals: the device's trust score, a device
 -- shared by many accounts, many accounts streaming from one address, and the
--- user's own velocity. Risk: low < 25 <= medium < 55 <= high < 80 <= critical;
+-- user's own velocity. p_ip_key is the address as streams store it
+-- (backline.ip_key). Risk: low < 25 <= medium < 55 <= high < 80 <= critical;
 -- critical means block, high throttle, otherwise allow.
-CREATE FUNCTION backline.assess_fraud(p_user_id uuid, p_track_id uuid, p_fingerprint text, p_ip text)
+CREATE FUNCTION backline.assess_fraud(p_user_id uuid, p_track_id uuid, p_fingerprint text, p_ip_key text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
@@ -142,13 +143,13 @@ BEGIN
     END IF;
   END IF;
 
-  IF p_ip IS NULL THEN
+  IF p_ip_key IS NULL THEN
     ip_risk := 20;
     risk := risk + 10;
     reasons := reasons || 'IP address unknown'::text;
   ELSE
     SELECT count(DISTINCT user_id) INTO ip_users FROM public.streams
-    WHERE ip_address = p_ip AND is_valid AND created_at > now() - interval '24 hours';
+    WHERE ip_address = p_ip_key AND is_valid AND created_at > now() - interval '24 hours';
     ip_risk := least(100, ip_users * 8);
     IF ip_users >= 10 THEN
       risk := risk + 35;
@@ -223,6 +224,8 @@ DECLARE
   suspended boolean;
   elapsed int;
   min_seconds int := backline.setting_num('min_stream_seconds')::int;
+  grace numeric := backline.setting_num('play_clock_grace_seconds');
+  exact numeric;
   dup_max int := backline.setting_num('duplicate_limit_per_ip')::int;
   dup_window interval := make_interval(hours => backline.setting_num('duplicate_window_hours')::int);
   per_hour int := backline.setting_num('velocity_per_hour')::int;
@@ -241,12 +244,12 @@ BEGIN
   NEW.id := gen_random_uuid();
   NEW.user_id := uid;
   NEW.created_at := now();
-  NEW.ip_address := backline.request_ip();
+  NEW.ip_address := backline.ip_key(backline.request_ip());
   NEW.is_valid := false;
   NEW.invalid_reason := NULL;
   NEW.paid_reference := NULL;
   NEW.play_session_id := NULL;
-  NEW.duration := greatest(coalesce(NEW.duration, 0), 0);
+  NEW.duration := greatest(NEW.duration, 0);
 
   PERFORM backline.lock_key('user:' || uid);
   SELECT id, artist_id INTO t FROM public.tracks WHERE id = NEW.track_id;
@@ -259,9 +262,11 @@ BEGIN
   WHERE user_id = uid AND track_id = NEW.track_id AND closed_at IS NULL
   ORDER BY started_at DESC LIMIT 1 FOR UPDATE;
   IF FOUND THEN
-    elapsed := floor(extract(epoch FROM now() - ps.started_at))::int;
+    exact := extract(epoch FROM now() - ps.started_at);
+    elapsed := floor(exact)::int;
     NEW.play_session_id := ps.id;
-    NEW.duration := least(NEW.duration, elapsed);
+    -- What the player reports, never more than the server measured.
+    NEW.duration := least(coalesce(NEW.duration, elapsed), elapsed);
     UPDATE public.play_sessions SET closed_at = now(), stream_id = NEW.id WHERE id = ps.id;
   ELSE
     NEW.duration := 0;
@@ -281,7 +286,9 @@ BEGIN
     NEW.invalid_reason := 'Stream not valid (no play of this track was started)';
     RETURN NEW;
   END IF;
-  IF elapsed < min_seconds THEN
+  -- The play started when start_play reached the server, a moment after the
+  -- player started; a small grace absorbs that delay.
+  IF exact + grace < min_seconds THEN
     NEW.invalid_reason := format('Stream not valid (listened %s s, minimum %s s)', elapsed, min_seconds);
     RETURN NEW;
   END IF;
@@ -463,7 +470,7 @@ DECLARE
   fp text := coalesce(nullif(p_device_fingerprint, ''), backline.latest_fingerprint(uid));
   result jsonb;
 BEGIN
-  result := backline.assess_fraud(uid, p_track_id, fp, backline.request_ip());
+  result := backline.assess_fraud(uid, p_track_id, fp, backline.ip_key(backline.request_ip()));
   -- A user agent naming a headless or automated browser is itself a signal,
   -- even for a device never registered.
   IF p_user_agent IS NOT NULL AND backline.device_trust_score(p_user_agent, '1920x1080', '{"hardwareConcurrency": 1}') < 60
@@ -529,7 +536,7 @@ CREATE FUNCTION public.check_duplicate_stream_enhanced(p_track_id uuid, p_user_i
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
-  ip text := backline.request_ip();
+  ip text := backline.ip_key(backline.request_ip());
   max_n int := backline.setting_num('duplicate_limit_per_ip')::int;
   hours int := backline.setting_num('duplicate_window_hours')::int;
   by_ip int := 0;

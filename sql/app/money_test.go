@@ -201,7 +201,7 @@ func TestSettlement(t *testing.T) {
 		{"4. more than 3 from the address", func(fan caller) (string, string, any) {
 			a, s, amt := listenTo(w.track)(fan)
 			e.exec(`INSERT INTO public.streams (track_id, user_id, is_valid, ip_address, created_at)
-				SELECT $1, $2, true, $3, now() - interval '1 hour' FROM generate_series(1, 3)`, w.track, w.fan2, fan.ip)
+				SELECT $1, $2, true, backline.ip_key($3), now() - interval '1 hour' FROM generate_series(1, 3)`, w.track, w.fan2, fan.ip)
 			return a, s, amt
 		}, "This track has been streamed 4 times from your location in 24 hours (max: 3)"},
 		{"5. more than 25 in the hour", func(fan caller) (string, string, any) {
@@ -255,6 +255,26 @@ func TestSettlement(t *testing.T) {
 		defer e.exec(`INSERT INTO public.app_settings (key, value, is_public) VALUES ('device_trust_suspicious_below', '60', true)`)
 		if diff := cmp.Diff(fail("Fraud detection system error"), e.settle(fan, w.artist, w.sponsor, "stream-fraud-down", 50)); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("an operator changes the amount without a deploy", func(t *testing.T) {
+		if _, err := e.execAs(user(w.admin), `UPDATE public.app_settings SET value = '75' WHERE key = 'stream_payment_amount'`); err != nil {
+			t.Fatal(err)
+		}
+		defer e.exec(`UPDATE public.app_settings SET value = '50' WHERE key = 'stream_payment_amount'`)
+		fan := e.freshFan()
+		if valid, reason := e.listen(fan, w.track, 31); !valid {
+			t.Fatal(reason)
+		}
+		if diff := cmp.Diff(fail("Invalid payment amount: expected 75"), e.settle(fan, w.artist, w.sponsor, "stream-75a", 50)); diff != "" {
+			t.Errorf("old amount (-want +got):\n%s", diff)
+		}
+		before := e.balance(w.sponsor)
+		if got := e.settle(fan, w.artist, w.sponsor, "stream-75b", 75); got["success"] != true {
+			t.Fatalf("new amount: %v", got)
+		}
+		if moved := scalar[string](e, `SELECT ($1::numeric - balance)::text FROM public.wallets WHERE id = $2`, before, w.sponsor); moved != "75.00" {
+			t.Errorf("moved %s, want 75.00", moved)
 		}
 	})
 	t.Run("callers", func(t *testing.T) {

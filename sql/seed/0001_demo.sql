@@ -11,8 +11,8 @@
 --   ada@backline.test, tunde@backline.test, chioma@backline.test                     fans
 --
 -- Track audio and covers point at the public storage buckets
--- (/storage/v1/object/public/tracks/<file>, .../covers/<file>); the files
--- themselves are provided separately.
+-- (/storage/v1/object/public/tracks/<file>, .../covers/<file>); `basalt dev`
+-- generates and uploads the files themselves after the seed runs.
 
 -- Accounts. Inserting into auth.users fires the sign-up trigger, which
 -- creates profile, role, role profile, wallet and welcome notification.
@@ -71,7 +71,7 @@ WHERE artist_profiles.id = v.id AND artist_profiles.genres = '{}';
 -- Tracks: three per artist.
 INSERT INTO public.tracks (id, title, artist_id, audio_url, cover_url, duration, release_date, genre, description, is_explicit)
 SELECT md5('seed-track-' || t.slug)::uuid, t.title, t.artist,
-  '/storage/v1/object/public/tracks/' || t.slug || '.mp3',
+  '/storage/v1/object/public/tracks/' || t.slug || '.wav',
   '/storage/v1/object/public/covers/' || t.slug || '.jpg',
   t.duration, t.released, t.genre, t.description, t.explicit
 FROM (VALUES
@@ -124,7 +124,7 @@ SELECT md5('seed-stream-' || g)::uuid,
     'morning-praise', 'still-waters']) s))[1 + (g * 7) % 12],
   (ARRAY['5eed0000-0000-4000-8000-000000000031', '5eed0000-0000-4000-8000-000000000032',
     '5eed0000-0000-4000-8000-000000000033']::uuid[])[1 + g % 3],
-  180, true, '10.20.' || (g % 3) || '.' || (g % 97), now() - make_interval(hours => 2 + g * 2)
+  180, true, backline.ip_key('10.20.' || (g % 3) || '.' || (g % 97)), now() - make_interval(hours => 2 + g * 2)
 FROM generate_series(1, 60) g
 ON CONFLICT (id) DO NOTHING;
 

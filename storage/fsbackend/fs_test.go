@@ -23,14 +23,15 @@ func TestEscapeKeepsEveryKeyInsideTheRoot(t *testing.T) {
 		key  string
 		want string // path relative to the root
 	}{
-		{"bucket/a.txt/v1", "bucket/a.txt/v1"},
-		{"bucket/../../etc/passwd", "bucket/%2E./%2E./etc/passwd"},
-		{"bucket/./x", "bucket/%2E/x"},
-		{"bucket//x", "bucket/%/x"},
-		{"b/.hidden", "b/%2Ehidden"},
-		{"b/sp ace&$=@;:+,?*'()!", "b/sp%20ace%26%24%3D%40%3B%3A%2B%2C%3F%2A%27%28%29%21"},
-		{"#tus/abc/0", "%23tus/abc/0"},
-		{".tmp/x", "%2Etmp/x"},
+		{"bucket/a.txt/v1", "bucket/a.txt/~v1"},
+		{"bucket/../../etc/passwd", "bucket/%2E./%2E./etc/~passwd"},
+		{"bucket/./x", "bucket/%2E/~x"},
+		{"bucket//x", "bucket/%/~x"},
+		{"b/.hidden", "b/~%2Ehidden"},
+		{"b/~x/..", "b/%7Ex/~%2E."},
+		{"b/sp ace&$=@;:+,?*'()!", "b/~sp%20ace%26%24%3D%40%3B%3A%2B%2C%3F%2A%27%28%29%21"},
+		{"#tus/abc/0", "%23tus/abc/~0"},
+		{".tmp", "~%2Etmp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -126,5 +127,37 @@ func TestSweepTemp(t *testing.T) {
 	}
 	if n, _ := b.SweepTemp(time.Hour, time.Now().Add(2*time.Hour)); n != 1 {
 		t.Errorf("old temp file kept")
+	}
+}
+
+// TestLegacyLayout reads and deletes files written before the leaf mark.
+func TestLegacyLayout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := b.unmarkedPath("b/old.txt/v1")
+	if err := os.MkdirAll(filepath.Dir(legacy), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(legacy, []byte("old bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Get(ctx, "b/old.txt/v1", 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r)
+	r.Close()
+	if string(got) != "old bytes" {
+		t.Errorf("legacy read = %q", got)
+	}
+	if err := b.Delete(ctx, "b/old.txt/v1"); err != nil {
+		t.Fatal(err)
+	}
+	if isFile(legacy) {
+		t.Error("legacy file survived delete")
 	}
 }
