@@ -53,7 +53,8 @@ type user struct {
 	Factors    []factor
 }
 
-// userColumns is the select list scanUser reads, NULL text as ”.
+// userColumns is the select list scanUserInto reads; NULL text columns come
+// back as empty strings.
 const userColumns = `u.id, coalesce(u.aud,''), coalesce(u.role,''), coalesce(u.email,''), coalesce(u.encrypted_password,''),
  u.email_confirmed_at, u.invited_at, coalesce(u.confirmation_token,''), u.confirmation_sent_at,
  coalesce(u.recovery_token,''), u.recovery_sent_at, coalesce(u.email_change_token_new,''), coalesce(u.email_change,''),
@@ -116,10 +117,11 @@ type factorRow struct {
 	LastChallengedAt *time.Time `json:"last_challenged_at"`
 }
 
-// scanUserWithRelations scans a row selected with userColumns+relationColumns.
-func scanUserWithRelations(row pgx.Row) (*user, error) {
+// scanUserWithRelations scans a row selected with userColumns+relationColumns
+// (and then any extra columns into extra).
+func scanUserWithRelations(row pgx.Row, extra ...any) (*user, error) {
 	var ids, fs []byte
-	u, err := scanUserInto(row, &ids, &fs)
+	u, err := scanUserInto(row, append([]any{&ids, &fs}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +210,8 @@ func utc(t *time.Time) *time.Time {
 	return &v
 }
 
+// MarshalJSON renders the user in the reference's shape: UTC timestamps,
+// identities always an array, factors omitted when there are none.
 func (u *user) MarshalJSON() ([]byte, error) {
 	j := userJSON{
 		ID: u.ID, Aud: u.Aud, Role: u.Role, Email: u.Email, Phone: u.Phone,

@@ -288,3 +288,53 @@ test('JWKS and settings', async () => {
   const settings = await (await fetch(`${URL_}/auth/v1/settings`, { headers: { apikey: ANON } })).json()
   assert.equal(settings.external.email, true)
 })
+
+test('email change needs both addresses (secure change), links and codes from the mailbox', async () => {
+  const oldAddr = email('old')
+  const newAddr = email('new')
+  const sb = client()
+  await sb.auth.signUp({ email: oldAddr, password: 'secret-123' })
+  const { data, error } = await sb.auth.updateUser({ email: newAddr })
+  assert.equal(error, null)
+  assert.equal(data.user.email, oldAddr)
+  assert.equal(data.user.new_email, newAddr)
+  const toOld = await latestMail(oldAddr, 'email_change')
+  const toNew = await latestMail(newAddr, 'email_change')
+  const first = await sb.auth.verifyOtp({ email: oldAddr, token: toOld.token, type: 'email_change' })
+  assert.equal(first.error, null)
+  assert.equal(first.data.session, null, 'the first half answers with a message only')
+  const second = await sb.auth.verifyOtp({ token_hash: toNew.token_hash, type: 'email_change' })
+  assert.equal(second.error, null)
+  assert.equal(second.data.user.email, newAddr)
+})
+
+test('setSession, reauthenticate nonce, resend and admin.signOut', async () => {
+  const addr = email('misc')
+  const a = client()
+  const { data: up } = await a.auth.signUp({ email: addr, password: 'secret-123' })
+  const b = client()
+  const { data: set, error: setErr } = await b.auth.setSession({ access_token: up.session.access_token, refresh_token: up.session.refresh_token })
+  assert.equal(setErr, null)
+  assert.equal(set.user.id, up.user.id)
+
+  assert.equal((await b.auth.reauthenticate()).error, null)
+  const nonce = await latestMail(addr, 'reauthentication')
+  assert.equal((await b.auth.updateUser({ password: 'with-nonce-1', nonce: nonce.token })).error, null)
+
+  const { error: resendErr } = await b.auth.resend({ type: 'signup', email: addr })
+  assert.equal(resendErr, null, 'nothing pending: silent success')
+
+  const { error: soErr } = await admin.auth.admin.signOut(set.session.access_token, 'global')
+  assert.equal(soErr, null)
+  assert.equal((await b.auth.getUser()).error.name, 'AuthSessionMissingError')
+})
+
+test('identity linking and OAuth providers are off, as in the reference default', async () => {
+  const sb = client()
+  await sb.auth.signUp({ email: email('link'), password: 'secret-123' })
+  const { error } = await sb.auth.linkIdentity({ provider: 'github', options: { skipBrowserRedirect: true } })
+  assert.equal(error.code, 'manual_linking_disabled')
+  const { error: sso } = await sb.auth.signInWithSSO({ domain: 'example.com' })
+  assert.equal(sso.code, 'saml_provider_disabled')
+  assert.equal((await sb.auth.signInAnonymously()).error, null)
+})
