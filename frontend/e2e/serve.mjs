@@ -21,7 +21,7 @@ export async function serveDist(dist, env) {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname)
     if (path === '/env.js') {
       res.writeHead(200, { 'content-type': types['.js'], 'cache-control': 'no-store' })
-      res.end(`window.__BASALT_ENV__ = ${JSON.stringify(env)};`)
+      res.end(`window.__BASALT_CONFIG__ = ${JSON.stringify(env)};`)
       return
     }
     if (path === '/config.json') {

@@ -195,13 +195,20 @@ export async function recordStream(sb: SupabaseClient, ctx: StreamContext): Prom
   const consumed = await sb.rpc('consume_stream', { p_user_id: userId })
   if (consumed.error || consumed.data !== true) return { kind: 'limit-reached' }
 
-  const { data: inserted, error: insertError } = await sb
+  const { error: insertError } = await sb
     .from('streams')
     .insert({ track_id: track.id, user_id: userId, duration: Math.round(ctx.seconds), is_valid: true, ip_address: ip })
-    .select('is_valid, invalid_reason')
-    .maybeSingle()
   if (insertError) return { kind: 'error', message: `Stream tracking error: ${insertError.message}` }
-  // The database decides validity; a row it marked invalid is recorded, not counted.
+  // The database decides validity: read back the row it kept (a plain insert,
+  // because the caller may not read every column an insert could return).
+  const { data: inserted } = await sb
+    .from('streams')
+    .select('is_valid, invalid_reason')
+    .eq('track_id', track.id)
+    .eq('user_id', userId)
+    .order('created_at', { ascending: false })
+    .limit(1)
+    .maybeSingle()
   if (inserted && inserted.is_valid === false) {
     return { kind: 'rejected', reason: (inserted.invalid_reason as string | null) ?? 'Stream not valid (not from fan or self-streaming)' }
   }
