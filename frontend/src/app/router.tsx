@@ -1,5 +1,6 @@
 import { createBrowserRouter, type RouteObject } from 'react-router'
 import { RequireAuth } from './guards'
+import { PageFallback } from '@/components/layouts/app-shell'
 import { Root, RouteError } from './root'
 
 // Every page is its own chunk (route-level code splitting); only the shell
@@ -14,6 +15,7 @@ export const routes: RouteObject[] = [
   {
     element: <Root />,
     errorElement: <RouteError />,
+    HydrateFallback: PageFallback,
     children: [
       { index: true, ...page(() => import('./routes/home')) },
       { path: 'register', ...page(() => import('./routes/register')) },
