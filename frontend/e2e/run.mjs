@@ -340,14 +340,28 @@ test('a new fan signs up, signs in, streams a sponsored track and the artist is 
   const artistBefore = await balance(artist.user_id)
   const sponsorBefore = await balance(sponsorId)
   await page.goto(`${app}/profile/${artist.user_id}`)
+  // Record when each toast mounts, in the page, to check the spec's spacing.
+  await page.evaluate(() => {
+    const times = []
+    window.toastTimes = times
+    new MutationObserver((records) => {
+      for (const r of records)
+        for (const n of r.addedNodes)
+          if (n instanceof HTMLElement)
+            for (const el of [n, ...n.querySelectorAll('[data-sonner-toast]')])
+              if (el.matches('[data-sonner-toast]')) times.push({ text: el.innerText, t: performance.now() })
+    }).observe(document.body, { childList: true, subtree: true })
+  })
   await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
   await page.getByText('Sponsored stream counted!').waitFor({ timeout: 50000 })
-  const t0 = Date.now()
   await page.getByText('₦50 credited to artist from sponsor!').waitFor({ timeout: 5000 })
-  const t1 = Date.now()
   await page.getByText(/₦50 was automatically transferred from the sponsor/).waitFor({ timeout: 6000 })
-  const t2 = Date.now()
-  assert.ok(t1 - t0 >= 800 && t2 - t1 >= 2000, `toast spacing ${t1 - t0} ms, ${t2 - t1} ms`)
+  const times = await page.evaluate(() => window.toastTimes)
+  const at = (re) => times.find((x) => re.test(x.text))?.t
+  const t0 = at(/Sponsored stream counted!/)
+  const t1 = at(/credited to artist from sponsor/)
+  const t2 = at(/automatically transferred/)
+  assert.ok(t1 - t0 >= 950 && t2 - t1 >= 2450, `toast spacing ${Math.round(t1 - t0)} ms, ${Math.round(t2 - t1)} ms`)
   assert.equal(await balance(artist.user_id), artistBefore + 50, 'artist wallet rose by ₦50')
   assert.equal(await balance(sponsorId), sponsorBefore - 50, 'sponsor wallet fell by ₦50')
 
