@@ -47,6 +47,11 @@ var errPoolTimeout = errors.New("pool acquire timeout")
 // Option changes how New builds the service.
 type Option func(*Service)
 
+// WithStatementHook calls fn with every main statement and its arguments
+// before it runs (benchmarks replay them against pgx directly; also handy
+// when debugging generated SQL).
+func WithStatementHook(fn func(sql string, args []any)) Option { return func(s *Service) { s.trace = fn } }
+
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
