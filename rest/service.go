@@ -50,7 +50,9 @@ type Option func(*Service)
 // WithStatementHook calls fn with every main statement and its arguments
 // before it runs (benchmarks replay them against pgx directly; also handy
 // when debugging generated SQL).
-func WithStatementHook(fn func(sql string, args []any)) Option { return func(s *Service) { s.trace = fn } }
+func WithStatementHook(fn func(sql string, args []any)) Option {
+	return func(s *Service) { s.trace = fn }
+}
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
