@@ -100,3 +100,26 @@ func TestNoCacheIs503(t *testing.T) {
 		t.Fatalf("body %s", w.Body.String())
 	}
 }
+
+// TestInDatabaseConfig checks that pgrst.* settings on the login role
+// override the service configuration after a reload.
+func TestInDatabaseConfig(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	if w := e.do(t, call{target: "/messages?select=count()"}); w.Code != 200 {
+		t.Fatalf("aggregates enabled by config: %d %s", w.Code, w.Body.String())
+	}
+	// Database-scoped, so parallel tests on other databases are unaffected.
+	if _, err := e.db.Admin.Exec(ctx, `ALTER ROLE authenticator IN DATABASE `+e.db.Name+` SET pgrst.db_aggregates_enabled = 'false'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runScenarios(t, e, []scenario{
+		{name: "aggregates now refused", call: call{target: "/messages?select=count()"}, status: 400,
+			body: `{"code":"PGRST123","message":"Use of aggregate functions is not allowed","details":null,"hint":null}`},
+		{name: "legacy count still works", call: call{target: "/messages?select=count"}, status: 200, body: `[{"count":3}]`},
+	})
+}

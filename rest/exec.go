@@ -67,7 +67,7 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	}
 	sb.WriteString("SELECT ")
 	path := []string{quoteIdent(rc.schema)}
-	for _, p := range s.cfg.ExtraSearchPath {
+	for _, p := range rc.cfg.ExtraSearchPath {
 		path = append(path, quoteIdent(p))
 	}
 	add("search_path", strings.Join(path, ", "))
@@ -134,15 +134,15 @@ func cookiesJSON(r *http.Request) string {
 }
 
 // txOutcome decides commit vs rollback from db-tx-end and Prefer: tx.
-func (s *Service) rollbackWanted(p prefs) (rollback bool, applied bool) {
-	switch s.cfg.TxEnd {
+func rollbackWanted(cfg *Config, p prefs) (rollback bool, applied bool) {
+	switch cfg.TxEnd {
 	case "rollback":
 		return true, false
 	case "commit-allow-override", "rollback-allow-override":
 		if p.tx != "" {
 			return p.tx == "rollback", true
 		}
-		return s.cfg.TxEnd == "rollback-allow-override", false
+		return cfg.TxEnd == "rollback-allow-override", false
 	}
 	return false, false
 }
@@ -196,15 +196,15 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		s.trace(st.sql, st.args)
 	}
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
-	rollback, _ := s.rollbackWanted(rc.prefs)
+	rollback, _ := rollbackWanted(rc.cfg, rc.prefs)
 	explicit := !st.readOnly || rollback
 	steps := make([]step, 0, 4)
 	if explicit {
 		steps = append(steps, step{sql: "BEGIN"})
 	}
 	steps = append(steps, step{sql: setupSQL, args: setupArgs, prepare: true})
-	if s.cfg.PreRequest != "" {
-		steps = append(steps, step{sql: "SELECT " + qualifiedFn(s.cfg.PreRequest) + "()", prepare: true})
+	if rc.cfg.PreRequest != "" {
+		steps = append(steps, step{sql: "SELECT " + qualifiedFn(rc.cfg.PreRequest) + "()", prepare: true})
 	}
 	var res *result
 	steps = append(steps, step{sql: st.sql, args: st.args, prepare: true, row: func(v [][]byte) error {
@@ -341,7 +341,7 @@ func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
 	if p.count != "" {
 		out = append(out, "count="+p.count)
 	}
-	if _, applied := s.rollbackWanted(p); applied {
+	if _, applied := rollbackWanted(rc.cfg, p); applied {
 		out = append(out, "tx="+p.tx)
 	}
 	if p.handling != "" {
@@ -359,7 +359,7 @@ func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
 }
 
 func (s *Service) profileHeader(rc *reqCtx) {
-	if rc.profileSent || len(s.cfg.Schemas) > 1 {
+	if rc.profileSent || len(rc.cfg.Schemas) > 1 {
 		rc.w.Header().Set("Content-Profile", rc.schema)
 	}
 }

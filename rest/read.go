@@ -138,12 +138,12 @@ func pageBounds(rc *reqCtx, root *node) error {
 	return nil
 }
 
-func (s *Service) builder() *builder {
-	return &builder{maxRows: s.cfg.MaxRows, aggs: s.cfg.AggregatesEnabled}
+func newBuilder(rc *reqCtx) *builder {
+	return &builder{maxRows: rc.cfg.MaxRows, aggs: rc.cfg.AggregatesEnabled}
 }
 
 func (s *Service) read(rc *reqCtx, t *Table) error {
-	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (s *Service) read(rc *reqCtx, t *Table) error {
 	if err := pageBounds(rc, root); err != nil {
 		return err
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	src, _, err := b.readSQL(root, from, true)
 	if err != nil {
 		return err

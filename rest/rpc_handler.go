@@ -147,7 +147,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 			}
 		}
 	}
-	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	if !fn.SetOf && rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil {
 		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	// The argument object is bound only when the call reads it: Postgres
 	// refuses parameters a statement does not use.
 	ref := "$1"
@@ -324,18 +324,32 @@ func rpcResolveError(schema, name string, a *rpcArgs, err error) error {
 	keys := append([]string(nil), a.keys...)
 	sort.Strings(keys)
 	qn := schema + "." + name
+	prms := " without parameters"
+	if len(keys) > 0 {
+		prms = " with parameter" + plural(len(keys)) + " " + strings.Join(keys, ", ")
+	}
 	msg := "Could not find the function " + qn
 	details := "Searched for the function " + qn
-	if len(keys) == 0 {
-		msg += " without parameters in the schema cache"
-		details += " without parameters"
-	} else {
-		msg += "(" + strings.Join(keys, ", ") + ") in the schema cache"
-		details += " with parameter" + plural(len(keys)) + " " + strings.Join(keys, ", ")
+	switch a.body {
+	case rpc.BodyText:
+		details += " with a single unnamed text parameter"
+	case rpc.BodyXML:
+		details += " with a single unnamed xml parameter"
+	case rpc.BodyBinary:
+		details += " with a single unnamed bytea parameter"
+	case rpc.BodyJSON:
+		details += prms + " or with a single unnamed json/jsonb parameter"
+	default:
+		details += prms
 	}
-	if a.body == rpc.BodyJSON {
-		details += " or with a single unnamed json/jsonb parameter"
+	switch {
+	case a.body == rpc.BodyText || a.body == rpc.BodyXML || a.body == rpc.BodyBinary:
+	case len(keys) == 0:
+		msg += " without parameters"
+	default:
+		msg += "(" + strings.Join(keys, ", ") + ")"
 	}
+	msg += " in the schema cache"
 	details += ", but no matches were found in the schema cache."
 	return pgrstErr(404, "PGRST202", msg, details, nil)
 }

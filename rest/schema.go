@@ -95,6 +95,7 @@ type Cache struct {
 	// applied after the role switch as PostgREST does.
 	RoleSettings map[string][][2]string
 	Roles        map[string]bool
+	cfg          Config
 }
 
 // Table finds schema.name.

@@ -10,6 +10,7 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -30,6 +31,8 @@ type Service struct {
 	user  *pgxpool.Pool
 	admin *pgxpool.Pool
 	log   *slog.Logger
+	// loginRole is the user pool's role (authenticator).
+	loginRole string
 
 	cache    atomic.Pointer[Cache]
 	gen      atomic.Uint64 // bumped per reload; names prepared statements
@@ -73,6 +76,10 @@ func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// In-database configuration lives on the role the user pool logs in as.
+	if err := user.QueryRow(ctx, "SELECT current_user").Scan(&s.loginRole); err != nil {
+		return nil, fmt.Errorf("rest: read login role: %w", err)
+	}
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
 	}
@@ -99,6 +106,7 @@ func (s *Service) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.cfg = s.cfg.withDBSettings(c.RoleSettings[s.loginRole], s.log)
 	s.cache.Store(c)
 	s.gen.Add(1)
 	return nil
@@ -219,6 +227,9 @@ type reqCtx struct {
 	claims      []byte
 	prefs       prefs
 	params      []param
+	// cfg is the configuration in force: the service's, overridden by the
+	// in-database pgrst.* settings of the snapshot's reload.
+	cfg *Config
 }
 
 func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
@@ -237,6 +248,7 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 		return rc, pgrstErr(503, "PGRST002", "Could not query the database for the schema cache. Retrying.", nil, nil)
 	}
 	rc.cache = cache
+	rc.cfg = &cache.cfg
 	if caller.Claims != nil {
 		if caller.Claims.Role != "" {
 			rc.role = caller.Claims.Role

@@ -22,7 +22,7 @@ type writePlan struct {
 }
 
 func (s *Service) prepareWrite(rc *reqCtx, t *Table, needPayload bool) (*writePlan, error) {
-	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (s *Service) insert(rc *reqCtx, t *Table) error {
 	if err != nil {
 		return err
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	ref := b.arg(string(w.payload.json))
 	var conflict []string
 	if oc, ok := first(rc.params, "on_conflict"); ok {
@@ -320,7 +320,7 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 	if err != nil {
 		return err
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	ref := ""
 	if len(w.cols) > 0 {
 		ref = b.arg(string(w.payload.json))
@@ -384,7 +384,7 @@ func (s *Service) delete(rc *reqCtx, t *Table) error {
 	if err != nil {
 		return err
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	where, err := s.mutationWhere(b, w)
 	if err != nil {
 		return err
@@ -456,7 +456,7 @@ func (s *Service) put(rc *reqCtx, t *Table) error {
 			return mismatch
 		}
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	ref := b.arg(string(w.payload.json))
 	sets := make([]string, len(w.cols))
 	for i, c := range w.cols {
