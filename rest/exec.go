@@ -34,6 +34,9 @@ type statement struct {
 	readOnly bool
 	// verify inspects the result before commit; an error rolls back.
 	verify func(*result) error
+	// extra steps run after the main statement in the same transaction
+	// (the EXPLAIN behind count=planned/estimated).
+	extra []step
 }
 
 // result is the single row every main statement returns.
@@ -212,6 +215,7 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		res = r
 		return err
 	}})
+	steps = append(steps, st.extra...)
 	conn, err := s.user.Acquire(ctx)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {

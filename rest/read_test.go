@@ -133,3 +133,26 @@ func TestRead(t *testing.T) {
 			headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE"}},
 	})
 }
+
+func TestPlannedCounts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) { c.MaxRows = 2 })
+	for _, mode := range []string{"planned", "estimated"} {
+		w := e.do(t, call{target: "/users?select=username", headers: map[string]string{"Prefer": "count=" + mode}})
+		cr := w.Header().Get("Content-Range")
+		if w.Code != 206 && w.Code != 200 {
+			t.Fatalf("%s: status %d %s", mode, w.Code, w.Body.String())
+		}
+		if len(cr) < 5 || cr[:4] != "0-1/" || cr[4:] == "*" {
+			t.Fatalf("%s: Content-Range %q", mode, cr)
+		}
+		if got := w.Header().Get("Preference-Applied"); got != "count="+mode {
+			t.Fatalf("%s: Preference-Applied %q", mode, got)
+		}
+	}
+	// Exact stays exact even past max-rows, and the page is capped.
+	w := e.do(t, call{target: "/users?select=username", headers: map[string]string{"Prefer": "count=exact"}})
+	if w.Code != 206 || w.Header().Get("Content-Range") != "0-1/4" {
+		t.Fatalf("exact: %d %q", w.Code, w.Header().Get("Content-Range"))
+	}
+}
