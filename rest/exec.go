@@ -190,9 +190,10 @@ func parseResult(vals [][]byte) (*result, error) {
 }
 
 // execute runs the setup and the main statement in one transaction, in one
-// pipelined round trip. Reads run in the implicit transaction of the
-// pipeline; writes open an explicit one so the result can still be rolled
-// back (single-object checks, max-affected, Prefer: tx=rollback).
+// pipelined round trip: the pipeline's implicit transaction commits at its
+// Sync. Only when the result may still have to be rolled back (checks on a
+// write such as single-object or max-affected, Prefer: tx=rollback) is an
+// explicit transaction opened and ended in a second round trip.
 func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 	ctx := rc.r.Context()
 	if s.trace != nil {
@@ -200,7 +201,7 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 	}
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
 	rollback, _ := rollbackWanted(rc.cfg, rc.prefs)
-	explicit := !st.readOnly || rollback
+	explicit := rollback || (!st.readOnly && st.verify != nil)
 	steps := make([]step, 0, 4)
 	if explicit {
 		steps = append(steps, step{sql: "BEGIN"})

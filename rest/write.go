@@ -147,7 +147,19 @@ func maxAffectedCheck(rc *reqCtx) func(*result) error {
 	}
 }
 
+// chain runs the checks in order; it is nil when there are none, so the
+// statement can skip the explicit transaction.
 func chain(fs ...func(*result) error) func(*result) error {
+	var live []func(*result) error
+	for _, f := range fs {
+		if f != nil {
+			live = append(live, f)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	fs = live
 	return func(r *result) error {
 		for _, f := range fs {
 			if f != nil {

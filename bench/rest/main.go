@@ -50,7 +50,11 @@ GRANT USAGE ON SEQUENCE bench_items_id_seq TO anon;
 ANALYZE;
 `
 
-var cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the REST side to this file")
+var (
+	cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the REST side to this file")
+	profileCase = flag.String("profilecase", "one row", "name prefix of the case -cpuprofile records")
+	inProcess   = flag.Bool("inprocess", false, "also measure the service called in-process (no HTTP)")
+)
 
 func main() {
 	opts := bench.ParseFlags(32)
@@ -159,7 +163,8 @@ func run(opts bench.Options) error {
 			return int64(len(body)), err
 		}
 		base := bench.Run(ctx, "pgx direct", opts, direct)
-		if *cpuProfile != "" && len(comps) == 0 {
+		profiling := *cpuProfile != "" && strings.HasPrefix(bc.name, *profileCase)
+		if profiling {
 			f, err := os.Create(*cpuProfile)
 			if err != nil {
 				return err
@@ -167,10 +172,26 @@ func run(opts bench.Options) error {
 			_ = pprof.StartCPUProfile(f)
 		}
 		cand := bench.Run(ctx, "rest (HTTP)", opts, restOp)
-		if *cpuProfile != "" && len(comps) == 0 {
+		if profiling {
 			pprof.StopCPUProfile()
 		}
 		comps = append(comps, bench.Comparison{Name: bc.name, Baseline: base, Candidate: cand})
+		if *inProcess {
+			// The service without HTTP: what the transport costs.
+			inproc := bench.Run(ctx, "rest (in-process)", opts, func(ctx context.Context) (int64, error) {
+				r, err := newReq(ctx)
+				if err != nil {
+					return 0, err
+				}
+				w := httptest.NewRecorder()
+				svc.ServeHTTP(w, r)
+				if w.Code != bc.status {
+					return 0, fmt.Errorf("status %d: %s", w.Code, w.Body.String())
+				}
+				return int64(w.Body.Len()), nil
+			})
+			comps = append(comps, bench.Comparison{Name: bc.name + " (no HTTP)", Baseline: base, Candidate: inproc})
+		}
 	}
 	return bench.Report(os.Stdout, opts, comps...)
 }
