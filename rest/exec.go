@@ -89,22 +89,13 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	add("request.path", "/"+strings.TrimPrefix(rc.r.URL.Path, "/"))
 	add("request.headers", headersJSON(rc.r))
 	add("request.cookies", cookiesJSON(rc.r))
-	if tz := rc.prefs.timezone; tz != "" && validTimezone(tz) {
+	if tz := rc.prefs.timezone; tz != "" && rc.cache.Timezones[tz] {
 		add("timezone", tz)
 	}
 	if readOnly {
 		add("transaction_read_only", "on")
 	}
 	return sb.String(), args
-}
-
-func validTimezone(tz string) bool {
-	for _, c := range tz {
-		if !(c == '/' || c == '_' || c == '-' || c == '+' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 func headersJSON(r *http.Request) string {
@@ -352,7 +343,7 @@ func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
 	if p.handling != "" {
 		out = append(out, "handling="+p.handling)
 	}
-	if p.timezone != "" && validTimezone(p.timezone) {
+	if p.timezone != "" && rc.cache.Timezones[p.timezone] {
 		out = append(out, "timezone="+p.timezone)
 	}
 	if p.handling == "strict" && p.maxAffected != nil && (rc.r.Method == http.MethodPatch || rc.r.Method == http.MethodDelete || rc.route.fn != "") {

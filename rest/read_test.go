@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 )
@@ -155,4 +157,65 @@ func TestPlannedCounts(t *testing.T) {
 	if w.Code != 206 || w.Header().Get("Content-Range") != "0-1/4" {
 		t.Fatalf("exact: %d %q", w.Code, w.Header().Get("Content-Range"))
 	}
+}
+
+func TestRootAndPreferences(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	runScenarios(t, e, []scenario{
+		{name: "timezone applied", call: call{target: "/rpc/whoami", headers: map[string]string{"Prefer": "timezone=America/Los_Angeles"}}, status: 200,
+			headers: map[string]string{"Preference-Applied": "timezone=America/Los_Angeles"}},
+		{name: "invalid timezone ignored", call: call{target: "/users?select=count", headers: map[string]string{"Prefer": "timezone=Mars/Base"}}, status: 200,
+			body: `[{"count":4}]`, headers: map[string]string{"Preference-Applied": ""}},
+		{name: "openapi", call: call{target: "/", headers: map[string]string{"Accept": "application/openapi+json"}}, status: 200,
+			headers: map[string]string{"Content-Type": "application/openapi+json; charset=utf-8"}},
+		{name: "openapi bad accept", call: call{target: "/", headers: map[string]string{"Accept": "text/csv"}}, status: 406},
+		{name: "root put", call: call{method: "PUT", target: "/", body: `{}`}, status: 405},
+		{name: "rpc options", call: call{method: "OPTIONS", target: "/rpc/add_them"}, status: 200, headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST"}},
+		{name: "view options", call: call{method: "OPTIONS", target: "/active_users"}, status: 200,
+			headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE"}},
+	})
+	w := e.do(t, call{target: "/"})
+	var doc struct {
+		Swagger     string                    `json:"swagger"`
+		Paths       map[string]map[string]any `json:"paths"`
+		Definitions map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Swagger != "2.0" || doc.Paths["/users"]["get"] == nil || doc.Paths["/rpc/add_them"]["post"] == nil {
+		t.Fatalf("openapi paths: %v", doc.Paths)
+	}
+	if doc.Definitions["users"].Properties["username"]["format"] != "text" {
+		t.Fatalf("users definition: %v", doc.Definitions["users"])
+	}
+	if _, ok := doc.Paths["/late_hidden"]; ok {
+		t.Fatal("unexpected path")
+	}
+}
+
+func TestPreRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) { c.PreRequest = "public.check_request" })
+	ctx := context.Background()
+	if _, err := e.db.Admin.Exec(ctx, `CREATE FUNCTION check_request() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('request.headers')::json->>'x-block' = 'yes' THEN
+    RAISE SQLSTATE 'PT403' USING MESSAGE = 'blocked';
+  END IF;
+  PERFORM set_config('response.headers', '[{"X-Pre":"ran"}]', true);
+END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runScenarios(t, e, []scenario{
+		{name: "runs before the request", call: call{target: "/users?select=count"}, status: 200, headers: map[string]string{"X-Pre": "ran"}},
+		{name: "can refuse", call: call{target: "/users", headers: map[string]string{"X-Block": "yes"}}, status: 403,
+			body: `{"code":"PT403","message":"blocked","details":null,"hint":null}`},
+	})
 }

@@ -95,7 +95,10 @@ type Cache struct {
 	// applied after the role switch as PostgREST does.
 	RoleSettings map[string][][2]string
 	Roles        map[string]bool
-	cfg          Config
+	// Timezones are the names Prefer: timezone may use; others are
+	// ignored, as PostgREST 14 does.
+	Timezones map[string]bool
+	cfg       Config
 }
 
 // Table finds schema.name.
@@ -257,6 +260,17 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("load roles: %w", err)
+	}
+	c.Timezones = map[string]bool{}
+	if err := scanRows(ctx, q, `SELECT name FROM pg_timezone_names`, nil, func(r pgx.Rows) error {
+		var n string
+		if err := r.Scan(&n); err != nil {
+			return err
+		}
+		c.Timezones[n] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load timezones: %w", err)
 	}
 	fns, err := rpc.Load(ctx, q, schemas)
 	if err != nil {
