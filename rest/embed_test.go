@@ -64,6 +64,10 @@ func TestEmbed(t *testing.T) {
 			body: `[{"slug":"public","messages":[{"max":3}]},{"slug":"random","messages":[{"max":2}]}]`},
 		{name: "view embeds through base keys", call: call{target: "/recent_messages?select=id,users(username)&id=eq.1"}, status: 200,
 			body: `[{"id":1,"users":{"username":"supabot"}}]`},
+		{name: "computed field select filter order", call: call{target: "/messages?select=id,blurb&blurb=like.Supa*&order=blurb"}, status: 200,
+			body: `[{"id":3,"blurb":"Supab"}]`},
+		{name: "computed field inside embed", call: call{target: "/channels?select=id,messages(blurb)&id=eq.2"}, status: 200,
+			body: `[{"id":2,"messages":[{"blurb":"Perfe"}]}]`},
 		{name: "unknown aggregate column", call: call{target: "/channels?select=messages(sum)"}, status: 400,
 			body: `{"code":"42703","message":"column messages_1.sum does not exist","details":null,"hint":null}`},
 	})
