@@ -54,6 +54,7 @@ var (
 	cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the REST side to this file")
 	profileCase = flag.String("profilecase", "one row", "name prefix of the case -cpuprofile records")
 	inProcess   = flag.Bool("inprocess", false, "also measure the service called in-process (no HTTP)")
+	floor       = flag.Bool("floor", true, "also measure a bare HTTP handler answering the same bytes")
 )
 
 func main() {
@@ -148,10 +149,18 @@ func run(opts bench.Options) error {
 			return r, nil
 		}
 		restOp := bench.HTTPOp(client, bc.status, newReq)
-		// Prime once to capture the statement the service generates.
-		if _, err := restOp(ctx); err != nil {
-			return fmt.Errorf("%s: %w", bc.name, err)
+		// Prime once to capture the statement the service generates (and
+		// the response, which the bare-HTTP floor replays).
+		primeRec := httptest.NewRecorder()
+		primeReq, err := newReq(ctx)
+		if err != nil {
+			return err
 		}
+		svc.ServeHTTP(primeRec, primeReq)
+		if primeRec.Code != bc.status {
+			return fmt.Errorf("%s: status %d: %s", bc.name, primeRec.Code, primeRec.Body.String())
+		}
+		canned := primeRec.Body.Bytes()
 		mu.Lock()
 		sql, args := lastSQL, append([]any(nil), lastArgs...)
 		mu.Unlock()
@@ -176,6 +185,21 @@ func run(opts bench.Options) error {
 			pprof.StopCPUProfile()
 		}
 		comps = append(comps, bench.Comparison{Name: bc.name, Baseline: base, Candidate: cand})
+		if *floor {
+			// A bare handler answering the same bytes: what HTTP alone costs
+			// on this machine, the real ceiling of any HTTP service.
+			bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(bc.status)
+				_, _ = w.Write(canned)
+			}))
+			bareOp := bench.HTTPOp(client, bc.status, func(ctx context.Context) (*http.Request, error) {
+				return http.NewRequestWithContext(ctx, bc.method, bare.URL+bc.path, strings.NewReader(bc.body))
+			})
+			fl := bench.Run(ctx, "bare HTTP, same bytes", opts, bareOp)
+			bare.Close()
+			comps = append(comps, bench.Comparison{Name: bc.name + " (vs HTTP floor)", Baseline: fl, Candidate: cand})
+		}
 		if *inProcess {
 			// The service without HTTP: what the transport costs.
 			inproc := bench.Run(ctx, "rest (in-process)", opts, func(ctx context.Context) (int64, error) {
