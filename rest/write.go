@@ -251,6 +251,9 @@ func (s *Service) insert(rc *reqCtx, t *Table) error {
 		args:   b.args,
 		verify: chain(singleCheck(w.acc)),
 	}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
+	}
 	res, err := s.execute(rc, st)
 	if err != nil {
 		return err
@@ -372,6 +375,9 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 	}
 	st := &statement{sql: mainSQL(sql+ret, inner, "null", mutationBody(rc, w), "''"), args: b.args,
 		verify: chain(singleCheck(w.acc), maxAffectedCheck(rc))}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
+	}
 	res, err := s.execute(rc, st)
 	if err != nil {
 		return err
@@ -412,6 +418,9 @@ func (s *Service) delete(rc *reqCtx, t *Table) error {
 	sql := "DELETE FROM " + w.target + " WHERE " + strings.Join(where, " AND ") + ret
 	st := &statement{sql: mainSQL(sql, inner, "null", mutationBody(rc, w), "''"), args: b.args,
 		verify: chain(singleCheck(w.acc), maxAffectedCheck(rc))}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
+	}
 	res, err := s.execute(rc, st)
 	if err != nil {
 		return err
@@ -485,6 +494,9 @@ func (s *Service) put(rc *reqCtx, t *Table) error {
 	st := &statement{sql: mainSQL(sql+ret, inner, "null", mutationBody(rc, w),
 		"(SELECT count(*) FROM pgrst_source WHERE pgrst_source.pgrst_inserted)"), args: b.args,
 		verify: singleCheck(w.acc)}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
+	}
 	res, err := s.execute(rc, st)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -179,4 +180,19 @@ func TestWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestWritePlan(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.do(t, call{method: "POST", target: "/channels", body: `{"slug":"planned"}`,
+		headers: map[string]string{"Accept": `application/vnd.pgrst.plan+json; for="application/json"; options=analyze|verbose;`}})
+	if w.Code != 200 || w.Header().Get("Content-Type") != `application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8` {
+		t.Fatalf("status %d %q %s", w.Code, w.Header().Get("Content-Type"), w.Body.String())
+	}
+	if !json.Valid(w.Body.Bytes()) || w.Body.Len() < 20 {
+		t.Fatalf("plan body %s", w.Body.String())
+	}
+	// The plan run is rolled back: nothing was inserted.
+	runScenarios(t, e, []scenario{{name: "nothing inserted", call: call{target: "/channels?slug=eq.planned"}, status: 200, raw: strp("[]")}})
 }
