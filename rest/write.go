@@ -324,10 +324,44 @@ func safeUpdate(verb string) error {
 	return &apiError{Status: 400, Code: "21000", Message: verb + " requires a WHERE clause"}
 }
 
+// mutationWhere renders the WHERE of an UPDATE/DELETE. With limit (and
+// offset) the affected rows are picked by a keyed subquery honouring order,
+// as PostgREST's limited updates and deletes do.
 func (s *Service) mutationWhere(b *builder, w *writePlan) ([]string, error) {
 	w.root.qual = w.target
 	defer func() { w.root.qual = quoteIdent(w.t.Name) }()
-	return b.rootConds(w.root, false)
+	where, err := b.rootConds(w.root, false)
+	if err != nil || (w.root.limit == nil && w.root.offset == nil) {
+		return where, err
+	}
+	var key []string
+	switch {
+	case len(w.t.PK) > 0:
+		for _, c := range w.t.PK {
+			key = append(key, w.target+"."+quoteIdent(c))
+		}
+	case w.t.Kind == 'r':
+		key = []string{w.target + ".ctid"}
+	default:
+		return nil, pgrstErr(400, "PGRST127", "Feature not implemented",
+			"limit/offset on a view without a primary key", nil)
+	}
+	order, err := b.orderSQL(w.root)
+	if err != nil {
+		return nil, err
+	}
+	sub := "SELECT " + strings.Join(key, ", ") + " FROM " + w.target
+	if len(where) > 0 {
+		sub += " WHERE " + strings.Join(where, " AND ")
+	}
+	sub += order
+	if w.root.limit != nil {
+		sub += " LIMIT " + b.arg(*w.root.limit)
+	}
+	if w.root.offset != nil {
+		sub += " OFFSET " + b.arg(*w.root.offset)
+	}
+	return []string{"(" + strings.Join(key, ", ") + ") IN (" + sub + ")"}, nil
 }
 
 func (s *Service) update(rc *reqCtx, t *Table) error {

@@ -138,6 +138,15 @@ func TestWrite(t *testing.T) {
 			{call: call{method: "DELETE", target: "/best_friends?id=gt.0", headers: map[string]string{"Prefer": "count=exact"}}, status: 204,
 				headers: map[string]string{"Content-Range": "*/2"}},
 		}},
+		{name: "limited delete with order", steps: []scenario{
+			{call: call{method: "DELETE", target: "/collections?order=id.desc&limit=2&parent_id=not.is.null&select=id", headers: rep}, status: 200,
+				body: `[{"id":4},{"id":3}]`},
+			{call: call{target: "/collections?select=id&order=id"}, status: 200, body: `[{"id":1},{"id":2}]`},
+		}},
+		{name: "limited update", steps: []scenario{
+			{call: call{method: "PATCH", target: "/users?order=username&limit=1&select=username,status", body: `{"status":"OFFLINE"}`, headers: rep}, status: 200,
+				body: `[{"username":"awailas","status":"OFFLINE"}]`},
+		}},
 		{name: "delete without filter refused", steps: []scenario{
 			{call: call{method: "DELETE", target: "/best_friends"}, status: 400,
 				body: `{"code":"21000","message":"DELETE requires a WHERE clause","details":null,"hint":null}`},
