@@ -364,18 +364,13 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	rows, err := s.db.Query(ctx, fmt.Sprintf(`SELECT %s FROM auth.users u WHERE %s ORDER BY %s LIMIT %d OFFSET %d`,
-		userColumns, where, order, perPage, (page-1)*perPage), args...)
+		userColumns+relationColumns, where, order, perPage, (page-1)*perPage), args...)
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
 	}
-	users, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*user, error) { return scanUser(row) })
+	users, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*user, error) { return scanUserWithRelations(row) })
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
-	}
-	for _, u := range users {
-		if err := loadRelations(ctx, s.db, u); err != nil {
-			return err
-		}
 	}
 	if users == nil {
 		users = []*user{}

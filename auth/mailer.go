@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"html/template"
-	"math"
 	"math/big"
 	"net/url"
 	"strings"
@@ -96,7 +95,8 @@ func (s *Service) throttle(last *time.Time, every time.Duration, code string) *a
 	if left <= 0 {
 		return nil
 	}
-	return tooMany(code, "For security purposes, you can only request this after %d seconds.", int(math.Ceil(left.Seconds())))
+	// Whole seconds, rounded down, as the reference reports them.
+	return tooMany(code, "For security purposes, you can only request this after %d seconds.", int(left/time.Second))
 }
 
 // otpDelivery is what one sent code ended up as.

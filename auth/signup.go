@@ -147,7 +147,7 @@ func (s *Service) fakeUser(email string, data map[string]any) *user {
 	if data == nil {
 		data = map[string]any{}
 	}
-	return &user{ID: newUUID(), Aud: s.cfg.JWTAud, Email: email, ConfirmationSentAt: &now,
+	return &user{ID: newUUID(), Aud: s.cfg.JWTAud, Role: s.cfg.JWTDefaultRole, Email: email, ConfirmationSentAt: &now,
 		AppMetadata: map[string]any{"provider": "email", "providers": []any{"email"}}, UserMetadata: data,
 		Identities: []identity{}, CreatedAt: now, UpdatedAt: now}
 }

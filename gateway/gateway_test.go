@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,6 +138,12 @@ func TestAPIKey(t *testing.T) {
 			wantStatus: 200, wantToken: k.ServiceRoleKey, wantRole: "service_role", wantKey: "service_role"},
 		{name: "publishable key with user token", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.PublishableKey, "Authorization": "Bearer " + user},
 			wantStatus: 200, wantToken: user, wantRole: "authenticated", wantKey: "anon"},
+		{name: "secret key from a browser", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.SecretKey, "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"},
+			wantStatus: 401, wantBody: `{"message":"Forbidden use of secret API key in browser"}`},
+		{name: "secret bearer from a browser", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.PublishableKey, "Authorization": "Bearer " + k.SecretKey, "User-Agent": "Mozilla/5.0"},
+			wantStatus: 401, wantBody: `{"message":"Forbidden use of secret API key in browser"}`},
+		{name: "publishable key from a browser", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.PublishableKey, "User-Agent": "Mozilla/5.0"},
+			wantStatus: 200, wantToken: k.AnonKey, wantRole: "anon", wantKey: "anon"},
 		{name: "forged sb_ bearer", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.AnonKey, "Authorization": "Bearer sb_secret_forged"},
 			wantStatus: 401, wantBody: `{"message":"Invalid API key"}`},
 		{name: "expired user token passes with Err set", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.AnonKey, "Authorization": "Bearer " + expired},
@@ -435,5 +442,28 @@ func TestAccessLog(t *testing.T) {
 	}
 	if strings.Contains(logs, "secret-in-query") {
 		t.Error("apikey leaked into the log")
+	}
+}
+
+func TestVerifiedTokenExpiresWhileCached(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	clock := time.Now()
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	b := setup(t, gateway.Config{Now: now}, nil)
+	tok := b.userToken(t, clock.Add(time.Minute))
+	hdr := map[string]string{"apikey": b.keys.AnonKey, "Authorization": "Bearer " + tok}
+	for i := range 2 { // the second request is served from the cache
+		b.do(t, "GET", "/rest/v1/x", hdr)
+		if got := <-b.svc.got; got.Caller.Err != nil || got.Caller.Claims == nil || got.Caller.Claims.Role != "authenticated" {
+			t.Fatalf("request %d: caller %+v", i, got.Caller)
+		}
+	}
+	mu.Lock()
+	clock = clock.Add(2 * time.Minute)
+	mu.Unlock()
+	b.do(t, "GET", "/rest/v1/x", hdr)
+	if got := <-b.svc.got; !errors.Is(got.Caller.Err, jwt.ErrExpired) || got.Caller.Claims != nil {
+		t.Errorf("after expiry: Err %v, Claims %+v; want ErrExpired", got.Caller.Err, got.Caller.Claims)
 	}
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -232,6 +233,11 @@ func (s *Service) signUploadURL(w http.ResponseWriter, r *http.Request) error {
 		mimetype: r.Header.Get("Content-Type"), length: r.ContentLength}
 	if strings.HasPrefix(up.mimetype, "application/json") || up.mimetype == "" {
 		up.mimetype = "application/octet-stream" // the JSON body of this call, not the file's type
+	}
+	if v := r.Header.Get("x-metadata"); v != "" {
+		if raw, err := base64.StdEncoding.DecodeString(v); err == nil && json.Valid(raw) {
+			up.userMeta = raw
+		}
 	}
 	if err := s.canInsert(r, c, up); err != nil {
 		return err

@@ -319,29 +319,24 @@ func (s *Service) store(r *http.Request, up *uploadReq) (object, error) {
 }
 
 // writeRow inserts or upserts the final row as the owner and returns it with
-// the version it replaced ("" for a new object).
+// the version it replaced ("" for a new object). One statement: the CTE reads
+// the previous version from the statement's snapshot, the INSERT writes the
+// new one. (FOR UPDATE would skip the row the INSERT itself updates.) Two
+// racing upserts may both report the same previous version; the version
+// the loser replaced is then unreferenced and left to the sweep.
 func (s *Service) writeRow(r *http.Request, up *uploadReq, meta sysMeta, version string) (object, string, error) {
 	metaJSON, _ := json.Marshal(meta)
 	sql := insertSQL
 	if up.upsert {
 		sql = upsertSQL
 	}
+	sql = `WITH old AS (SELECT version FROM storage.objects WHERE bucket_id = $1 AND name = $2) ` +
+		sql + ` RETURNING ` + objectColumns + `, (SELECT version FROM old)`
 	var o object
 	var old *string
-	err := pgx.BeginFunc(r.Context(), s.admin, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(r.Context(), `SELECT version FROM storage.objects WHERE bucket_id = $1 AND name = $2 FOR UPDATE`,
-			up.bucket.ID, up.name).Scan(&old); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if _, err := tx.Exec(r.Context(), sql, up.bucket.ID, up.name, ownerUUID(up.owner), up.owner,
-			metaJSON, userMetaOrEmpty(up.userMeta), version); err != nil {
-			return err
-		}
-		var err error
-		o, err = scanObject(tx.QueryRow(r.Context(),
-			`SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`, up.bucket.ID, up.name))
-		return err
-	})
+	err := s.admin.QueryRow(r.Context(), sql, up.bucket.ID, up.name, ownerUUID(up.owner), up.owner,
+		metaJSON, userMetaOrEmpty(up.userMeta), version).Scan(&o.ID, &o.BucketID, &o.Name, &o.Owner, &o.OwnerID,
+		&o.Version, &o.CreatedAt, &o.UpdatedAt, &o.LastAccessedAt, &o.Metadata, &o.UserMetadata, &old)
 	if pg.Is(err, "23505") {
 		return o, "", errKeyExists()
 	}

@@ -53,6 +53,7 @@ func main() {
 // usageError marks a wrong command line.
 type usageError struct{ msg string }
 
+// Error returns the message.
 func (e usageError) Error() string { return e.msg }
 
 // run dispatches a command line. It is main without the process exit, so

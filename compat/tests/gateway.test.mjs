@@ -55,6 +55,14 @@ test('an sb_ key in Authorization is swapped, an unknown one refused', async () 
   assert.deepEqual(await bad.json(), { message: 'Invalid API key' })
 })
 
+test('a secret key sent from a browser is refused', async () => {
+  const res = await fetch(`${url}/rest/v1/anything`, {
+    headers: { apikey: secretKey, 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0' },
+  })
+  assert.equal(res.status, 401)
+  assert.deepEqual(await res.json(), { message: 'Forbidden use of secret API key in browser' })
+})
+
 test('websocket-style apikey query parameter is checked', async () => {
   const bad = await fetch(`${url}/realtime/v1/websocket?apikey=wrong&vsn=1.0.0`)
   assert.equal(bad.status, 401)

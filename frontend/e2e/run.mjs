@@ -1,0 +1,372 @@
+// End-to-end tests of the Backline app in headless Chromium (Debian's
+// chromium driven by playwright-core). Full mode needs a running Basalt with
+// the Backline backend and seed; smoke mode (E2E_SMOKE=1, or no
+// BASALT_APP_URL) serves dist/ itself and runs the tests that need no backend.
+//
+//   BASALT_APP_URL=http://localhost:3000 BASALT_API_URL=http://localhost:54321 \
+//   BASALT_ANON_KEY=... BASALT_SERVICE_ROLE_KEY=... npm run e2e
+import assert from 'node:assert/strict'
+import { mkdirSync } from 'node:fs'
+import { chromium } from 'playwright-core'
+import { serveDist } from './serve.mjs'
+
+const here = new URL('.', import.meta.url).pathname
+const shots = `${here}screenshots`
+mkdirSync(shots, { recursive: true })
+
+const smoke = process.env.E2E_SMOKE === '1' || !process.env.BASALT_APP_URL
+const api = process.env.BASALT_API_URL ?? 'http://127.0.0.1:9'
+const anonKey = process.env.BASALT_ANON_KEY ?? 'smoke-anon-key'
+const serviceKey = process.env.BASALT_SERVICE_ROLE_KEY
+let app = process.env.BASALT_APP_URL
+let closeServer = async () => {}
+if (smoke) {
+  const s = await serveDist(new URL('../dist/', import.meta.url).pathname, { SUPABASE_URL: api, SUPABASE_ANON_KEY: anonKey })
+  app = s.origin
+  closeServer = s.close
+} else if (!serviceKey) {
+  console.error('BASALT_SERVICE_ROLE_KEY is required in full mode')
+  process.exit(2)
+}
+
+// The server treats a user agent naming a headless browser as automation
+// (spec section 5), so the tests present Chromium's ordinary desktop agent.
+const userAgent = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36'
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  ignoreDefaultArgs: ['--enable-automation'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--autoplay-policy=no-user-gesture-required',
+    '--disable-blink-features=AutomationControlled',
+  ],
+})
+
+const desktop = { width: 1440, height: 900 }
+const mobile = { width: 390, height: 844 }
+const newPage = async (viewport = desktop, opts = {}) => {
+  const context = await browser.newContext({ viewport, userAgent, ...opts })
+  // Skip the cookie dialog except where a test wants it.
+  if (!opts.keepCookieDialog) await context.addCookies([]).then(() => context.addInitScript(() => localStorage.setItem('cookie-consent', 'declined')))
+  const page = await context.newPage()
+  page.on('pageerror', (e) => console.log(`    page error: ${e.message}`))
+  return { context, page }
+}
+
+// ---------------------------------------------------------------------------
+// Backend helpers (service role), full mode only.
+const rest = async (path, { method = 'GET', body, prefer } = {}) => {
+  const res = await fetch(`${api}/rest/v1/${path}`, {
+    method,
+    headers: {
+      apikey: serviceKey,
+      authorization: `Bearer ${serviceKey}`,
+      'content-type': 'application/json',
+      ...(prefer ? { prefer } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+  return text ? JSON.parse(text) : null
+}
+const adminCreateUser = async ({ email, password, role, username }) => {
+  const res = await fetch(`${api}/auth/v1/admin/users`, {
+    method: 'POST',
+    headers: { apikey: serviceKey, authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password, email_confirm: true, user_metadata: { role, display_name: username, username } }),
+  })
+  const j = await res.json()
+  if (!res.ok) throw new Error(`create user: ${res.status} ${JSON.stringify(j)}`)
+  return j.id ?? j.user?.id
+}
+const confirmUser = async (id) => {
+  const res = await fetch(`${api}/auth/v1/admin/users/${id}`, {
+    method: 'PUT',
+    headers: { apikey: serviceKey, authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email_confirm: true }),
+  })
+  if (!res.ok) throw new Error(`confirm user: ${res.status} ${await res.text()}`)
+}
+const balance = async (userId) => Number((await rest(`wallets?user_id=eq.${userId}&select=balance`))[0]?.balance)
+const setComingSoon = (on) => rest('app_settings?key=eq.coming_soon_enabled', { method: 'PATCH', body: { value: on } })
+
+/** newTrack inserts a fresh track (so per-IP duplicate limits from earlier runs cannot interfere). */
+async function newTrack({ artistId, sponsorId = null }) {
+  const [template] = await rest('tracks?select=audio_url,cover_url,duration,genre&audio_url=not.is.null&limit=1')
+  assert.ok(template, 'the seed has at least one track with audio')
+  const title = `E2E ${sponsorId ? 'Sponsored' : 'Own'} ${Date.now()}`
+  const [t] = await rest('tracks', {
+    method: 'POST',
+    prefer: 'return=representation',
+    body: { title, artist_id: artistId, sponsor_id: sponsorId, is_sponsored: !!sponsorId, audio_url: template.audio_url, cover_url: template.cover_url, duration: template.duration ?? 180, genre: template.genre ?? 'Afrobeats' },
+  })
+  return t
+}
+
+async function signIn(page, email, password) {
+  await page.goto(`${app}/login`)
+  await page.fill('#email', email)
+  await page.fill('#password', password)
+  await page.click('button[type=submit]')
+  await page.waitForURL(/\/dashboard\//, { timeout: 15000 })
+}
+
+// ---------------------------------------------------------------------------
+const tests = []
+const test = (name, fn, { backend = true } = {}) => tests.push({ name, fn, backend })
+
+test(
+  'shell: home renders with top bar, footer, and the 404 page works',
+  async () => {
+    const { context, page } = await newPage()
+    await page.goto(app)
+    await page.getByRole('link', { name: 'Backline home' }).waitFor()
+    await page.getByText('Connecting artists with sponsors through innovative music streaming.').waitFor()
+    await page.getByText('Popular Tracks').waitFor()
+    await page.goto(`${app}/no/such/page`)
+    await page.getByText('Oops! Page not found').waitFor()
+    await page.getByRole('button', { name: 'Go Back' }).waitFor()
+    await page.getByRole('link', { name: 'Return to Home' }).waitFor()
+    await context.close()
+  },
+  { backend: false },
+)
+
+test(
+  'login: validation messages and show/hide password',
+  async () => {
+    for (const viewport of [mobile, desktop]) {
+      const { context, page } = await newPage(viewport)
+      await page.goto(`${app}/login`)
+      await page.fill('#email', 'not-an-email')
+      await page.fill('#password', '123')
+      await page.click('button[type=submit]')
+      await page.getByText('Please enter a valid email address').waitFor()
+      await page.getByText('Password must be at least 6 characters').waitFor()
+      assert.equal(await page.getAttribute('#password', 'type'), 'password')
+      await page.click('button[aria-label="Show password"]')
+      assert.equal(await page.getAttribute('#password', 'type'), 'text')
+      await page.screenshot({ path: `${shots}/login-${viewport.width}x${viewport.height}.png` })
+      await context.close()
+    }
+  },
+  { backend: false },
+)
+
+test(
+  'protected routes: visitor sees Authentication Required',
+  async () => {
+    const { context, page } = await newPage()
+    for (const path of ['/favorites', '/dashboard/fan', '/transactions', '/profile']) {
+      await page.goto(`${app}${path}`)
+      await page.getByText('Authentication Required').waitFor()
+      await page.getByRole('link', { name: 'Go to Login' }).waitFor()
+    }
+    await context.close()
+  },
+  { backend: false },
+)
+
+test(
+  'cookie dialog opens after 2 s and remembers the choice',
+  async () => {
+    const { context, page } = await newPage(desktop, { keepCookieDialog: true })
+    await page.goto(app)
+    const dialog = page.getByTestId('cookie-dialog')
+    assert.equal(await dialog.count(), 0, 'not shown at once')
+    await dialog.waitFor({ timeout: 5000 })
+    await page.getByRole('button', { name: 'Accept All' }).click()
+    assert.equal(await page.evaluate(() => localStorage.getItem('cookie-consent')), 'accepted')
+    await page.reload()
+    await page.waitForTimeout(2500)
+    assert.equal(await dialog.count(), 0, 'not shown again')
+    await context.close()
+  },
+  { backend: false },
+)
+
+test(
+  'PWA: service worker installs and the shell loads offline',
+  async () => {
+    const { context, page } = await newPage()
+    await page.goto(app)
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready
+    })
+    const manifest = await page.evaluate(async () => (await fetch('/manifest.webmanifest')).json())
+    assert.equal(manifest.name, 'Backline')
+    await page.reload()
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 10000 })
+    await context.setOffline(true)
+    await page.goto(`${app}/charts`)
+    await page.getByRole('link', { name: 'Backline home' }).waitFor()
+    await page.getByRole('heading', { name: 'Charts' }).waitFor({ timeout: 10000 })
+    await context.close()
+  },
+  { backend: false },
+)
+
+test('visitor hears a 10-second preview and lands on /register', async () => {
+  const [t] = await rest('tracks?select=id,title,artist_id&audio_url=not.is.null&order=created_at.desc&limit=1')
+  const { context, page } = await newPage()
+  await page.goto(`${app}/profile/${t.artist_id}`)
+  await page.getByRole('button', { name: `Play ${t.title}` }).first().click()
+  await page.getByTestId('player-bar').waitFor()
+  const started = Date.now()
+  await page.getByText('Preview limit reached - Create an account to enjoy full songs!').waitFor({ timeout: 25000 })
+  await page.waitForURL(/\/register$/, { timeout: 5000 })
+  const took = (Date.now() - started) / 1000
+  assert.ok(took >= 9.5, `preview lasted ${took}s`)
+  await context.close()
+})
+
+test('screenshots: home and the expanded player at both sizes', async () => {
+  const [t] = await rest('tracks?select=id,title,artist_id&audio_url=not.is.null&order=created_at.desc&limit=1')
+  for (const viewport of [mobile, desktop]) {
+    const { context, page } = await newPage(viewport)
+    await page.goto(app)
+    await page.getByTestId('track-card').first().waitFor({ timeout: 15000 })
+    await page.screenshot({ path: `${shots}/home-${viewport.width}x${viewport.height}.png` })
+    await page.goto(`${app}/profile/${t.artist_id}`)
+    await page.getByRole('button', { name: `Play ${t.title}` }).first().click()
+    await page.getByRole('button', { name: 'Expand player' }).filter({ visible: true }).first().click()
+    await page.getByTestId('player-expanded').getByText('Now Playing').waitFor()
+    await page.screenshot({ path: `${shots}/player-expanded-${viewport.width}x${viewport.height}.png` })
+    await context.close()
+  }
+})
+
+test('a new fan signs up, signs in, streams a sponsored track and the artist is paid by the sponsor', async () => {
+  const sponsors = await rest('user_roles?role=eq.sponsor&select=user_id')
+  const wallets = await rest(`wallets?user_id=in.(${sponsors.map((s) => s.user_id).join(',')})&balance=gte.100&select=user_id,balance&limit=1`)
+  assert.ok(wallets.length, 'a seeded sponsor with at least ₦100')
+  const sponsorId = wallets[0].user_id
+  const [artist] = await rest('user_roles?role=eq.artist&select=user_id&limit=1')
+  const track = await newTrack({ artistId: artist.user_id, sponsorId })
+
+  const stamp = Date.now()
+  const email = `fan${stamp}@e2e.backline.test`
+  const password = 'fan-password-123'
+  const { context, page } = await newPage()
+  await page.goto(`${app}/register/fan`)
+  await page.fill('#display_name', 'E2E Fan')
+  await page.fill('#username', `fan${stamp}`)
+  await page.fill('#email', email)
+  await page.fill('#password', password)
+  await page.fill('#confirm_password', password)
+  await page.check('input[name=accept_terms]')
+  await page.click('button[type=submit]')
+  await Promise.race([page.getByTestId('check-email').waitFor({ timeout: 15000 }), page.waitForURL(/\/dashboard\//, { timeout: 15000 })])
+  if (!/\/dashboard\//.test(page.url())) {
+    const [p] = await rest(`public_profiles?username=eq.fan${stamp}&select=id`)
+    assert.ok(p, 'sign-up created the public profile')
+    await confirmUser(p.id)
+    await signIn(page, email, password)
+  }
+  assert.match(page.url(), /\/dashboard\/fan$/)
+  await page.getByText('Fan Dashboard').waitFor()
+
+  const artistBefore = await balance(artist.user_id)
+  const sponsorBefore = await balance(sponsorId)
+  await page.goto(`${app}/profile/${artist.user_id}`)
+  await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
+  await page.getByText('Sponsored stream counted!').waitFor({ timeout: 50000 })
+  const t0 = Date.now()
+  await page.getByText('₦50 credited to artist from sponsor!').waitFor({ timeout: 5000 })
+  const t1 = Date.now()
+  await page.getByText(/₦50 was automatically transferred from the sponsor/).waitFor({ timeout: 6000 })
+  const t2 = Date.now()
+  assert.ok(t1 - t0 >= 800 && t2 - t1 >= 2000, `toast spacing ${t1 - t0} ms, ${t2 - t1} ms`)
+  assert.equal(await balance(artist.user_id), artistBefore + 50, 'artist wallet rose by ₦50')
+  assert.equal(await balance(sponsorId), sponsorBefore - 50, 'sponsor wallet fell by ₦50')
+
+  // Role checks with the same fan: another role's dashboard is denied, /dashboard redirects.
+  await page.goto(`${app}/dashboard/artist`)
+  await page.getByText("You don't have permission to access this page.").waitFor()
+  await page.goto(`${app}/dashboard`)
+  await page.waitForURL(/\/dashboard\/fan$/)
+  await context.close()
+})
+
+test("an artist streaming their own track gets the spec's message", async () => {
+  const stamp = Date.now()
+  const email = `artist${stamp}@e2e.backline.test`
+  const password = 'artist-password-123'
+  const artistId = await adminCreateUser({ email, password, role: 'artist', username: `artist${stamp}` })
+  const track = await newTrack({ artistId })
+  const { context, page } = await newPage()
+  await signIn(page, email, password)
+  assert.match(page.url(), /\/dashboard\/artist$/)
+  await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
+  await page.getByText('Artists cannot generate valid streams for their own tracks').waitFor({ timeout: 50000 })
+  const [row] = await rest(`streams?track_id=eq.${track.id}&select=is_valid`)
+  assert.equal(row?.is_valid, false, 'the stream is recorded as not valid')
+  await context.close()
+})
+
+test('coming-soon mode gates visitors but not the login page or signed-in users', async () => {
+  const stamp = Date.now()
+  const email = `cs${stamp}@e2e.backline.test`
+  const password = 'fan-password-123'
+  await adminCreateUser({ email, password, role: 'fan', username: `cs${stamp}` })
+  await setComingSoon(true)
+  try {
+    const { context, page } = await newPage()
+    await page.goto(app)
+    await page.getByTestId('coming-soon').waitFor()
+    await page.fill('#wl-email', 'bad')
+    await page.getByRole('button', { name: 'Join the waitlist' }).click()
+    await page.getByText('Please enter a valid email address.').waitFor()
+    await page.getByText('Please select your role.').waitFor()
+    await page.fill('#wl-email', `wait${stamp}@e2e.backline.test`)
+    await page.getByText('artist', { exact: true }).click()
+    await page.getByRole('button', { name: 'Join the waitlist' }).click()
+    await page.getByText("You're on the list!").waitFor()
+    await page.goto(`${app}/charts`)
+    await page.getByTestId('coming-soon').waitFor()
+    await page.fill('#wl-email', `wait${stamp}@e2e.backline.test`)
+    await page.getByText('artist', { exact: true }).click()
+    await page.getByRole('button', { name: 'Join the waitlist' }).click()
+    await page.getByText('This email is already subscribed!').waitFor()
+    await signIn(page, email, password)
+    await page.goto(`${app}/charts`)
+    await page.getByRole('heading', { name: 'Charts' }).waitFor()
+    assert.equal(await page.getByTestId('coming-soon').count(), 0)
+    await context.close()
+  } finally {
+    await setComingSoon(false)
+  }
+})
+
+// ---------------------------------------------------------------------------
+let failed = 0
+let ran = 0
+console.log(`Backline e2e (${smoke ? 'smoke, no backend' : 'full'}) against ${app}`)
+for (const t of tests) {
+  if (smoke && t.backend) {
+    console.log(`  - skip ${t.name} (needs the backend)`)
+    continue
+  }
+  const start = Date.now()
+  try {
+    ran++
+    await t.fn()
+    console.log(`  ✓ ${t.name} (${((Date.now() - start) / 1000).toFixed(1)}s)`)
+  } catch (e) {
+    failed++
+    console.log(`  ✗ ${t.name}\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`)
+  }
+}
+await browser.close()
+await closeServer()
+console.log(`${ran - failed}/${ran} passed; screenshots in ${shots}`)
+process.exit(failed ? 1 : 0)

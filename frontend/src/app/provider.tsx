@@ -1,0 +1,50 @@
+import { useEffect } from 'react'
+import { QueryClientProvider } from '@tanstack/react-query'
+import { Toaster } from '@/components/ui/sonner'
+import { TooltipProvider } from '@/components/ui/tooltip'
+import { fetchRole, useAuthStore } from '@/lib/auth'
+import { queryClient } from '@/lib/query-client'
+import { supabase } from '@/lib/supabase'
+
+/**
+ * AuthListener is the single onAuthStateChange subscriber (spec section 4):
+ * it mirrors the session, re-fetches the role on every change and clears
+ * everything on sign-out.
+ */
+function AuthListener() {
+  useEffect(() => {
+    const store = useAuthStore.getState
+    const { data } = supabase().auth.onAuthStateChange((event, session) => {
+      if (event === 'SIGNED_OUT') {
+        store().clear()
+        queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'appSettings' })
+        store().setLoading(false)
+        return
+      }
+      if (event === 'PASSWORD_RECOVERY') store().setRecovering(true)
+      store().setSession(session)
+      const userId = session?.user.id
+      // Supabase warns against awaiting other client calls inside the callback.
+      setTimeout(async () => {
+        const role = userId ? await fetchRole(userId) : null
+        if (useAuthStore.getState().user?.id === userId) store().setRole(role, userId ?? null)
+        if (event === 'INITIAL_SESSION') store().setLoading(false)
+      }, 0)
+    })
+    return () => data.subscription.unsubscribe()
+  }, [])
+  return null
+}
+
+/** AppProvider wires the query cache, tooltips, toasts and the auth listener. */
+export function AppProvider({ children }: { children: React.ReactNode }) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TooltipProvider>
+        <AuthListener />
+        {children}
+        <Toaster />
+      </TooltipProvider>
+    </QueryClientProvider>
+  )
+}

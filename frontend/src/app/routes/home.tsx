@@ -1,0 +1,238 @@
+import { useRef, useState } from 'react'
+import { Link } from 'react-router'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { Headphones, HandCoins, Mic2, Music2, RefreshCw, Users, Wallet } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { Skeleton } from '@/components/ui/skeleton'
+import { useIsMobile } from '@/hooks/use-media-query'
+import { useOnlineUsers } from '@/hooks/use-online-users'
+import { abbreviateNumber, formatNaira } from '@/lib/format'
+import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
+import { TrackCard } from '@/features/tracks/components/track-card'
+import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
+import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
+import { ArtistCard, FanCard } from '@/features/profiles/components/people-cards'
+
+/** PULL_THRESHOLD is the pull-to-refresh distance. */
+const PULL_THRESHOLD = 80
+
+function Section({ title, action, children }: { title: string; action?: React.ReactNode; children: React.ReactNode }) {
+  return (
+    <section className="mt-12">
+      <div className="mb-4 flex items-end justify-between">
+        <h2 className="text-xl font-bold md:text-2xl">{title}</h2>
+        {action}
+      </div>
+      {children}
+    </section>
+  )
+}
+
+const Empty = ({ text }: { text: string }) => <p className="rounded-xl border border-dashed border-border p-8 text-center text-muted-foreground">{text}</p>
+
+const gridSkeleton = (n: number) => (
+  <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
+    {Array.from({ length: n }, (_, i) => (
+      <Skeleton key={i} className="aspect-[3/4]" />
+    ))}
+  </div>
+)
+
+function Carousel({ children }: { children: React.ReactNode[] }) {
+  // Two cards per slide, snapping horizontally.
+  const slides: React.ReactNode[][] = []
+  for (let i = 0; i < children.length; i += 2) slides.push(children.slice(i, i + 2))
+  return (
+    <div className="scrollbar-none -mx-4 flex snap-x snap-mandatory overflow-x-auto px-4" data-testid="popular-carousel">
+      {slides.map((s, i) => (
+        <div key={i} className="grid w-full shrink-0 snap-center grid-cols-2 gap-3 pr-3">
+          {s}
+        </div>
+      ))}
+    </div>
+  )
+}
+
+/** HomePage is the landing page of spec section 2. */
+export default function HomePage() {
+  const isMobile = useIsMobile()
+  const qc = useQueryClient()
+  const online = useOnlineUsers()
+  const popular = useQuery(getTracksQueryOptions({ order: 'popular', limit: 12 }))
+  const recent = useQuery({ ...getTracksQueryOptions({ order: 'recent', limit: 6 }), enabled: isMobile })
+  const stats = useQuery(platformStatsQueryOptions())
+  const artists = useQuery(topArtistsQueryOptions())
+  const fans = useQuery(topFansQueryOptions())
+
+  // Mobile pull-to-refresh: a pull of 80px at the top refreshes the four lists.
+  const start = useRef<number | null>(null)
+  const [pull, setPull] = useState(0)
+  const refresh = () => Promise.all(['tracks', 'platformStats', 'topArtists', 'topFans'].map((k) => qc.invalidateQueries({ queryKey: [k] })))
+  const touch = {
+    onTouchStart: (e: React.TouchEvent) => {
+      start.current = window.scrollY === 0 ? e.touches[0].clientY : null
+    },
+    onTouchMove: (e: React.TouchEvent) => {
+      if (start.current !== null) setPull(Math.max(0, Math.min(120, e.touches[0].clientY - start.current)))
+    },
+    onTouchEnd: () => {
+      if (pull >= PULL_THRESHOLD) void refresh()
+      start.current = null
+      setPull(0)
+    },
+  }
+
+  const s = stats.data
+  const popularTracks = (popular.data ?? []).slice(0, isMobile ? 6 : 12)
+  return (
+    <div {...(isMobile ? touch : {})}>
+      {pull > 0 && (
+        <div className="flex justify-center py-2 text-muted-foreground" style={{ height: pull / 2 }}>
+          <RefreshCw className={pull >= PULL_THRESHOLD ? 'animate-spin' : ''} />
+        </div>
+      )}
+      <section className="relative overflow-hidden rounded-3xl bg-gradient-to-br from-violet-700 via-purple-800 to-amber-700 px-6 py-12 md:px-12 md:py-16">
+        <h1 className="max-w-2xl text-3xl font-extrabold leading-tight md:text-5xl">Stream Nigerian music. Every sponsored play pays the artist.</h1>
+        <p className="mt-4 max-w-xl text-white/80">
+          Artists earn ₦50 per stream from their sponsors. Sponsors back the sounds they believe in. Fans just press play.
+        </p>
+        <div className="mt-6 flex flex-wrap gap-3">
+          <Button asChild size="lg" className="bg-white text-violet-800 hover:bg-white/90">
+            <Link to="/register">Get Started</Link>
+          </Button>
+          <Button asChild size="lg" variant="outline" className="border-white/60">
+            <Link to="/charts">Explore Charts</Link>
+          </Button>
+        </div>
+        <dl className="mt-10 grid max-w-2xl grid-cols-3 gap-4" data-testid="hero-stats">
+          {[
+            ['Artists', s?.artists],
+            ['Tracks', s?.tracks],
+            ['Streams', s?.validStreams],
+          ].map(([label, v]) => (
+            <div key={label as string}>
+              <dt className="text-xs uppercase tracking-wide text-white/70">{label}</dt>
+              <dd className="text-2xl font-bold md:text-3xl">{stats.isLoading ? '—' : abbreviateNumber(Number(v ?? 0))}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+
+      <Section
+        title="Popular Tracks"
+        action={
+          <Link to="/charts" className="text-sm text-primary hover:underline">
+            View charts
+          </Link>
+        }
+      >
+        {popular.isLoading ? (
+          gridSkeleton(isMobile ? 2 : 6)
+        ) : popular.isError ? (
+          <Empty text="Error loading tracks. Please try again." />
+        ) : popularTracks.length === 0 ? (
+          <Empty text="No tracks available" />
+        ) : isMobile ? (
+          <Carousel>{popularTracks.map((t) => <TrackCard key={t.id} track={t} />)}</Carousel>
+        ) : (
+          <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
+            {popularTracks.map((t) => (
+              <TrackCard key={t.id} track={t} />
+            ))}
+          </div>
+        )}
+      </Section>
+
+      {isMobile && (
+        <Section title="Recently Added">
+          {recent.isLoading ? (
+            gridSkeleton(2)
+          ) : (recent.data ?? []).length === 0 ? (
+            <Empty text="No tracks available" />
+          ) : (
+            <div className="grid grid-cols-2 gap-3">
+              {recent.data!.map((t) => (
+                <TrackCard key={t.id} track={t} />
+              ))}
+            </div>
+          )}
+        </Section>
+      )}
+
+      <Section title="Platform Stats">
+        <div className="grid grid-cols-2 gap-3 md:grid-cols-4" data-testid="platform-stats">
+          {[
+            { icon: Users, label: 'Fans', value: abbreviateNumber(s?.fans ?? 0) },
+            { icon: Mic2, label: 'Artists', value: abbreviateNumber(s?.artists ?? 0) },
+            { icon: HandCoins, label: 'Sponsors', value: abbreviateNumber(s?.sponsors ?? 0) },
+            { icon: Wallet, label: 'In wallets', value: formatNaira(s?.walletTotal ?? 0) },
+          ].map(({ icon: Icon, label, value }) => (
+            <div key={label} className="rounded-xl border border-border bg-card p-4">
+              <Icon className="size-5 text-primary" />
+              <p className="mt-2 text-2xl font-bold">{value}</p>
+              <p className="text-sm text-muted-foreground">{label}</p>
+            </div>
+          ))}
+        </div>
+      </Section>
+
+      <Section
+        title="Top Artists"
+        action={
+          <Link to="/artists" className="text-sm text-primary hover:underline">
+            All artists
+          </Link>
+        }
+      >
+        {artists.isLoading ? (
+          gridSkeleton(4)
+        ) : (artists.data ?? []).length === 0 ? (
+          <Empty text="No artists found" />
+        ) : (
+          <div className="grid grid-cols-2 gap-4 md:grid-cols-4">
+            {artists.data!.map((a) => (
+              <ArtistCard key={a.id} artist={a} online={online.has(a.id)} />
+            ))}
+          </div>
+        )}
+      </Section>
+
+      <Section title="Top Fans">
+        {fans.isLoading ? (
+          gridSkeleton(4)
+        ) : (fans.data ?? []).length === 0 ? (
+          <Empty text="No fans found" />
+        ) : (
+          <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+            {fans.data!.map((f) => (
+              <FanCard key={f.id} fan={f} online={online.has(f.id)} />
+            ))}
+          </div>
+        )}
+      </Section>
+
+      <Section title="How It Works">
+        <div className="grid gap-4 md:grid-cols-3">
+          {[
+            { icon: Mic2, title: 'Artists upload', text: 'Publish your tracks and build a following. Your artist wallet is credited ₦50 for every complete fan stream of a sponsored track.' },
+            { icon: HandCoins, title: 'Sponsors back artists', text: 'Fund your wallet and sponsor artists and tracks you believe in. Sponsors pay ₦100 per complete listen in campaign budgets.' },
+            { icon: Headphones, title: 'Fans listen', text: 'Listen for at least 30 seconds and your stream counts. Cash-out opens for artists once the threshold of ₦1,000 is reached.' },
+          ].map(({ icon: Icon, title, text }) => (
+            <div key={title} className="rounded-xl border border-border bg-card p-5">
+              <Icon className="size-6 text-primary" />
+              <p className="mt-3 font-semibold">{title}</p>
+              <p className="mt-1 text-sm text-muted-foreground">{text}</p>
+            </div>
+          ))}
+        </div>
+        <div className="mt-8 flex justify-center">
+          <Button asChild size="lg">
+            <Link to="/register">
+              <Music2 /> Join Backline
+            </Link>
+          </Button>
+        </div>
+      </Section>
+    </div>
+  )
+}

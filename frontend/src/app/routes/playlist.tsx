@@ -1,0 +1,57 @@
+import { Link } from 'react-router'
+import { ListMusic, Pause, Play } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { Skeleton } from '@/components/ui/skeleton'
+import { SafeImage } from '@/components/safe-image'
+import { useAuthStore } from '@/lib/auth'
+import { formatDuration } from '@/lib/format'
+import { usePlayerStore } from '@/stores/player-store'
+import { useFavoriteTracks } from '@/features/tracks/api/get-favorites'
+
+/** PlaylistPage plays the user's liked tracks as a list. */
+export default function PlaylistPage() {
+  const userId = useAuthStore((s) => s.user?.id)
+  const { data = [], isLoading } = useFavoriteTracks(userId)
+  const current = usePlayerStore((s) => s.currentTrack?.id)
+  const isPlaying = usePlayerStore((s) => s.isPlaying)
+  const playTrack = usePlayerStore((s) => s.playTrack)
+  const total = data.reduce((s, t) => s + t.duration, 0)
+  return (
+    <div>
+      <h1 className="flex items-center gap-2 text-3xl font-bold">
+        <ListMusic /> My Playlist
+      </h1>
+      <p className="text-muted-foreground">
+        {data.length} tracks · {formatDuration(total)}
+      </p>
+      <ol className="mt-6 grid gap-2">
+        {isLoading && Array.from({ length: 5 }, (_, i) => <Skeleton key={i} className="h-16" />)}
+        {data.map((t, i) => {
+          const playing = current === t.id && isPlaying
+          return (
+            <li key={t.id} className="flex items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
+              <span className="w-6 text-center text-muted-foreground">{i + 1}</span>
+              <SafeImage src={t.coverUrl} alt="" className="size-12 rounded-md object-cover" />
+              <div className="min-w-0 flex-1">
+                <p className="truncate font-semibold">{t.title}</p>
+                <p className="truncate text-sm text-muted-foreground">{t.artist}</p>
+              </div>
+              <span className="text-sm text-muted-foreground">{formatDuration(t.duration)}</span>
+              <button type="button" onClick={() => playTrack(t)} className="rounded-full bg-primary p-2 text-white" aria-label={playing ? `Pause ${t.title}` : `Play ${t.title}`}>
+                {playing ? <Pause className="size-4" /> : <Play className="size-4" />}
+              </button>
+            </li>
+          )
+        })}
+      </ol>
+      {!isLoading && data.length === 0 && (
+        <div className="grid justify-items-center gap-3 py-16 text-center text-muted-foreground">
+          <p>Your playlist is built from the tracks you like.</p>
+          <Button asChild>
+            <Link to="/">Discover tracks</Link>
+          </Button>
+        </div>
+      )}
+    </div>
+  )
+}

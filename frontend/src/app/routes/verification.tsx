@@ -1,0 +1,67 @@
+import { useState } from 'react'
+import { BadgeCheck } from 'lucide-react'
+import { toast } from 'sonner'
+import { Button } from '@/components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
+import { useOwnProfile } from '@/hooks/use-own-profile'
+import { useAuthStore } from '@/lib/auth'
+import { formatNaira } from '@/lib/format'
+import { supabase } from '@/lib/supabase'
+import { checkoutBreakdown, VERIFICATION_FEE } from '@/features/wallet/lib/checkout'
+
+/** VerificationPage sells the one-year verified badge to artists and sponsors. */
+export default function VerificationPage() {
+  const role = useAuthStore((s) => s.role)
+  const { data: profile } = useOwnProfile()
+  const [busy, setBusy] = useState(false)
+  const b = checkoutBreakdown(VERIFICATION_FEE)
+  const pay = async () => {
+    setBusy(true)
+    const { data, error } = await supabase().functions.invoke('create-payment', { body: { provider: 'flutterwave', purpose: 'verification' } })
+    setBusy(false)
+    if (error || !data?.checkout_url) {
+      toast.error('Could not start payment', { description: data?.error ?? 'Please try again.' })
+      return
+    }
+    window.location.assign(data.checkout_url as string)
+  }
+  if (role === 'fan') {
+    return <p className="py-12 text-center text-muted-foreground">Verification is for artists and sponsors.</p>
+  }
+  return (
+    <div className="mx-auto max-w-lg py-6">
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2 text-2xl">
+            <BadgeCheck className="text-sky-400" /> Get verified
+          </CardTitle>
+          <CardDescription>A verified badge shows fans and partners your account is authentic. It lasts one year.</CardDescription>
+        </CardHeader>
+        <CardContent className="grid gap-4">
+          {profile?.is_verified && <p className="rounded-md bg-sky-500/15 p-3 text-sm">Your profile is already verified.</p>}
+          <dl className="grid gap-2 text-sm" data-testid="checkout-breakdown">
+            <div className="flex justify-between">
+              <dt>Verification fee</dt>
+              <dd>{formatNaira(b.base)}</dd>
+            </div>
+            <div className="flex justify-between">
+              <dt>VAT (7.5%)</dt>
+              <dd>{formatNaira(b.vat)}</dd>
+            </div>
+            <div className="flex justify-between">
+              <dt>Processing fee</dt>
+              <dd>{formatNaira(b.fee)}</dd>
+            </div>
+            <div className="flex justify-between border-t border-border pt-2 font-semibold">
+              <dt>Total</dt>
+              <dd>{formatNaira(b.total)}</dd>
+            </div>
+          </dl>
+          <Button onClick={() => void pay()} disabled={busy}>
+            {busy ? 'Starting checkout...' : `Pay ${formatNaira(b.total)}`}
+          </Button>
+        </CardContent>
+      </Card>
+    </div>
+  )
+}

@@ -1,0 +1,10 @@
+import * as React from 'react'
+import { Label as LabelPrimitive } from 'radix-ui'
+import { cn } from '@/lib/utils'
+
+/** Label is the shadcn form label. */
+function Label({ className, ...props }: React.ComponentProps<typeof LabelPrimitive.Root>) {
+  return <LabelPrimitive.Root data-slot="label" className={cn('text-sm font-medium leading-none', className)} {...props} />
+}
+
+export { Label }

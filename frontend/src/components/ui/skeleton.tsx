@@ -1,0 +1,8 @@
+import { cn } from '@/lib/utils'
+
+/** Skeleton is a loading placeholder. */
+function Skeleton({ className, ...props }: React.ComponentProps<'div'>) {
+  return <div data-slot="skeleton" className={cn('animate-pulse rounded-md bg-muted', className)} {...props} />
+}
+
+export { Skeleton }

@@ -1,0 +1,42 @@
+import { useEffect } from 'react'
+import { deviceId } from '@/lib/device-id'
+import { supabase } from '@/lib/supabase'
+
+/** HEARTBEAT_MS and ACTIVITY_DEBOUNCE_MS are the session-tracking timings of spec section 9. */
+export const HEARTBEAT_MS = 2 * 60_000
+export const ACTIVITY_DEBOUNCE_MS = 30_000
+
+/**
+ * useSessionHeartbeat registers this device's session while a user is signed
+ * in: at once, every 2 minutes, 30 s after the last activity and when the page
+ * becomes visible. Cleanup removes the session. Errors are only logged.
+ */
+export function useSessionHeartbeat(userId: string | undefined) {
+  useEffect(() => {
+    if (!userId) return
+    const sb = supabase()
+    const sessionId = deviceId()
+    const beat = () =>
+      void sb
+        .rpc('upsert_user_session', { p_user_id: userId, p_session_id: sessionId, p_device_info: navigator.userAgent, p_ip_address: null })
+        .then(({ error }) => error && console.warn('session heartbeat', error.message))
+    beat()
+    const interval = window.setInterval(beat, HEARTBEAT_MS)
+    let debounce: number | undefined
+    const onActivity = () => {
+      window.clearTimeout(debounce)
+      debounce = window.setTimeout(beat, ACTIVITY_DEBOUNCE_MS)
+    }
+    const onVisible = () => document.visibilityState === 'visible' && beat()
+    const events = ['mousemove', 'keydown', 'scroll', 'touchstart', 'click'] as const
+    events.forEach((e) => window.addEventListener(e, onActivity, { passive: true }))
+    document.addEventListener('visibilitychange', onVisible)
+    return () => {
+      window.clearInterval(interval)
+      window.clearTimeout(debounce)
+      events.forEach((e) => window.removeEventListener(e, onActivity))
+      document.removeEventListener('visibilitychange', onVisible)
+      void sb.rpc('remove_user_session', { p_session_id: sessionId }).then(({ error }) => error && console.warn('remove session', error.message))
+    }
+  }, [userId])
+}

@@ -1,0 +1,54 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { supabase } from '@/lib/supabase'
+
+/** Notification is a row of notifications. */
+export interface Notification {
+  id: string
+  user_id: string
+  type: string
+  title: string
+  message: string
+  is_read: boolean
+  created_at: string
+  data: Record<string, unknown> | null
+}
+
+/** getNotifications reads the user's notifications, newest first; a failed fetch yields an empty list. */
+export async function getNotifications(userId: string): Promise<Notification[]> {
+  const { data, error } = await supabase().from('notifications').select('*').eq('user_id', userId).order('created_at', { ascending: false }).limit(200)
+  if (error) {
+    console.warn('notifications', error.message)
+    return []
+  }
+  return data as Notification[]
+}
+
+/** useNotifications is the "notifications" cache. */
+export const useNotifications = (userId: string | undefined) =>
+  useQuery({ queryKey: ['notifications', userId], queryFn: () => getNotifications(userId!), enabled: !!userId, staleTime: 15_000 })
+
+/** useMarkRead marks one notification (or all unread when id is null) as read. */
+export function useMarkRead(userId: string | undefined) {
+  const qc = useQueryClient()
+  return useMutation({
+    mutationFn: async (id: string | null) => {
+      let q = supabase().from('notifications').update({ is_read: true }).eq('user_id', userId!)
+      q = id ? q.eq('id', id) : q.eq('is_read', false)
+      const { error } = await q
+      if (error) console.warn('mark read', error.message)
+    },
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['notifications', userId] }),
+  })
+}
+
+/** useDeleteNotification deletes one of the user's notifications. */
+export function useDeleteNotification(userId: string | undefined) {
+  const qc = useQueryClient()
+  return useMutation({
+    mutationFn: async (id: string) => {
+      const { error } = await supabase().from('notifications').delete().eq('id', id).eq('user_id', userId!)
+      if (error) console.warn('delete notification', error.message)
+    },
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['notifications', userId] }),
+  })
+}

@@ -1,0 +1,91 @@
+import { Link } from 'react-router'
+import { Pause, Play } from 'lucide-react'
+import { Badge } from '@/components/ui/badge'
+import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
+import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
+import { SafeImage } from '@/components/safe-image'
+import { useAuthStore } from '@/lib/auth'
+import { abbreviateNumber } from '@/lib/format'
+import { usePlayerStore } from '@/stores/player-store'
+import type { Track } from '@/types/api'
+
+/** TrackCard shows a track with everything spec section 2 lists, tags depending on the viewer. */
+export function TrackCard({ track }: { track: Track }) {
+  const viewer = useAuthStore((s) => s.user)
+  const role = useAuthStore((s) => s.role)
+  const isCurrent = usePlayerStore((s) => s.currentTrack?.id === track.id)
+  const isPlaying = usePlayerStore((s) => s.isPlaying)
+  const playTrack = usePlayerStore((s) => s.playTrack)
+  const playingThis = isCurrent && isPlaying
+  const ownTrack = viewer?.id === track.artistId
+  const artistHref = track.artistUsername ? `/profiles/${track.artistUsername}` : `/profile/${track.artistId}`
+  const sponsorHref = track.sponsorUsername ? `/profiles/${track.sponsorUsername}` : `/profile/${track.sponsorId}`
+
+  return (
+    <div className="group flex flex-col overflow-hidden rounded-xl border border-border bg-card" data-testid="track-card">
+      <div className="relative aspect-square">
+        <SafeImage src={track.coverUrl} alt={`${track.title} cover`} className="size-full object-cover" width={300} height={300} loading="lazy" />
+        {track.isSponsored && (
+          <Link to={sponsorHref} className="absolute left-2 top-2">
+            <Badge variant="sponsored">SPONSORED</Badge>
+          </Link>
+        )}
+        {track.isExplicit && (
+          <span className="absolute right-2 top-2 rounded bg-black/70 px-1.5 text-[10px] font-bold" title="Explicit">
+            E
+          </span>
+        )}
+        <button
+          type="button"
+          onClick={() => playTrack(track)}
+          aria-label={playingThis ? `Pause ${track.title}` : `Play ${track.title}`}
+          className="absolute bottom-2 right-2 flex size-11 items-center justify-center rounded-full bg-primary text-white shadow-lg transition hover:scale-105"
+        >
+          {playingThis ? <Pause className="size-5" /> : <Play className="size-5 translate-x-px" />}
+        </button>
+      </div>
+      <div className="flex flex-1 flex-col gap-1.5 p-3">
+        <p className="truncate font-semibold" title={track.title}>
+          {track.title}
+        </p>
+        <div className="flex items-center gap-2">
+          <Link to={artistHref} className="flex min-w-0 items-center gap-1.5 text-sm text-muted-foreground hover:text-foreground">
+            <Avatar className="size-5">
+              <AvatarImage src={track.artistAvatar ?? undefined} alt="" />
+              <AvatarFallback className="text-[10px]">{track.artist.charAt(0)}</AvatarFallback>
+            </Avatar>
+            <span className="truncate">{track.artist}</span>
+          </Link>
+          {track.isSponsored && (
+            <Link to={sponsorHref} title={`Sponsored by ${track.sponsorName ?? 'a sponsor'}`} className="ml-auto">
+              <Avatar className="size-5 ring-1 ring-amber-500">
+                <AvatarImage src={track.sponsorAvatar ?? undefined} alt="" />
+                <AvatarFallback className="text-[10px]">{(track.sponsorName ?? 'S').charAt(0)}</AvatarFallback>
+              </Avatar>
+            </Link>
+          )}
+        </div>
+        <div className="mt-auto flex flex-wrap items-center gap-1.5 text-xs text-muted-foreground">
+          {track.genre && <Badge variant="outline">{track.genre}</Badge>}
+          {track.releaseYear && <span>{track.releaseYear}</span>}
+          <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
+        </div>
+        {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (
+          <Badge variant="sponsored" className="self-start">
+            You're sponsoring
+          </Badge>
+        )}
+        {role === 'artist' && ownTrack && track.isSponsored && (
+          <Tooltip>
+            <TooltipTrigger asChild>
+              <Badge variant="secondary" className="self-start">
+                Sponsored
+              </Badge>
+            </TooltipTrigger>
+            <TooltipContent>This track is already sponsored and cannot be pitched to other sponsors.</TooltipContent>
+          </Tooltip>
+        )}
+      </div>
+    </div>
+  )
+}

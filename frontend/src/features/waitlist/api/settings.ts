@@ -1,0 +1,33 @@
+import { queryOptions, useQuery } from '@tanstack/react-query'
+import { supabase } from '@/lib/supabase'
+
+/** AppSettings are the coming-soon switches. */
+export interface AppSettings {
+  comingSoon: boolean
+  countdownTarget: string
+}
+
+/**
+ * getAppSettings reads both settings in parallel. Errors are logged: coming
+ * soon is then off and the countdown date empty.
+ */
+export async function getAppSettings(): Promise<AppSettings> {
+  const sb = supabase()
+  const [flag, text] = await Promise.all([
+    sb.rpc('get_app_setting', { setting_key: 'coming_soon_enabled' }),
+    sb.rpc('get_app_text_setting', { setting_key: 'countdown_target_date' }),
+  ])
+  if (flag.error) console.warn('coming soon status', flag.error.message)
+  if (text.error) console.warn('countdown date', text.error.message)
+  return {
+    comingSoon: !flag.error && (flag.data === true || flag.data === 'true'),
+    countdownTarget: text.error || typeof text.data !== 'string' ? '' : text.data,
+  }
+}
+
+/** appSettingsQueryOptions caches the settings for 5 minutes. */
+export const appSettingsQueryOptions = () =>
+  queryOptions({ queryKey: ['appSettings'], queryFn: getAppSettings, staleTime: 5 * 60_000, gcTime: 10 * 60_000, retry: 0 })
+
+/** useAppSettings reads the coming-soon settings. */
+export const useAppSettings = () => useQuery(appSettingsQueryOptions())

@@ -1,0 +1,75 @@
+import type { Session, User } from '@supabase/supabase-js'
+import { create } from 'zustand'
+import type { Role } from '@/config/nav'
+import { deviceId } from '@/lib/device-id'
+import { supabase } from '@/lib/supabase'
+
+// The auth session mirror of spec section 4, fed by the single
+// onAuthStateChange listener in app/provider.tsx. Server data about the user
+// (profile, suspension) stays in TanStack Query.
+
+interface AuthState {
+  user: User | null
+  session: Session | null
+  role: Role | null
+  /** roleFor is the user id the role was fetched for; the role is settled when it equals user.id. */
+  roleFor: string | null
+  /** loading is true until the stored session has been read at startup. */
+  loading: boolean
+  /** recovering is set by the PASSWORD_RECOVERY event. */
+  recovering: boolean
+  setSession: (s: Session | null) => void
+  setRole: (r: Role | null, userId: string | null) => void
+  setLoading: (l: boolean) => void
+  setRecovering: (r: boolean) => void
+  clear: () => void
+}
+
+/** useAuthStore holds the signed-in user, session and role. */
+export const useAuthStore = create<AuthState>((set) => ({
+  user: null,
+  session: null,
+  role: null,
+  roleFor: null,
+  loading: true,
+  recovering: false,
+  setSession: (session) => set({ session, user: session?.user ?? null }),
+  setRole: (role, roleFor) => set({ role, roleFor }),
+  setLoading: (loading) => set({ loading }),
+  setRecovering: (recovering) => set({ recovering }),
+  // Sign-out clears user, session and role at once.
+  clear: () => set({ user: null, session: null, role: null, roleFor: null }),
+}))
+
+const roles: readonly string[] = ['fan', 'artist', 'sponsor', 'admin']
+const asRole = (r: unknown): Role | null => (typeof r === 'string' && roles.includes(r) ? (r as Role) : null)
+
+/**
+ * fetchRole reads the role from public_profiles; when no row is found
+ * (PGRST116) or the row has no role it reads user_roles; otherwise null.
+ */
+export async function fetchRole(userId: string): Promise<Role | null> {
+  const sb = supabase()
+  const { data, error } = await sb.from('public_profiles').select('role').eq('id', userId).single()
+  if (!error && asRole(data?.role)) return asRole(data?.role)
+  if (error && error.code !== 'PGRST116') {
+    console.warn('role lookup failed', error.message)
+  }
+  const fallback = await sb.from('user_roles').select('role').eq('user_id', userId).single()
+  if (fallback.error) return null
+  return asRole(fallback.data?.role)
+}
+
+/** useRoleSettled reports whether the role lookup for the current user has finished. */
+export const useRoleSettled = () => useAuthStore((s) => !s.user || s.roleFor === s.user.id)
+
+/** signOut ends the session; the listener clears the store. */
+export async function signOut(): Promise<{ ok: boolean }> {
+  // Remove the session record while the token is still valid.
+  const removed = await supabase().rpc('remove_user_session', { p_session_id: deviceId() })
+  if (removed.error) console.warn('remove session', removed.error.message)
+  const { error } = await supabase().auth.signOut()
+  if (error) return { ok: false }
+  useAuthStore.getState().clear()
+  return { ok: true }
+}

@@ -1,0 +1,59 @@
+import { create } from 'zustand'
+import type { Track } from '@/types/api'
+
+// Client state of the player (spec section 4, "Player"). Shared because every
+// track card starts playback; the player feature renders the bar.
+
+/** DEFAULT_VOLUME is the player's starting and unmute volume. */
+export const DEFAULT_VOLUME = 80
+
+interface PlayerState {
+  currentTrack: Track | null
+  isPlaying: boolean
+  isExpanded: boolean
+  volume: number
+  currentTime: number
+  duration: number
+  /** playId increments on every new play of a track, so per-play state resets. */
+  playId: number
+  /** seekRequest is a time the audio element should jump to; consumed by the bar. */
+  seekRequest: number | null
+  playTrack: (t: Track) => void
+  togglePlay: () => void
+  setPlaying: (p: boolean) => void
+  setExpanded: (e: boolean) => void
+  setVolume: (v: number) => void
+  setProgress: (currentTime: number, duration: number) => void
+  seek: (t: number) => void
+  consumeSeek: () => void
+  clear: () => void
+}
+
+/** usePlayerStore is the player's state. */
+export const usePlayerStore = create<PlayerState>((set, get) => ({
+  currentTrack: null,
+  isPlaying: false,
+  isExpanded: false,
+  volume: DEFAULT_VOLUME,
+  currentTime: 0,
+  duration: 0,
+  playId: 0,
+  seekRequest: null,
+  // Pressing play on the current track toggles; another track becomes current and plays.
+  playTrack: (t) => {
+    const cur = get().currentTrack
+    if (cur && cur.id === t.id) {
+      set({ isPlaying: !get().isPlaying })
+      return
+    }
+    set({ currentTrack: t, isPlaying: true, currentTime: 0, duration: t.duration || 0, playId: get().playId + 1 })
+  },
+  togglePlay: () => set({ isPlaying: !get().isPlaying }),
+  setPlaying: (isPlaying) => set({ isPlaying }),
+  setExpanded: (isExpanded) => set({ isExpanded }),
+  setVolume: (volume) => set({ volume }),
+  setProgress: (currentTime, duration) => set({ currentTime, duration }),
+  seek: (t) => set({ seekRequest: t, currentTime: t }),
+  consumeSeek: () => set({ seekRequest: null }),
+  clear: () => set({ currentTrack: null, isPlaying: false, isExpanded: false, currentTime: 0, duration: 0 }),
+}))
