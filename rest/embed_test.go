@@ -68,6 +68,12 @@ func TestEmbed(t *testing.T) {
 			body: `[{"id":3,"blurb":"Supab"}]`},
 		{name: "computed field inside embed", call: call{target: "/channels?select=id,messages(blurb)&id=eq.2"}, status: 200,
 			body: `[{"id":2,"messages":[{"blurb":"Perfe"}]}]`},
+		{name: "aggregate with to-one spread", call: call{target: "/users?select=username,messages(channels(count(),...channel_details(details)))&username=eq.supabot&messages.order=id"}, status: 200,
+			body: `[{"username":"supabot","messages":[{"channels":{"count":1,"details":"details for public"}},{"channels":{"count":1,"details":null}},{"channels":{"count":1,"details":"details for public"}}]}]`},
+		{name: "aggregates inside a to-one spread", call: call{target: "/messages?select=id,channels(id.sum(),...channel_details(details_sum:id.sum(),details))&order=id&limit=2"}, status: 200,
+			body: `[{"id":1,"channels":{"sum":1,"details_sum":1,"details":"details for public"}},{"id":2,"channels":{"sum":2,"details_sum":null,"details":null}}]`},
+		{name: "nested spread with aliases", call: call{target: "/messages?select=id,channels(id,...channel_details(details_id:id,details))&id=eq.1"}, status: 200,
+			body: `[{"id":1,"channels":{"id":1,"details_id":1,"details":"details for public"}}]`},
 		{name: "unknown aggregate column", call: call{target: "/channels?select=messages(sum)"}, status: 400,
 			body: `{"code":"42703","message":"column messages_1.sum does not exist","details":null,"hint":null}`},
 	})
