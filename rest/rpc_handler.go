@@ -191,6 +191,9 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		source = "SELECT " + call + " AS pgrst_scalar" + fromClause
 		inner = "SELECT * FROM pgrst_source"
 		body = "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')"
+		if rc.prefs.count != "" {
+			count = "(SELECT pg_catalog.count(*) FROM pgrst_source)"
+		}
 	case fn.Kind == rpc.Scalar:
 		sep := " FROM "
 		if from != "" {
