@@ -29,8 +29,8 @@ type Config struct {
 	PreRequest string
 	// OpenAPIMode is follow-privileges, ignore-privileges or disabled.
 	OpenAPIMode string
-	// ServerURL is advertised as host/schemes in the OpenAPI document.
-	ServerURL string
+	// postgis is set per schema-cache snapshot: geo+json needs PostGIS.
+	postgis bool
 }
 
 func (c *Config) defaults() {

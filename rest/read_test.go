@@ -104,6 +104,8 @@ func TestRead(t *testing.T) {
 		{name: "csv empty", call: call{target: "/users?username=eq.x", headers: map[string]string{"Accept": "text/csv"}}, status: 200, raw: strp("\n")},
 		{name: "bad accept", call: call{target: "/users", headers: map[string]string{"Accept": "image/png"}}, status: 406,
 			body: `{"code":"PGRST107","message":"None of these media types are available: image/png","details":null,"hint":null}`},
+		{name: "geojson without postgis", call: call{target: "/users", headers: map[string]string{"Accept": "application/geo+json"}}, status: 406,
+			body: `{"code":"PGRST107","message":"None of these media types are available: application/geo+json","details":null,"hint":null}`},
 		{name: "legacy count", call: call{target: "/users?select=count"}, status: 200, body: `[{"count":4}]`},
 		{name: "aggregate count()", call: call{target: "/messages?select=username,count()"}, status: 200, body: `[{"username":"supabot","count":3}]`},
 		{name: "aggregate sum cast", call: call{target: "/products?select=total:price.sum()::int"}, status: 200, body: `[{"total":1619}]`},

@@ -197,7 +197,7 @@ func negotiate(cfg *Config, h string, root bool) (accept, error) {
 				return accept{kind: mediaCSV}, nil
 			}
 		case "application/geo+json":
-			if !root {
+			if !root && cfg.postgis {
 				return accept{kind: mediaGeoJSON}, nil
 			}
 		case "application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json":

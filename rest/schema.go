@@ -98,7 +98,9 @@ type Cache struct {
 	// Timezones are the names Prefer: timezone may use; others are
 	// ignored, as PostgREST 14 does.
 	Timezones map[string]bool
-	cfg       Config
+	// PostGIS reports whether ST_AsGeoJSON exists (application/geo+json).
+	PostGIS bool
+	cfg     Config
 }
 
 // Table finds schema.name.
@@ -271,6 +273,12 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("load timezones: %w", err)
+	}
+	if err := scanRows(ctx, q, `SELECT 1 FROM pg_extension WHERE extname = 'postgis'`, nil, func(pgx.Rows) error {
+		c.PostGIS = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load extensions: %w", err)
 	}
 	fns, err := rpc.Load(ctx, q, schemas)
 	if err != nil {

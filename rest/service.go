@@ -107,6 +107,7 @@ func (s *Service) Reload(ctx context.Context) error {
 		return err
 	}
 	c.cfg = s.cfg.withDBSettings(c.RoleSettings[s.loginRole], s.log)
+	c.cfg.postgis = c.PostGIS
 	s.cache.Store(c)
 	s.gen.Add(1)
 	return nil
