@@ -18,6 +18,7 @@ type writePlan struct {
 	cols     []string
 	payload  *payload
 	wantRows bool // RETURNING needed (representation, count, single, max-affected …)
+	hasCols  bool // ?columns= chose the written columns
 	rep      bool // body = representation
 }
 
@@ -45,6 +46,7 @@ func (s *Service) prepareWrite(rc *reqCtx, t *Table, needPayload bool) (*writePl
 		return w, nil
 	}
 	colsParam, hasCols := first(rc.params, "columns")
+	w.hasCols = hasCols
 	if w.payload, err = readPayload(rc.r.Body, rc.r.Header.Get("Content-Type"), hasCols); err != nil {
 		return nil, err
 	}
@@ -177,7 +179,9 @@ func chain(fs ...func(*result) error) func(*result) error {
 // per row like DEFAULT would be.
 func valuesSQL(w *writePlan, ref string, missingDefault bool) string {
 	sel := make([]string, len(w.cols))
-	if missingDefault && !w.payload.single {
+	// A single object without ?columns writes only its own keys, so
+	// defaults apply by themselves.
+	if missingDefault && (w.hasCols || !w.payload.single) {
 		for i, c := range w.cols {
 			def := "NULL"
 			if col := w.t.Column(c); col != nil && col.Default != "" {

@@ -46,6 +46,11 @@ func TestWrite(t *testing.T) {
 				headers: map[string]string{"Prefer": "return=representation, missing=default"}}, status: 201,
 				body: `[{"name":"x","n":7},{"name":"unnamed","n":1}]`, headers: map[string]string{"Preference-Applied": "missing=default, return=representation"}},
 		}},
+		{name: "single object with columns and missing=default", steps: []scenario{
+			{call: call{method: "POST", target: "/defaults?columns=name,n&select=name,n", body: `{"name":"only"}`,
+				headers: map[string]string{"Prefer": "return=representation, missing=default"}}, status: 201,
+				body: `[{"name":"only","n":7}]`},
+		}},
 		{name: "insert without missing=default writes null", steps: []scenario{
 			{call: call{method: "POST", target: "/defaults?columns=\"name\",\"n\"", body: `[{"name":"x"},{"n":1}]`}, status: 400,
 				body: `{"code":"23502","message":"null value in column \"name\" of relation \"defaults\" violates not-null constraint","details":"Failing row contains (2, null, 1).","hint":null}`},
