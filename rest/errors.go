@@ -141,6 +141,7 @@ func jwtError(err error) *apiError {
 		}
 	default:
 		e.Message = "No suitable key or wrong key type"
+		e.Details = "No suitable key was found to decode the JWT"
 	}
 	e.Headers = map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", error_description="` + e.Message + `"`}
 	return e

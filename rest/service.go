@@ -256,7 +256,7 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 		}
 		rc.claims = claimsWithRole(caller.Claims, rc.role)
 	}
-	if !allowedRole(rc.role) {
+	if !allowedRole(rc.role) && rc.role != s.cfg.AnonRole {
 		if !cache.Roles[rc.role] {
 			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
 		}
