@@ -60,7 +60,18 @@ func singleCheck(a accept) func(*result) error {
 func (s *Service) serveTable(rc *reqCtx) error {
 	t := rc.cache.Table(rc.schema, rc.route.table)
 	if t == nil {
-		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, nil)
+		var names []string
+		for _, c := range rc.cache.Tables {
+			if c.Schema == rc.schema {
+				names = append(names, c.Name)
+			}
+		}
+		sort.Strings(names)
+		var hint any
+		if best := fuzzyBest(rc.route.table, names); best != "" {
+			hint = "Perhaps you meant the table '" + rc.schema + "." + best + "'"
+		}
+		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, hint)
 	}
 	switch rc.r.Method {
 	case http.MethodGet, http.MethodHead:

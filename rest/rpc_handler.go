@@ -158,7 +158,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	name := rc.route.fn
 	fn, whole, err := rpc.Resolve(rc.cache.Functions[rc.schema+"."+name], args.keys, args.body)
 	if err != nil {
-		return rpcResolveError(rc.schema, name, args, err)
+		return rpcResolveError(rc.cache, rc.schema, name, args, err)
 	}
 	if !fn.SetOf && rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil {
 		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
@@ -314,7 +314,41 @@ func syntheticTable(fn *rpc.Function) *Table {
 	return t
 }
 
-func rpcResolveError(schema, name string, a *rpcArgs, err error) error {
+// rpcHint suggests a function: another name when none is called name, or
+// the closest parameter list among its overloads.
+func rpcHint(c *Cache, schema, name string, keys []string) any {
+	overloads := c.Functions[schema+"."+name]
+	var best string
+	if len(overloads) == 0 {
+		var names []string
+		for _, list := range c.Functions {
+			if list[0].Schema == schema {
+				names = append(names, list[0].Name)
+			}
+		}
+		sort.Strings(names)
+		best = fuzzyBest(name, names)
+	} else {
+		lists := make([]string, 0, len(overloads))
+		for _, f := range overloads {
+			ps := make([]string, 0, len(f.Params))
+			for _, p := range f.Params {
+				ps = append(ps, p.Name)
+			}
+			sort.Strings(ps)
+			lists = append(lists, "("+strings.Join(ps, ", ")+")")
+		}
+		if b := fuzzyBest("("+strings.Join(keys, ", ")+")", lists); b != "" {
+			best = name + b
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return "Perhaps you meant to call the function " + schema + "." + best
+}
+
+func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) error {
 	var amb *rpc.AmbiguousError
 	if errors.As(err, &amb) {
 		sigs := make([]string, len(amb.Candidates))
@@ -354,7 +388,11 @@ func rpcResolveError(schema, name string, a *rpcArgs, err error) error {
 	}
 	msg += " in the schema cache"
 	details += ", but no matches were found in the schema cache."
-	return pgrstErr(404, "PGRST202", msg, details, nil)
+	var hint any
+	if a.body != rpc.BodyText && a.body != rpc.BodyXML && a.body != rpc.BodyBinary {
+		hint = rpcHint(cache, schema, name, keys)
+	}
+	return pgrstErr(404, "PGRST202", msg, details, hint)
 }
 
 func plural(n int) string {

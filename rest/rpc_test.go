@@ -27,6 +27,8 @@ func TestRPC(t *testing.T) {
 			body: `{"code":"PGRST202","message":"Could not find the function public.nope(a, x) in the schema cache","details":"Searched for the function public.nope with parameters a, x or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":null}`},
 		{name: "unknown function no args by get", call: call{target: "/rpc/nope"}, status: 404,
 			body: `{"code":"PGRST202","message":"Could not find the function public.nope without parameters in the schema cache","details":"Searched for the function public.nope without parameters, but no matches were found in the schema cache.","hint":null}`},
+		{name: "misspelt function", call: call{method: "POST", target: "/rpc/add_then", body: `{"a":1}`}, status: 404,
+			body: `{"code":"PGRST202","message":"Could not find the function public.add_then(a) in the schema cache","details":"Searched for the function public.add_then with parameter a or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.add_them"}`},
 		{name: "extra argument", call: call{method: "POST", target: "/rpc/add_them", body: `{"a":1,"z":2}`}, status: 404},
 		{name: "void is 204", call: call{method: "POST", target: "/rpc/void_func"}, status: 204, raw: strp("")},
 		{name: "table function", call: call{target: "/rpc/get_username_and_status?name_param=supabot"}, status: 200,
