@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -128,11 +129,12 @@ func (s *Service) listen(ctx context.Context) {
 }
 
 func (s *Service) listenOnce(ctx context.Context) error {
-	conn, err := s.admin.Acquire(ctx)
+	// A dedicated connection, so LISTEN does not hold a pooled one forever.
+	conn, err := pgx.ConnectConfig(ctx, s.admin.Config().ConnConfig.Copy())
 	if err != nil {
 		return err
 	}
-	defer conn.Release()
+	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN pgrst"); err != nil {
 		return err
 	}
@@ -141,9 +143,8 @@ func (s *Service) listenOnce(ctx context.Context) error {
 		s.log.Warn("rest: schema reload", "err", err)
 	}
 	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
+		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			conn.Conn().Close(context.Background())
 			return err
 		}
 		if n.Payload != "" && n.Payload != "reload schema" && n.Payload != "reload config" {
@@ -152,7 +153,7 @@ func (s *Service) listenOnce(ctx context.Context) error {
 		// Debounce: collect the rest of a burst before reloading.
 		for {
 			wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-			_, err := conn.Conn().WaitForNotification(wctx)
+			_, err := conn.WaitForNotification(wctx)
 			cancel()
 			if err != nil {
 				break
