@@ -208,7 +208,7 @@ func (s *Service) read(rc *reqCtx, t *Table) error {
 	}
 	status := http.StatusOK
 	if res.total != nil {
-		if lower > *res.total && !(lower == 0) {
+		if lower > *res.total {
 			return rangeErr("An offset of " + strconv.FormatInt(lower, 10) + " was requested, but there are only " +
 				strconv.FormatInt(*res.total, 10) + " rows.")
 		}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/basaltdev/basalt/rpc"
@@ -401,5 +400,3 @@ func plural(n int) string {
 	}
 	return "s"
 }
-
-var _ = strconv.Itoa
