@@ -37,7 +37,8 @@ func TestAuthAndRLS(t *testing.T) {
 			headers: map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", error_description="JWT expired"`}},
 		{name: "malformed token", call: call{target: "/users", as: caller{err: fmt.Errorf("%w: expected 3 parts in JWT; got 1", jwt.ErrMalformed)}}, status: 401,
 			body: `{"code":"PGRST301","message":"Expected 3 parts in JWT; got 1","details":null,"hint":null}`},
-		{name: "bad signature", call: call{target: "/users", as: caller{err: fmt.Errorf("%w: x", jwt.ErrSignature)}}, status: 401},
+		{name: "bad signature", call: call{target: "/users", as: caller{err: fmt.Errorf("%w: x", jwt.ErrSignature)}}, status: 401,
+			body: `{"code":"PGRST301","message":"No suitable key or wrong key type","details":"No suitable key was found to decode the JWT","hint":null}`},
 		{name: "unknown role", call: call{target: "/users", as: caller{role: "nobody_role"}}, status: 401,
 			body: `{"code":"22023","message":"role \"nobody_role\" does not exist","details":null,"hint":null}`},
 		{name: "privileged role refused", call: call{target: "/users", as: caller{role: "postgres"}}, status: 403},
@@ -99,4 +100,27 @@ func TestNoCacheIs503(t *testing.T) {
 	if !jsonEqual(t, w.Body.String(), `{"code":"PGRST002","message":"Could not query the database for the schema cache. Retrying.","details":null,"hint":null}`) {
 		t.Fatalf("body %s", w.Body.String())
 	}
+}
+
+// TestInDatabaseConfig checks that pgrst.* settings on the login role
+// override the service configuration after a reload.
+func TestInDatabaseConfig(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	if w := e.do(t, call{target: "/messages?select=count()"}); w.Code != 200 {
+		t.Fatalf("aggregates enabled by config: %d %s", w.Code, w.Body.String())
+	}
+	// Database-scoped, so parallel tests on other databases are unaffected.
+	if _, err := e.db.Admin.Exec(ctx, `ALTER ROLE authenticator IN DATABASE `+e.db.Name+` SET pgrst.db_aggregates_enabled = 'false'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runScenarios(t, e, []scenario{
+		{name: "aggregates now refused", call: call{target: "/messages?select=count()"}, status: 400,
+			body: `{"code":"PGRST123","message":"Use of aggregate functions is not allowed","details":null,"hint":null}`},
+		{name: "legacy count still works", call: call{target: "/messages?select=count"}, status: 200, body: `[{"count":3}]`},
+	})
 }

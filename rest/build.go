@@ -137,9 +137,10 @@ func (n *node) outputKeys() []string {
 			if e == nil {
 				continue
 			}
-			if it.Kind == itemSpread {
+			switch {
+			case it.Kind == itemSpread:
 				keys = append(keys, e.node.outputKeys()...)
-			} else if len(it.Children) > 0 || true {
+			case len(it.Children) > 0:
 				keys = append(keys, e.key)
 			}
 		}

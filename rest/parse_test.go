@@ -272,3 +272,19 @@ func stripQuoted(s string) string {
 	}
 	return out.String()
 }
+
+func TestFuzzyBest(t *testing.T) {
+	t.Parallel()
+	names := []string{"users", "messages", "channels", "channel_details", "best_friends"}
+	for _, tc := range []struct{ in, want string }{
+		{"user", "users"},
+		{"mesages", "messages"},
+		{"channel_detail", "channel_details"},
+		{"users", ""},
+		{"zzzzzz", ""},
+	} {
+		if got := fuzzyBest(tc.in, names); got != tc.want {
+			t.Errorf("fuzzyBest(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -44,6 +45,11 @@ func TestWrite(t *testing.T) {
 			{call: call{method: "POST", target: "/defaults?columns=\"name\",\"n\"&select=name,n", body: `[{"name":"x"},{"n":1}]`,
 				headers: map[string]string{"Prefer": "return=representation, missing=default"}}, status: 201,
 				body: `[{"name":"x","n":7},{"name":"unnamed","n":1}]`, headers: map[string]string{"Preference-Applied": "missing=default, return=representation"}},
+		}},
+		{name: "single object with columns and missing=default", steps: []scenario{
+			{call: call{method: "POST", target: "/defaults?columns=name,n&select=name,n", body: `{"name":"only"}`,
+				headers: map[string]string{"Prefer": "return=representation, missing=default"}}, status: 201,
+				body: `[{"name":"only","n":7}]`},
 		}},
 		{name: "insert without missing=default writes null", steps: []scenario{
 			{call: call{method: "POST", target: "/defaults?columns=\"name\",\"n\"", body: `[{"name":"x"},{"n":1}]`}, status: 400,
@@ -137,6 +143,15 @@ func TestWrite(t *testing.T) {
 			{call: call{method: "DELETE", target: "/best_friends?id=gt.0", headers: map[string]string{"Prefer": "count=exact"}}, status: 204,
 				headers: map[string]string{"Content-Range": "*/2"}},
 		}},
+		{name: "limited delete with order", steps: []scenario{
+			{call: call{method: "DELETE", target: "/collections?order=id.desc&limit=2&parent_id=not.is.null&select=id", headers: rep}, status: 200,
+				body: `[{"id":4},{"id":3}]`},
+			{call: call{target: "/collections?select=id&order=id"}, status: 200, body: `[{"id":1},{"id":2}]`},
+		}},
+		{name: "limited update", steps: []scenario{
+			{call: call{method: "PATCH", target: "/users?order=username&limit=1&select=username,status", body: `{"status":"OFFLINE"}`, headers: rep}, status: 200,
+				body: `[{"username":"awailas","status":"OFFLINE"}]`},
+		}},
 		{name: "delete without filter refused", steps: []scenario{
 			{call: call{method: "DELETE", target: "/best_friends"}, status: 400,
 				body: `{"code":"21000","message":"DELETE requires a WHERE clause","details":null,"hint":null}`},
@@ -179,4 +194,19 @@ func TestWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestWritePlan(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.do(t, call{method: "POST", target: "/channels", body: `{"slug":"planned"}`,
+		headers: map[string]string{"Accept": `application/vnd.pgrst.plan+json; for="application/json"; options=analyze|verbose;`}})
+	if w.Code != 200 || w.Header().Get("Content-Type") != `application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8` {
+		t.Fatalf("status %d %q %s", w.Code, w.Header().Get("Content-Type"), w.Body.String())
+	}
+	if !json.Valid(w.Body.Bytes()) || w.Body.Len() < 20 {
+		t.Fatalf("plan body %s", w.Body.String())
+	}
+	// The plan run is rolled back: nothing was inserted.
+	runScenarios(t, e, []scenario{{name: "nothing inserted", call: call{target: "/channels?slug=eq.planned"}, status: 200, raw: strp("[]")}})
 }

@@ -142,3 +142,20 @@ test('/metrics exposes request counters per service and status', async () => {
   assert.match(text, /basalt_http_requests_total\{method="GET",service="rest",status="401"\} \d+/)
   assert.match(text, /basalt_http_request_duration_seconds_bucket\{service="rest",status="401",le="[^"]+"\}/)
 })
+
+test('the app server hands a frontend build its supabase-js configuration', async () => {
+  const appUrl = process.env.BASALT_APP_URL
+  assert.ok(appUrl, 'BASALT_APP_URL is set by the runner')
+  const res = await fetch(`${appUrl}/config.json`)
+  assert.equal(res.status, 200)
+  assert.equal(res.headers.get('cache-control'), 'no-store')
+  const cfg = await res.json()
+  assert.equal(cfg.SUPABASE_URL, url)
+  assert.equal(cfg.SUPABASE_ANON_KEY, anonKey)
+  const js = await (await fetch(`${appUrl}/env.js`)).text()
+  assert.equal(js, `window.__BASALT_ENV__ = ${JSON.stringify(cfg)};\n`)
+  // A client built only from the runtime config gets through the gateway.
+  const { status } = await createClient(cfg.SUPABASE_URL, cfg.SUPABASE_ANON_KEY, { auth: { persistSession: false } })
+    .from('compat_gateway_no_such_table').select()
+  assert.notEqual(status, 401)
+})

@@ -6,6 +6,7 @@
 //   BASALT_APP_URL=http://localhost:3000 BASALT_API_URL=http://localhost:54321 \
 //   BASALT_ANON_KEY=... BASALT_SERVICE_ROLE_KEY=... npm run e2e
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import { serveDist } from './serve.mjs'
@@ -21,11 +22,11 @@ const serviceKey = process.env.BASALT_SERVICE_ROLE_KEY
 let app = process.env.BASALT_APP_URL
 let closeServer = async () => {}
 if (smoke) {
-  const s = await serveDist(new URL('../dist/', import.meta.url).pathname, { SUPABASE_URL: api, SUPABASE_ANON_KEY: anonKey })
+  const s = await serveDist(new URL('../dist/', import.meta.url).pathname, { supabaseUrl: api, supabaseAnonKey: anonKey })
   app = s.origin
   closeServer = s.close
-} else if (!serviceKey) {
-  console.error('BASALT_SERVICE_ROLE_KEY is required in full mode')
+} else if (!serviceKey || !process.env.DATABASE_URL) {
+  console.error('BASALT_SERVICE_ROLE_KEY and DATABASE_URL are required in full mode')
   process.exit(2)
 }
 
@@ -51,6 +52,8 @@ const browser = await chromium.launch({
 })
 
 const desktop = { width: 1440, height: 900 }
+// Pages of the running test, screenshotted when it fails.
+const openPages = new Set()
 const mobile = { width: 390, height: 844 }
 const newPage = async (viewport = desktop, opts = {}) => {
   const context = await browser.newContext({ viewport, userAgent, ...opts })
@@ -58,6 +61,11 @@ const newPage = async (viewport = desktop, opts = {}) => {
   if (!opts.keepCookieDialog) await context.addCookies([]).then(() => context.addInitScript(() => localStorage.setItem('cookie-consent', 'declined')))
   const page = await context.newPage()
   page.on('pageerror', (e) => console.log(`    page error: ${e.message}`))
+  if (process.env.E2E_DEBUG) {
+    page.on('console', (m) => ['warning', 'error'].includes(m.type()) && !m.text().startsWith('Failed to load resource') && console.log(`    console ${m.type()}: ${m.text()}`))
+    page.on('response', async (r) => r.status() >= 400 && console.log(`    http ${r.status()} ${r.request().method()} ${r.url().slice(0, 120)} ${(await r.text().catch(() => '')).slice(0, 200)}`))
+  }
+  openPages.add(page)
   return { context, page }
 }
 
@@ -97,19 +105,74 @@ const confirmUser = async (id) => {
   if (!res.ok) throw new Error(`confirm user: ${res.status} ${await res.text()}`)
 }
 const balance = async (userId) => Number((await rest(`wallets?user_id=eq.${userId}&select=balance`))[0]?.balance)
-const setComingSoon = (on) => rest('app_settings?key=eq.coming_soon_enabled', { method: 'PATCH', body: { value: on } })
+const setComingSoon = (on) => psql(`UPDATE public.app_settings SET value = '${on}' WHERE key = 'coming_soon_enabled'`)
+
+/** psql runs one statement on the dev database (fixtures only: funding a wallet, settings). */
+const psql = (sql) => execFileSync('psql', [process.env.DATABASE_URL, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], { encoding: 'utf8' }).trim()
+
+/** toneWav builds a quiet 440 Hz mono WAV of the given length, so the test owns its audio. */
+function toneWav(seconds) {
+  const rate = 8000
+  const n = rate * seconds
+  const b = Buffer.alloc(44 + n)
+  b.write('RIFF', 0)
+  b.writeUInt32LE(36 + n, 4)
+  b.write('WAVEfmt ', 8)
+  b.writeUInt32LE(16, 16)
+  b.writeUInt16LE(1, 20) // PCM
+  b.writeUInt16LE(1, 22) // mono
+  b.writeUInt32LE(rate, 24)
+  b.writeUInt32LE(rate, 28)
+  b.writeUInt16LE(1, 32)
+  b.writeUInt16LE(8, 34)
+  b.write('data', 36)
+  b.writeUInt32LE(n, 40)
+  for (let i = 0; i < n; i++) b[44 + i] = 128 + Math.round(20 * Math.sin((2 * Math.PI * 440 * i) / rate))
+  return b
+}
+
+let audioPath
+/** ensureAudio uploads the test tone to a public bucket once and returns its storage path. */
+async function ensureAudio() {
+  if (audioPath) return audioPath
+  const h = { apikey: serviceKey, authorization: `Bearer ${serviceKey}` }
+  const bucket = await fetch(`${api}/storage/v1/bucket`, {
+    method: 'POST',
+    headers: { ...h, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'e2e', name: 'e2e', public: true }),
+  })
+  if (!bucket.ok && ![400, 409].includes(bucket.status)) throw new Error(`create bucket: ${bucket.status} ${await bucket.text()}`)
+  const up = await fetch(`${api}/storage/v1/object/e2e/tone-60s.wav`, {
+    method: 'POST',
+    headers: { ...h, 'content-type': 'audio/wav', 'x-upsert': 'true' },
+    body: toneWav(60),
+  })
+  if (!up.ok) throw new Error(`upload audio: ${up.status} ${await up.text()}`)
+  audioPath = '/storage/v1/object/public/e2e/tone-60s.wav'
+  return audioPath
+}
 
 /** newTrack inserts a fresh track (so per-IP duplicate limits from earlier runs cannot interfere). */
-async function newTrack({ artistId, sponsorId = null }) {
-  const [template] = await rest('tracks?select=audio_url,cover_url,duration,genre&audio_url=not.is.null&limit=1')
-  assert.ok(template, 'the seed has at least one track with audio')
-  const title = `E2E ${sponsorId ? 'Sponsored' : 'Own'} ${Date.now()}`
+async function newTrack({ artistId, sponsorId = null, label = '' }) {
+  const title = `E2E ${label || (sponsorId ? 'Sponsored' : 'Track')} ${Date.now()}`
   const [t] = await rest('tracks', {
     method: 'POST',
     prefer: 'return=representation',
-    body: { title, artist_id: artistId, sponsor_id: sponsorId, is_sponsored: !!sponsorId, audio_url: template.audio_url, cover_url: template.cover_url, duration: template.duration ?? 180, genre: template.genre ?? 'Afrobeats' },
+    body: { title, artist_id: artistId, sponsor_id: sponsorId, is_sponsored: !!sponsorId, audio_url: await ensureAudio(), duration: 60, genre: 'Afrobeats' },
   })
   return t
+}
+
+let people
+/** fixture creates an artist and a funded sponsor once per run. */
+async function fixture() {
+  if (people) return people
+  const stamp = Date.now()
+  const artistId = await adminCreateUser({ email: `artist${stamp}@e2e.backline.test`, password: 'artist-password-123', role: 'artist', username: `e2eartist${stamp}` })
+  const sponsorId = await adminCreateUser({ email: `sponsor${stamp}@e2e.backline.test`, password: 'sponsor-password-123', role: 'sponsor', username: `e2esponsor${stamp}` })
+  psql(`SELECT backline.fund_wallet('${sponsorId}', 1000, 'e2e-fund-${stamp}')`)
+  people = { artistId, sponsorId }
+  return people
 }
 
 async function signIn(page, email, password) {
@@ -216,7 +279,8 @@ test(
 )
 
 test('visitor hears a 10-second preview and lands on /register', async () => {
-  const [t] = await rest('tracks?select=id,title,artist_id&audio_url=not.is.null&order=created_at.desc&limit=1')
+  const { artistId } = await fixture()
+  const t = await newTrack({ artistId, label: 'Preview' })
   const { context, page } = await newPage()
   await page.goto(`${app}/profile/${t.artist_id}`)
   await page.getByRole('button', { name: `Play ${t.title}` }).first().click()
@@ -230,7 +294,8 @@ test('visitor hears a 10-second preview and lands on /register', async () => {
 })
 
 test('screenshots: home and the expanded player at both sizes', async () => {
-  const [t] = await rest('tracks?select=id,title,artist_id&audio_url=not.is.null&order=created_at.desc&limit=1')
+  const { artistId } = await fixture()
+  const t = await newTrack({ artistId, label: 'Screenshot' })
   for (const viewport of [mobile, desktop]) {
     const { context, page } = await newPage(viewport)
     await page.goto(app)
@@ -246,12 +311,9 @@ test('screenshots: home and the expanded player at both sizes', async () => {
 })
 
 test('a new fan signs up, signs in, streams a sponsored track and the artist is paid by the sponsor', async () => {
-  const sponsors = await rest('user_roles?role=eq.sponsor&select=user_id')
-  const wallets = await rest(`wallets?user_id=in.(${sponsors.map((s) => s.user_id).join(',')})&balance=gte.100&select=user_id,balance&limit=1`)
-  assert.ok(wallets.length, 'a seeded sponsor with at least ₦100')
-  const sponsorId = wallets[0].user_id
-  const [artist] = await rest('user_roles?role=eq.artist&select=user_id&limit=1')
-  const track = await newTrack({ artistId: artist.user_id, sponsorId })
+  const { artistId, sponsorId } = await fixture()
+  const artist = { user_id: artistId }
+  const track = await newTrack({ artistId, sponsorId })
 
   const stamp = Date.now()
   const email = `fan${stamp}@e2e.backline.test`
@@ -278,14 +340,28 @@ test('a new fan signs up, signs in, streams a sponsored track and the artist is 
   const artistBefore = await balance(artist.user_id)
   const sponsorBefore = await balance(sponsorId)
   await page.goto(`${app}/profile/${artist.user_id}`)
+  // Record when each toast mounts, in the page, to check the spec's spacing.
+  await page.evaluate(() => {
+    const times = []
+    window.toastTimes = times
+    new MutationObserver((records) => {
+      for (const r of records)
+        for (const n of r.addedNodes)
+          if (n instanceof HTMLElement)
+            for (const el of [n, ...n.querySelectorAll('[data-sonner-toast]')])
+              if (el.matches('[data-sonner-toast]')) times.push({ text: el.innerText, t: performance.now() })
+    }).observe(document.body, { childList: true, subtree: true })
+  })
   await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
   await page.getByText('Sponsored stream counted!').waitFor({ timeout: 50000 })
-  const t0 = Date.now()
   await page.getByText('₦50 credited to artist from sponsor!').waitFor({ timeout: 5000 })
-  const t1 = Date.now()
   await page.getByText(/₦50 was automatically transferred from the sponsor/).waitFor({ timeout: 6000 })
-  const t2 = Date.now()
-  assert.ok(t1 - t0 >= 800 && t2 - t1 >= 2000, `toast spacing ${t1 - t0} ms, ${t2 - t1} ms`)
+  const times = await page.evaluate(() => window.toastTimes)
+  const at = (re) => times.find((x) => re.test(x.text))?.t
+  const t0 = at(/Sponsored stream counted!/)
+  const t1 = at(/credited to artist from sponsor/)
+  const t2 = at(/automatically transferred/)
+  assert.ok(t1 - t0 >= 950 && t2 - t1 >= 2450, `toast spacing ${Math.round(t1 - t0)} ms, ${Math.round(t2 - t1)} ms`)
   assert.equal(await balance(artist.user_id), artistBefore + 50, 'artist wallet rose by ₦50')
   assert.equal(await balance(sponsorId), sponsorBefore - 50, 'sponsor wallet fell by ₦50')
 
@@ -352,17 +428,25 @@ let failed = 0
 let ran = 0
 console.log(`Backline e2e (${smoke ? 'smoke, no backend' : 'full'}) against ${app}`)
 for (const t of tests) {
+  if (process.env.E2E_ONLY && !t.name.includes(process.env.E2E_ONLY)) continue
   if (smoke && t.backend) {
     console.log(`  - skip ${t.name} (needs the backend)`)
     continue
   }
   const start = Date.now()
+  openPages.clear()
   try {
     ran++
     await t.fn()
     console.log(`  ✓ ${t.name} (${((Date.now() - start) / 1000).toFixed(1)}s)`)
   } catch (e) {
     failed++
+    let i = 0
+    for (const p of openPages) {
+      await p.screenshot({ path: `${shots}/failure-${tests.indexOf(t)}-${i++}.png` }).catch(() => {})
+      const toasts = await p.locator('[data-sonner-toast]').allInnerTexts().catch(() => [])
+      if (toasts.length) console.log(`    toasts: ${JSON.stringify(toasts)}`)
+    }
     console.log(`  ✗ ${t.name}\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`)
   }
 }

@@ -4,6 +4,7 @@
 import { createServer } from 'node:http'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'
+import { gzipSync } from 'node:zlib'
 
 const types = {
   '.html': 'text/html; charset=utf-8',
@@ -21,7 +22,7 @@ export async function serveDist(dist, env) {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname)
     if (path === '/env.js') {
       res.writeHead(200, { 'content-type': types['.js'], 'cache-control': 'no-store' })
-      res.end(`window.__BASALT_ENV__ = ${JSON.stringify(env)};`)
+      res.end(`window.__BASALT_CONFIG__ = ${JSON.stringify(env)};`)
       return
     }
     if (path === '/config.json') {
@@ -39,9 +40,15 @@ export async function serveDist(dist, env) {
       }
       file = join(dist, 'index.html')
     }
-    const body = await readFile(file)
+    let body = await readFile(file)
     const headers = { 'content-type': types[extname(file)] ?? 'application/octet-stream' }
     if (file.endsWith('sw.js') || file.endsWith('index.html')) headers['cache-control'] = 'no-cache'
+    // Compress text the way a production app server or CDN would.
+    if (/gzip/.test(req.headers['accept-encoding'] ?? '') && /\.(js|css|html|json|webmanifest|svg)$/.test(file)) {
+      body = gzipSync(body)
+      headers['content-encoding'] = 'gzip'
+      headers.vary = 'accept-encoding'
+    }
     res.writeHead(200, headers).end(body)
   })
   await new Promise((r) => server.listen(0, '127.0.0.1', r))

@@ -1,12 +1,12 @@
 import { RouterProvider } from 'react-router'
 import { AppProvider } from './provider'
-import { router } from './router'
+import { getRouter } from './router'
 
 /** App is the root component. */
 export function App() {
   return (
     <AppProvider>
-      <RouterProvider router={router} />
+      <RouterProvider router={getRouter()} />
     </AppProvider>
   )
 }

@@ -1,21 +1,47 @@
 import { createBrowserRouter, type RouteObject } from 'react-router'
 import { RequireAuth } from './guards'
+import { PageFallback } from '@/components/layouts/app-shell'
+import { queryClient } from '@/lib/query-client'
+import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
+import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
+import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
+import { appSettingsQueryOptions } from '@/features/waitlist/api/settings'
 import { Root, RouteError } from './root'
+// The landing page ships in the entry bundle: it is the first paint for most visitors.
+import HomePage from './routes/home'
 
-// Every page is its own chunk (route-level code splitting); only the shell
-// and the home page's data layer are in the entry bundle.
+// Every page but the home page is its own chunk (route-level code splitting).
 const page = (load: () => Promise<{ default: React.ComponentType }>): Pick<RouteObject, 'lazy'> => ({
   lazy: async () => ({ Component: (await load()).default }),
 })
 
+
+// Loaders only start fetches, without awaiting them: the requests run in
+// parallel with the route's code download instead of after the first render.
+const prefetch = (...starts: (() => Promise<void>)[]) => {
+  for (const start of starts) void start()
+  return null
+}
 
 /** routes is the route table of spec section 2. */
 export const routes: RouteObject[] = [
   {
     element: <Root />,
     errorElement: <RouteError />,
+    HydrateFallback: PageFallback,
+    loader: () => prefetch(() => queryClient.prefetchQuery(appSettingsQueryOptions())),
     children: [
-      { index: true, ...page(() => import('./routes/home')) },
+      {
+        index: true,
+        loader: () =>
+          prefetch(
+            () => queryClient.prefetchQuery(getTracksQueryOptions({ order: 'popular', limit: 12 })),
+            () => queryClient.prefetchQuery(platformStatsQueryOptions()),
+            () => queryClient.prefetchQuery(topArtistsQueryOptions()),
+            () => queryClient.prefetchQuery(topFansQueryOptions()),
+          ),
+        Component: HomePage,
+      },
       { path: 'register', ...page(() => import('./routes/register')) },
       { path: 'register/:role', ...page(() => import('./routes/register-role')) },
       { path: 'login', ...page(() => import('./routes/login')) },
@@ -61,5 +87,13 @@ export const routes: RouteObject[] = [
   },
 ]
 
-/** router is the app's browser router. */
-export const router = createBrowserRouter(routes)
+let router: ReturnType<typeof createBrowserRouter> | undefined
+
+/**
+ * getRouter creates the browser router on first use. Creating it starts the
+ * first route's loaders, so it must wait until the runtime config is loaded.
+ */
+export function getRouter() {
+  router ??= createBrowserRouter(routes)
+  return router
+}

@@ -1,6 +1,8 @@
-// The runtime config comes from the app server (/env.js sets
-// window.__BASALT_ENV__, /config.json serves the same object), so one build
-// runs against any Basalt. The Vite dev server falls back to VITE_* variables.
+// The runtime config comes from Basalt's app server: /env.js sets
+// window.__BASALT_CONFIG__ = {supabaseUrl, supabaseAnonKey} and /config.json
+// serves the same object, so one build runs against any Basalt. The older
+// window.__BASALT_ENV__ = {SUPABASE_URL, SUPABASE_ANON_KEY} shape is accepted
+// too. The Vite dev server falls back to VITE_* variables.
 
 /** Env is the validated runtime configuration. */
 export interface Env {
@@ -23,10 +25,25 @@ const EnvSchema = {
   },
 }
 
+/** RuntimeConfig is the app server's /config.json body. */
+interface RuntimeConfig {
+  supabaseUrl?: string
+  supabaseAnonKey?: string
+  supabasePublishableKey?: string
+}
+
 declare global {
   interface Window {
+    __BASALT_CONFIG__?: RuntimeConfig
     __BASALT_ENV__?: Partial<Env>
   }
+}
+
+/** normalise accepts either runtime config shape. */
+export function normalise(raw: unknown): Partial<Env> | undefined {
+  if (!raw || typeof raw !== 'object') return undefined
+  const o = raw as RuntimeConfig & Partial<Env>
+  return { SUPABASE_URL: o.SUPABASE_URL ?? o.supabaseUrl, SUPABASE_ANON_KEY: o.SUPABASE_ANON_KEY ?? o.supabaseAnonKey }
 }
 
 let current: Env | null = null
@@ -34,14 +51,14 @@ let current: Env | null = null
 /** loadEnv resolves the runtime config once, before the app renders. */
 export async function loadEnv(): Promise<Env> {
   if (current) return current
-  let raw: Partial<Env> | undefined = window.__BASALT_ENV__
+  let raw = normalise(window.__BASALT_CONFIG__) ?? normalise(window.__BASALT_ENV__)
   if (!raw?.SUPABASE_URL && import.meta.env.VITE_SUPABASE_URL) {
     raw = { SUPABASE_URL: import.meta.env.VITE_SUPABASE_URL, SUPABASE_ANON_KEY: import.meta.env.VITE_SUPABASE_ANON_KEY }
   }
   if (!raw?.SUPABASE_URL) {
     try {
       const res = await fetch('/config.json', { cache: 'no-store' })
-      if (res.ok) raw = (await res.json()) as Partial<Env>
+      if (res.ok) raw = normalise(await res.json())
     } catch {
       // Offline start: the service worker has no config; the checks below report it.
     }

@@ -26,7 +26,9 @@ export function PageFallback() {
 export function AppShell({ player, signedInExtras }: { player: React.ReactNode; signedInExtras?: React.ReactNode }) {
   const { pathname } = useLocation()
   // Scroll to the top on each route change.
-  useEffect(() => window.scrollTo(0, 0), [pathname])
+  useEffect(() => {
+    window.scrollTo(0, 0)
+  }, [pathname])
   return (
     <>
       <TopBar signedInExtras={signedInExtras} />

@@ -116,11 +116,10 @@ export async function fraudCheck(sb: SupabaseClient, userId: string, trackId: st
   return { ...row, fraud_reasons: row.fraud_reasons ?? [] }
 }
 
-async function countValid(sb: SupabaseClient, filter: { userId?: string; trackId?: string; ip?: string; sinceMs: number }): Promise<number | null> {
+async function countValid(sb: SupabaseClient, filter: { userId?: string; trackId?: string; sinceMs: number }): Promise<number | null> {
   let q = sb.from('streams').select('id', { count: 'exact', head: true }).eq('is_valid', true)
   if (filter.userId) q = q.eq('user_id', filter.userId)
   if (filter.trackId) q = q.eq('track_id', filter.trackId)
-  if (filter.ip) q = q.eq('ip_address', filter.ip)
   const { count, error } = await q.gte('created_at', new Date(Date.now() - filter.sinceMs).toISOString())
   return error ? null : (count ?? 0)
 }
@@ -131,7 +130,7 @@ const HOUR = 3600_000
  * sponsorEligibility runs the eligibility checks of spec section 5 in order
  * and returns the first failing reason, or null when the payment may be asked for.
  */
-export async function sponsorEligibility(sb: SupabaseClient, ctx: StreamContext, fraud: FraudResult, ip: string | null): Promise<string | null> {
+export async function sponsorEligibility(sb: SupabaseClient, ctx: StreamContext, fraud: FraudResult): Promise<string | null> {
   const { track, userId } = ctx
   if (userId === track.artistId) return 'Artist cannot stream own tracks for payment'
   const { data: row } = await sb.from('tracks').select('id, artist_id, sponsor_id, is_sponsored').eq('id', track.id).maybeSingle()
@@ -139,9 +138,12 @@ export async function sponsorEligibility(sb: SupabaseClient, ctx: StreamContext,
   if (row.artist_id !== track.artistId) return 'Artist ID mismatch'
   if (!row.is_sponsored || !row.sponsor_id) return 'Track is not sponsored'
   if (fraud.recommendation === 'block') return `Stream blocked due to ${fraud.risk_level} fraud risk`
-  if (ip) {
-    const n = await countValid(sb, { trackId: track.id, ip, sinceMs: 24 * HOUR })
-    if (n !== null && n > 3) return `This track has been streamed ${n} times from your location in 24 hours (max: 3)`
+  // Per-IP duplicates: the server counts them (the caller cannot read other
+  // listeners' addresses). This stream is already among them, hence "more than".
+  const dup = await sb.rpc('check_duplicate_stream_enhanced', { p_track_id: track.id, p_user_id: userId })
+  const d = dup.error ? null : first<{ stream_count?: number; max_allowed?: number; window_hours?: number }>(dup.data)
+  if (d && typeof d.stream_count === 'number' && d.stream_count > (d.max_allowed ?? 3)) {
+    return `This track has been streamed ${d.stream_count} times from your location in ${d.window_hours ?? 24} hours (max: ${d.max_allowed ?? 3})`
   }
   const hour = await countValid(sb, { userId, sinceMs: HOUR })
   if (hour !== null && hour > 25) return `Too many streams (${hour}) in the last hour. Maximum allowed: 25/hour`
@@ -195,13 +197,20 @@ export async function recordStream(sb: SupabaseClient, ctx: StreamContext): Prom
   const consumed = await sb.rpc('consume_stream', { p_user_id: userId })
   if (consumed.error || consumed.data !== true) return { kind: 'limit-reached' }
 
-  const { data: inserted, error: insertError } = await sb
+  const { error: insertError } = await sb
     .from('streams')
     .insert({ track_id: track.id, user_id: userId, duration: Math.round(ctx.seconds), is_valid: true, ip_address: ip })
-    .select('is_valid, invalid_reason')
-    .maybeSingle()
   if (insertError) return { kind: 'error', message: `Stream tracking error: ${insertError.message}` }
-  // The database decides validity; a row it marked invalid is recorded, not counted.
+  // The database decides validity: read back the row it kept (a plain insert,
+  // because the caller may not read every column an insert could return).
+  const { data: inserted } = await sb
+    .from('streams')
+    .select('is_valid, invalid_reason')
+    .eq('track_id', track.id)
+    .eq('user_id', userId)
+    .order('created_at', { ascending: false })
+    .limit(1)
+    .maybeSingle()
   if (inserted && inserted.is_valid === false) {
     return { kind: 'rejected', reason: (inserted.invalid_reason as string | null) ?? 'Stream not valid (not from fan or self-streaming)' }
   }
@@ -223,7 +232,7 @@ export async function recordStream(sb: SupabaseClient, ctx: StreamContext): Prom
 
   if (!track.isSponsored || !track.sponsorId) return { kind: 'counted' }
 
-  const reason = await sponsorEligibility(sb, ctx, fraud, ip)
+  const reason = await sponsorEligibility(sb, ctx, fraud)
   if (reason) return { kind: 'not-eligible', reason }
   const { data, error } = await sb.functions.invoke('transfer-payment', {
     body: { artist_id: track.artistId, sponsor_id: track.sponsorId, reference: `stream-${crypto.randomUUID()}`, amount: STREAM_PAYMENT },

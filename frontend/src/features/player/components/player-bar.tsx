@@ -10,6 +10,7 @@ import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { formatDuration } from '@/lib/format'
+import { mediaUrl } from '@/lib/media'
 import { cn } from '@/lib/utils'
 import { DEFAULT_VOLUME, usePlayerStore } from '@/stores/player-store'
 import { useIsLiked, useToggleLike } from '../api/favorites'
@@ -208,7 +209,7 @@ export function PlayerBar() {
     <>
       <audio
         ref={audio}
-        src={track.audioUrl ?? undefined}
+        src={mediaUrl(track.audioUrl)}
         preload="auto"
         className="hidden"
         data-testid="player-audio"

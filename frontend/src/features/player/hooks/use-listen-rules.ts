@@ -78,7 +78,9 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
     }
   })
   const userId = user?.id
-  useEffect(() => onPlayStart(), [playId, userId])
+  useEffect(() => {
+    onPlayStart()
+  }, [playId, userId])
 
   // Count listening seconds while the audio really plays.
   const onTick = useEffectEvent((timer: number) => {
