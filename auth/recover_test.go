@@ -28,9 +28,8 @@ func TestResendAndReauthenticate(t *testing.T) {
 		t.Fatal("resend of a confirmed signup must be silent")
 	}
 	// Reauthentication nonce for a password change on an old session.
-	at := s["access_token"].(string)
 	e.clock.add(25 * time.Hour)
-	at = e.refresh(s["refresh_token"].(string)).json(t)["access_token"].(string)
+	at := e.refresh(s["refresh_token"].(string)).json(t)["access_token"].(string)
 	wantErr(t, e.req("PUT", "/user", `{"password":"another1"}`, at), 400, "reauthentication_needed", "Password update requires reauthentication")
 	if r := e.req("GET", "/reauthenticate", nil, at); r.Status != 200 {
 		t.Fatalf("reauthenticate %d %s", r.Status, r.Body)

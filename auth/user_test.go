@@ -48,8 +48,10 @@ func TestUpdateUser(t *testing.T) {
 	s := e.signUp("u@example.com", "secret123")
 	at := s["access_token"].(string)
 	other := e.req("POST", "/token?grant_type=password", `{"email":"u@example.com","password":"secret123"}`, "").json(t)
-	r := e.req("PUT", "/user", map[string]any{"data": map[string]any{"a": 1, "b": "x"}}, at)
-	r = e.req("PUT", "/user", map[string]any{"data": map[string]any{"a": nil, "c": true}}, at)
+	if r := e.req("PUT", "/user", map[string]any{"data": map[string]any{"a": 1, "b": "x"}}, at); r.Status != 200 {
+		t.Fatalf("set metadata %d %s", r.Status, r.Body)
+	}
+	r := e.req("PUT", "/user", map[string]any{"data": map[string]any{"a": nil, "c": true}}, at)
 	md := r.json(t)["user_metadata"].(map[string]any)
 	if r.Status != 200 || md["a"] != nil || md["b"] != "x" || md["c"] != true {
 		t.Fatalf("metadata merge: %d %s", r.Status, r.Body)
