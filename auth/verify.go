@@ -233,7 +233,7 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 	// column the user is found by (when the request named one).
 	type cand struct{ typ, column, sentAt, addrCond string }
 	var cands []cand
-	emailCond := `lower(u.email) = $2`
+	emailCond := `u.instance_id = '` + instanceID + `' AND lower(u.email) = $2` // matches users_instance_id_email_idx
 	switch p.Type {
 	case "signup", "invite":
 		cands = []cand{{p.Type, "confirmation_token", "confirmation_sent_at", emailCond}}
@@ -271,7 +271,8 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 		var u *user
 		var err error
 		if p.TokenHash != "" {
-			u, err = loadUser(ctx, tx, fmt.Sprintf(`u.%s = $1 AND u.%s <> ''`, c.column, c.column), hashes[0])
+			// The regex repeats the token indexes' predicate so they are used.
+			u, err = loadUser(ctx, tx, fmt.Sprintf(`u.%s = $1 AND u.%s !~ '^[0-9 ]*$'`, c.column, c.column), hashes[0])
 		} else {
 			u, err = loadUser(ctx, tx, fmt.Sprintf(`u.%s = ANY($1) AND u.%s <> '' AND %s`, c.column, c.column, c.addrCond), hashes, addr)
 		}
