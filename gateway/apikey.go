@@ -27,8 +27,9 @@ func fromBrowser(r *http.Request) bool {
 // the routes a browser reaches by navigation or an outside server calls, so
 // they can carry no apikey header: the email-link verify endpoint, the OAuth
 // authorize and callback redirects, the JWKS document, public and signed
-// storage URLs (downloads, and uploads to a signed upload URL), and edge functions (which verify JWTs per function, as the
-// reference self-hosted gateway leaves to them).
+// storage URLs (downloads, and uploads to a signed upload URL), and edge
+// functions (which verify JWTs per function, as the reference self-hosted
+// gateway leaves to them).
 func isPublic(service, path, method string) bool {
 	switch service {
 	case "auth":
