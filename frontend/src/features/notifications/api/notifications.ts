@@ -52,3 +52,26 @@ export function useDeleteNotification(userId: string | undefined) {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['notifications', userId] }),
   })
 }
+
+/** useRespondToInvite accepts or declines a sponsorship invitation carried by a notification. */
+export function useRespondToInvite(userId: string | undefined) {
+  const qc = useQueryClient()
+  return useMutation({
+    retry: false,
+    mutationFn: async ({ notification, accept }: { notification: Notification; accept: boolean }) => {
+      const inviteId = notification.data?.invite_id
+      if (typeof inviteId !== 'string' || !inviteId) throw new InviteError('Invalid invitation data')
+      // The database answers the invite, marks the track sponsored on acceptance, and notifies the other side.
+      const { error } = await supabase().rpc('respond_to_invite', { p_invite_id: inviteId, p_accept: accept })
+      if (error) throw new InviteError('Failed to process the invitation')
+      await supabase().from('notifications').update({ is_read: true }).eq('id', notification.id).eq('user_id', userId!)
+      return accept
+    },
+    onSuccess: () => {
+      for (const key of ['notifications', 'tracks', 'artistTracks', 'sponsorProfile']) void qc.invalidateQueries({ queryKey: [key] })
+    },
+  })
+}
+
+/** InviteError carries the user-facing description of a failed invite action. */
+export class InviteError extends Error {}

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { Link } from 'react-router'
 import { Bell, Trash2, X } from 'lucide-react'
+import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { DropdownMenu, DropdownMenuContent, DropdownMenuTrigger } from '@/components/ui/dropdown-menu'
 import { Skeleton } from '@/components/ui/skeleton'
@@ -8,7 +9,7 @@ import { Tabs, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { cn } from '@/lib/utils'
-import { useDeleteNotification, useMarkRead, useNotifications, type Notification } from '../api/notifications'
+import { InviteError, useDeleteNotification, useMarkRead, useNotifications, useRespondToInvite, type Notification } from '../api/notifications'
 import { useNotificationsChannel } from '../hooks/use-notifications-channel'
 import { cashoutDisplayAmount } from '../lib/cashout-amount'
 import { badgeText, PAGE_SIZE, pageButtons } from '../lib/paging'
@@ -23,6 +24,18 @@ function linkFor(n: Notification): string {
 function Item({ n, userId }: { n: Notification; userId: string }) {
   const markRead = useMarkRead(userId)
   const del = useDeleteNotification(userId)
+  const respond = useRespondToInvite(userId)
+  const answer = (accept: boolean) =>
+    respond.mutate(
+      { notification: n, accept },
+      {
+        onSuccess: () =>
+          accept
+            ? toast.success('Invitation Accepted', { description: 'You have successfully accepted the sponsorship request' })
+            : toast.info('Invitation Declined', { description: 'You have declined the sponsorship request' }),
+        onError: (e) => toast.error('Error', { description: e instanceof InviteError ? e.message : 'Failed to process the invitation' }),
+      },
+    )
   const amount = n.type.startsWith('cashout') ? cashoutDisplayAmount(n.data?.amount, n.message) : null
   return (
     <li className={cn('grid gap-1 border-b border-border p-3 text-sm', !n.is_read && 'bg-primary/10')}>
@@ -36,7 +49,21 @@ function Item({ n, userId }: { n: Notification; userId: string }) {
       </div>
       <p className="text-muted-foreground">{n.message}</p>
       {amount !== null && <p className="font-medium">{formatNaira(amount)}</p>}
-      {n.type === 'artist_invite' && <p className="italic text-muted-foreground">{String(n.data?.pitch ?? 'No pitch provided')}</p>}
+      {n.type === 'artist_invite' && (
+        <>
+          <p className="italic text-muted-foreground">{String(n.data?.pitch || 'No pitch provided')}</p>
+          {!n.is_read && (
+            <div className="flex gap-2">
+              <Button size="sm" onClick={() => answer(true)} disabled={respond.isPending}>
+                Accept
+              </Button>
+              <Button size="sm" variant="outline" onClick={() => answer(false)} disabled={respond.isPending}>
+                Decline
+              </Button>
+            </div>
+          )}
+        </>
+      )}
       <div className="flex gap-3 text-xs">
         <span className="text-muted-foreground">{new Date(n.created_at).toLocaleString('en-NG')}</span>
         {!n.is_read && n.type !== 'artist_invite' && (

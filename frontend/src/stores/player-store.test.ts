@@ -1,0 +1,51 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { Track } from '@/types/api'
+import { DEFAULT_VOLUME, usePlayerStore } from './player-store'
+
+const track = (id: string): Track => ({
+  id,
+  title: `Song ${id}`,
+  artist: 'Ada',
+  artistId: 'a1',
+  artistAvatar: null,
+  artistUsername: 'ada',
+  coverUrl: null,
+  audioUrl: '/storage/v1/object/public/tracks/x.mp3',
+  duration: 180,
+  isSponsored: false,
+  sponsorId: null,
+  sponsorName: null,
+  sponsorUsername: null,
+  sponsorAvatar: null,
+  isExplicit: false,
+  genre: 'Afrobeats',
+  releaseYear: 2026,
+  streams: 0,
+})
+
+describe('player store', () => {
+  beforeEach(() => usePlayerStore.getState().clear())
+
+  it('starts a selected track, toggles it on a second press, and switches on another track', () => {
+    const s = usePlayerStore.getState
+    s().playTrack(track('1'))
+    expect(s().currentTrack?.id).toBe('1')
+    expect(s().isPlaying).toBe(true)
+    const firstPlay = s().playId
+    s().playTrack(track('1'))
+    expect(s().isPlaying).toBe(false)
+    expect(s().playId).toBe(firstPlay)
+    s().playTrack(track('2'))
+    expect(s().currentTrack?.id).toBe('2')
+    expect(s().isPlaying).toBe(true)
+    expect(s().playId).toBe(firstPlay + 1)
+  })
+
+  it('defaults the volume to 80 and clears everything', () => {
+    expect(usePlayerStore.getState().volume).toBe(DEFAULT_VOLUME)
+    usePlayerStore.getState().playTrack(track('3'))
+    usePlayerStore.getState().setExpanded(true)
+    usePlayerStore.getState().clear()
+    expect(usePlayerStore.getState()).toMatchObject({ currentTrack: null, isPlaying: false, isExpanded: false })
+  })
+})
