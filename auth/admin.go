@@ -59,7 +59,7 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 	// they can only sign in through a link or a password reset.
 	np := newUserParams{ID: p.ID, Aud: p.Aud, Role: p.Role, UserMetadata: p.UserMetadata, AppMetadata: p.AppMetadata,
 		EmailConfirmed: p.EmailConfirm, PhoneConfirmed: p.PhoneConfirm}
-	if p.ID != "" && !uuidRE.MatchString(p.ID) {
+	if p.ID != "" && !isUUID(p.ID) {
 		return badRequest("validation_failed", "ID must conform to the uuid v4 format")
 	}
 	if p.Email != "" {
@@ -143,9 +143,9 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 }
 
 // pathUser loads the user named by the {id} path segment.
-func (s *Service) pathUser(r *http.Request, db pg.DB) (*user, error) {
+func (s *Service) pathUser(r *http.Request, db batcher) (*user, error) {
 	id := r.PathValue("id")
-	if !uuidRE.MatchString(id) {
+	if !isUUID(id) {
 		return nil, notFound("validation_failed", "user_id must be an UUID")
 	}
 	u, err := userByID(r.Context(), db, id)

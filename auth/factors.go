@@ -105,7 +105,7 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 
 // pathFactor loads the caller's factor named by {id}.
 func (s *Service) pathFactor(ctx context.Context, r *http.Request, userID, id string) (*factor, error) {
-	if !uuidRE.MatchString(id) {
+	if !isUUID(id) {
 		return nil, notFound("validation_failed", "factor_id must be an UUID")
 	}
 	f, err := scanFactor(s.db.QueryRow(ctx, `SELECT `+factorColumns+` FROM auth.mfa_factors WHERE id = $1 AND user_id = $2`, id, userID))

@@ -76,8 +76,7 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 		FROM auth.sessions WHERE id = (SELECT session_id FROM auth.refresh_tokens WHERE token = $1) FOR UPDATE`, token)
 	b.Queue(`SELECT id, token, coalesce(user_id,''), coalesce(revoked,false), coalesce(parent,''),
 		session_id, coalesce(updated_at, now()) FROM auth.refresh_tokens WHERE token = $1`, token)
-	b.Queue(`SELECT `+userColumns+relationColumns+` FROM auth.users u
-		WHERE u.id = (SELECT nullif(user_id, '')::uuid FROM auth.refresh_tokens WHERE token = $1)`, token)
+	queueUser(b, `(SELECT nullif(user_id, '')::uuid FROM auth.refresh_tokens WHERE token = $1)`, token)
 	br := tx.SendBatch(ctx, b)
 	var se session
 	var t refreshToken
@@ -99,7 +98,7 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 		br.Close()
 		return nil, fmt.Errorf("load refresh token: %w", err)
 	}
-	u, err := scanUserWithRelations(br.QueryRow())
+	u, err := readUser(br)
 	userMissing := errors.Is(err, pg.ErrNotFound)
 	if err != nil && !userMissing {
 		br.Close()
