@@ -14,6 +14,9 @@ import (
 )
 
 // adminUserParams is the body of POST /admin/users and PUT /admin/users/{id}.
+// Password is a pointer so that an absent field (keep the password) differs
+// from "" (also keep it, as the reference treats an empty password), and
+// PasswordHash lets migrations import bcrypt hashes from another system.
 type adminUserParams struct {
 	ID           string         `json:"id"`
 	Aud          string         `json:"aud"`
@@ -29,7 +32,10 @@ type adminUserParams struct {
 	BanDuration  string         `json:"ban_duration"`
 }
 
-// banUntil parses ban_duration: a Go duration or "none" (unban).
+// banUntil parses ban_duration: a Go duration or "none" (unban). The
+// second result says whether the field was given at all, so an update
+// without it leaves an existing ban alone. Negative durations are refused
+// like malformed ones: a ban in the past would be a silent unban.
 func (s *Service) banUntil(d string) (*time.Time, bool, error) {
 	if d == "" {
 		return nil, false, nil
@@ -59,6 +65,8 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 	// they can only sign in through a link or a password reset.
 	np := newUserParams{ID: p.ID, Aud: p.Aud, Role: p.Role, UserMetadata: p.UserMetadata, AppMetadata: p.AppMetadata,
 		EmailConfirmed: p.EmailConfirm, PhoneConfirmed: p.PhoneConfirm}
+	// A caller-chosen id lets an import keep the ids other systems already
+	// refer to; it must still be a UUID because auth.users.id is one.
 	if p.ID != "" && !isUUID(p.ID) {
 		return badRequest("validation_failed", "ID must conform to the uuid v4 format")
 	}
@@ -76,6 +84,8 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 		}
 		np.Phone = phone
 	}
+	// Both at once would leave it ambiguous which one the user signs in
+	// with; the reference refuses the combination.
 	if p.Password != nil && *p.Password != "" && p.PasswordHash != "" {
 		return badRequest("validation_failed", "Only a password or a password hash should be provided")
 	}
@@ -112,6 +122,8 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 	ctx := r.Context()
 	var u *user
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		// The unique indexes would refuse a duplicate too, but only with a
+		// constraint error; checking first gives the reference's codes.
 		if np.Email != "" {
 			if _, err := userByEmail(ctx, tx, np.Email); err == nil {
 				return unprocessable("email_exists", "A user with this email address has already been registered")
@@ -126,6 +138,8 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 		if u, err = s.createUser(ctx, tx, np); err != nil {
 			return err
 		}
+		// The reference mirrors a confirmed address into the metadata
+		// (email_verified), which clients read to skip "check your mail".
 		if p.EmailConfirm {
 			u.UserMetadata = mergeMetadata(u.UserMetadata, map[string]any{"email_verified": true})
 			if _, err := tx.Exec(ctx, `UPDATE auth.users SET raw_user_meta_data = $2 WHERE id = $1`, u.ID, u.UserMetadata); err != nil {
@@ -142,7 +156,9 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// pathUser loads the user named by the {id} path segment.
+// pathUser loads the user named by the {id} path segment. A malformed id is
+// a 404 like an unknown one (with the reference's validation_failed code),
+// never a 500 from Postgres failing to cast it.
 func (s *Service) pathUser(r *http.Request, db batcher) (*user, error) {
 	id := r.PathValue("id")
 	if !isUUID(id) {
@@ -155,6 +171,7 @@ func (s *Service) pathUser(r *http.Request, db batcher) (*user, error) {
 	return u, err
 }
 
+// adminGetUser handles GET /admin/users/{id} (contract E31).
 func (s *Service) adminGetUser(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.pathUser(r, s.db)
 	if err != nil {
@@ -191,6 +208,9 @@ func (s *Service) adminUpdateUser(w http.ResponseWriter, r *http.Request) error 
 				return err
 			}
 		}
+		// An admin changes email and phone directly, without the
+		// confirmation mails a user's own change needs: the service role
+		// is trusted to know the address is right.
 		if p.Email != "" {
 			email, verr := validateEmail(p.Email)
 			if verr != nil {
@@ -242,10 +262,14 @@ func (s *Service) adminUpdateUser(w http.ResponseWriter, r *http.Request) error 
 				return err
 			}
 		} else if p.PasswordHash != "" {
+			// An imported hash is taken as is: it was checked where it came
+			// from, and its cost is whatever that system used.
 			if err := exec(`UPDATE auth.users SET encrypted_password = $2 WHERE id = $1`, p.PasswordHash); err != nil {
 				return err
 			}
 		}
+		// Metadata merges (null deletes a key) into the row as it is now:
+		// the email or phone steps above may have rewritten it.
 		if p.UserMetadata != nil {
 			fresh, err := userByID(ctx, tx, u.ID)
 			if err != nil {
@@ -287,6 +311,8 @@ func (s *Service) adminUpdateUser(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
+// adminDeleteParams is the body of DELETE /admin/users/{id}; it may be
+// empty (a hard delete).
 type adminDeleteParams struct {
 	ShouldSoftDelete bool `json:"should_soft_delete"`
 }
@@ -304,6 +330,8 @@ func (s *Service) adminDeleteUser(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
+		// The audit entry is written first, while the user's name is still
+		// on the row: a soft delete blanks it.
 		if err := s.audit(ctx, tx, r, u, "user_deleted", nil); err != nil {
 			return err
 		}
@@ -342,6 +370,8 @@ func (s *Service) adminDeleteUser(w http.ResponseWriter, r *http.Request) error 
 // adminListUsers handles GET /admin/users (contract E29) with GoTrue's
 // pagination headers.
 func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
+	// Page numbers start at 1 and the default page holds 50 users, as in
+	// the reference; 0 means "the default" rather than an error.
 	q := r.URL.Query()
 	page, perPage := 1, 50
 	for name, dst := range map[string]*int{"page": &page, "per_page": &perPage} {
@@ -357,6 +387,8 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	where, args := `u.instance_id = $1`, []any{instanceID}
+	// filter is a substring of the email or full name, the dashboard's
+	// search box; it is a bound parameter, never pasted into the SQL.
 	if f := q.Get("filter"); f != "" {
 		where += ` AND (u.email ILIKE $2 OR u.raw_user_meta_data->>'full_name' ILIKE $2)`
 		args = append(args, "%"+f+"%")
@@ -382,6 +414,10 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 			order += ", u.id"
 		}
 	}
+	// One statement for the whole page: each user's identities and factors
+	// come as JSON aggregates next to its row (relationColumns), where a
+	// batch per user would cost a round trip each. order, perPage and the
+	// offset are built from whitelisted columns and integers only.
 	rows, err := s.db.Query(ctx, fmt.Sprintf(`SELECT %s FROM auth.users u WHERE %s ORDER BY %s LIMIT %d OFFSET %d`,
 		userColumns+relationColumns, where, order, perPage, (page-1)*perPage), args...)
 	if err != nil {
@@ -413,6 +449,8 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// inviteParams is the body of POST /invite; Data becomes the invited
+// user's user_metadata.
 type inviteParams struct {
 	Email string         `json:"email"`
 	Data  map[string]any `json:"data"`
@@ -445,6 +483,8 @@ func (s *Service) invite(w http.ResponseWriter, r *http.Request) error {
 		case u.EmailConfirmedAt != nil:
 			return unprocessable("email_exists", "A user with this email address has already been registered")
 		default:
+			// Inviting someone who signed up but never confirmed sends a
+			// fresh invitation to the same row, as the reference does.
 			if _, err := tx.Exec(ctx, `UPDATE auth.users SET invited_at = $2 WHERE id = $1`, u.ID, s.now()); err != nil {
 				return fmt.Errorf("stamp invitation of %s: %w", u.ID, err)
 			}

@@ -10,6 +10,9 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
+// generateLinkParams is the body of POST /admin/generate_link. Password and
+// Data are used when a signup link creates the user; NewEmail is the
+// target of an email change link.
 type generateLinkParams struct {
 	Type       string         `json:"type"`
 	Email      string         `json:"email"`

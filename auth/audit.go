@@ -30,14 +30,21 @@ func (s *Service) audit(ctx context.Context, db pg.DB, r *http.Request, u *user,
 	return nil
 }
 
-// queueAudit adds the audit insert to a batch.
+// queueAudit adds the audit insert to a batch, for flows that send their
+// writes in one round trip (sign-in, refresh).
 func (s *Service) queueAudit(b *pgx.Batch, r *http.Request, u *user, action string, traits map[string]any) {
 	b.Queue(auditInsert, s.auditArgs(r, u, action, traits)...)
 }
 
+// auditInsert writes one entry. ip_address is a varchar, not inet, in the
+// reference's table, so an empty or odd address is stored as given rather
+// than failing the request it records.
 const auditInsert = `INSERT INTO auth.audit_log_entries (instance_id, id, payload, created_at, ip_address)
 	VALUES ($1, $2, $3, $4, $5)`
 
+// auditArgs builds the entry's values: the payload in the reference's
+// shape (actor_id, actor_username, actor_name from user_metadata.full_name,
+// log_type, traits), which the Supabase dashboard and log tooling parse.
 func (s *Service) auditArgs(r *http.Request, u *user, action string, traits map[string]any) []any {
 	actor := map[string]any{"action": action, "log_type": logTypes[action], "actor_via_sso": false}
 	if u != nil {

@@ -33,6 +33,8 @@ func bearerToken(h string) (string, bool) {
 	return token, true
 }
 
+// nilUUID as a session_id claim means "no session" (tokens minted by
+// tools rather than by a sign-in carry it).
 const nilUUID = "00000000-0000-0000-0000-000000000000"
 
 // isUUID reports whether s is a UUID in the 8-4-4-4-12 hex form, in
@@ -71,6 +73,8 @@ func (s *Service) bearer(r *http.Request) (*jwt.Claims, string, error) {
 	} else {
 		claims, err = s.keys.Verify(token, s.now())
 	}
+	// The reference's message embeds the JWT library's own text; the bad_jwt
+	// code is what clients branch on.
 	if err != nil {
 		detail := err.Error()
 		// jwt.Verify prefixes its own category; GoTrue shows the parser's text.
@@ -103,6 +107,10 @@ func (s *Service) requireUser(h func(http.ResponseWriter, *http.Request, *authed
 	}
 }
 
+// authenticate checks the bearer token and loads its user and session,
+// with the reference's error for each failure: a token that verifies is
+// still refused once its user is gone or banned, or its session was
+// signed out, so revocation takes effect before the token expires.
 func (s *Service) authenticate(r *http.Request) (*authed, error) {
 	claims, _, err := s.bearer(r)
 	if err != nil {
@@ -183,7 +191,7 @@ func (s *Service) requireAdmin(h handlerFunc) handlerFunc {
 			if !isUUID(claims.SessionID) {
 				return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
 			}
-			if _, err := loadSession(r.Context(), s.db, claims.SessionID, false); err != nil {
+			if _, err := loadSession(r.Context(), s.db, claims.SessionID); err != nil {
 				if errors.Is(err, pg.ErrNotFound) {
 					return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
 				}

@@ -25,6 +25,8 @@ type Config struct {
 	// URIAllowList are extra redirect targets, with * and ** globs.
 	URIAllowList []string
 
+	// DisableSignup refuses new users on /signup (GOTRUE_DISABLE_SIGNUP);
+	// admins can still create and invite them.
 	DisableSignup bool
 	// JWTExp is the access token lifetime.
 	JWTExp time.Duration
@@ -35,6 +37,9 @@ type Config struct {
 	// JWTIssuer is the iss claim (omitted when empty).
 	JWTIssuer string
 
+	// EmailEnabled, MagicLinkEnabled, PhoneEnabled and AnonymousEnabled
+	// switch the sign-in methods on; a disabled one answers with the
+	// reference's *_provider_disabled / *_disabled errors.
 	EmailEnabled, MagicLinkEnabled, PhoneEnabled, AnonymousEnabled bool
 	// MailerAutoconfirm confirms new email users at sign-up.
 	MailerAutoconfirm bool
@@ -58,17 +63,25 @@ type Config struct {
 	// GET /admin/dev/mailbox (admin only).
 	DevMailbox bool
 
-	SMSAutoconfirm  bool
-	SMSOTPExp       time.Duration
+	// SMSAutoconfirm confirms new phone users (and phone changes) without
+	// a code.
+	SMSAutoconfirm bool
+	// SMSOTPExp is how long an SMS code stays valid.
+	SMSOTPExp time.Duration
+	// SMSMaxFrequency is the minimum gap between two codes to one number.
 	SMSMaxFrequency time.Duration
-	SMSOTPLength    int
+	// SMSOTPLength is the number of digits of SMS codes.
+	SMSOTPLength int
 	// SMSTestOTP maps phone numbers (digits, no +) to fixed codes.
 	SMSTestOTP map[string]string
 
+	// PasswordMinLength is the shortest accepted password, in characters.
 	PasswordMinLength int
 	// PasswordRequiredCharacters: the password needs one character of each set.
 	PasswordRequiredCharacters []string
-	BcryptCost                 int
+	// BcryptCost is the bcrypt work factor of new password hashes; stored
+	// hashes keep the cost they were made with.
+	BcryptCost int
 
 	// RefreshTokenRotation revokes the whole token family on reuse.
 	RefreshTokenRotation bool
@@ -88,22 +101,33 @@ type Config struct {
 	// ends sessions not refreshed for this long; SingleSessionPerUser keeps
 	// only the newest session refreshable. Zero/false: off.
 	SessionTimebox, SessionInactivity time.Duration
-	SingleSessionPerUser              bool
+	// SingleSessionPerUser: see SessionTimebox.
+	SingleSessionPerUser bool
 
+	// MFATOTPEnroll and MFATOTPVerify allow enrolling and verifying TOTP
+	// factors (the reference's MFA_TOTP_ENROLL_ENABLED / VERIFY_ENABLED).
 	MFATOTPEnroll, MFATOTPVerify bool
-	MFAMaxFactors                int
-	MFAChallengeExpiry           time.Duration
-	FlowStateExpiry              time.Duration
+	// MFAMaxFactors caps the factors of one user, verified or not.
+	MFAMaxFactors int
+	// MFAChallengeExpiry is how long a challenge accepts a code.
+	MFAChallengeExpiry time.Duration
+	// FlowStateExpiry is how long a PKCE auth code can be exchanged.
+	FlowStateExpiry time.Duration
 
+	// RateLimits are the per-IP and per-address request budgets.
 	RateLimits RateLimits
 }
 
 // SMTPConfig is the outgoing mail server.
 type SMTPConfig struct {
-	Host       string
-	Port       int
+	// Host and Port locate the server; an empty Host means no SMTP.
+	Host string
+	Port int
+	// User and Pass authenticate (PLAIN, only over TLS); empty: no auth.
 	User, Pass string
+	// AdminEmail is the From address.
 	AdminEmail string
+	// SenderName is the display name put before AdminEmail.
 	SenderName string
 }
 

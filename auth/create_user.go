@@ -63,6 +63,9 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 	if p.PhoneConfirmed {
 		phoneConfirmed = &now
 	}
+	// Token columns are written as '' rather than left NULL: the
+	// reference's Go models scan them into plain strings, so SQL and
+	// tooling written for Supabase expect '' for "no token".
 	_, err := tx.Exec(ctx, `INSERT INTO auth.users (instance_id, id, aud, role, email, encrypted_password,
 		email_confirmed_at, phone, phone_confirmed_at, raw_app_meta_data, raw_user_meta_data, is_super_admin,
 		created_at, updated_at, is_anonymous, invited_at, banned_until,
@@ -72,6 +75,9 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 		'', '', '', '', '', '', '', '')`,
 		instanceID, p.ID, p.Aud, p.Role, p.Email, p.PasswordHash, emailConfirmed, p.Phone, phoneConfirmed,
 		app, p.UserMetadata, now, p.Anonymous, p.InvitedAt, p.BannedUntil)
+	// A unique violation means another request created the same address
+	// between our lookup and this insert; it gets the answer the lookup
+	// would have given.
 	if pg.Is(err, "23505") {
 		if p.Phone != "" && p.Email == "" {
 			return nil, unprocessable("phone_exists", "A user with this phone number has already been registered")
@@ -81,6 +87,8 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 	if err != nil {
 		return nil, fmt.Errorf("insert user: %w", err)
 	}
+	// Email and phone identities use the user id as provider_id, as the
+	// reference does, so there is at most one of each per user.
 	if p.Email != "" {
 		if err := s.addIdentity(ctx, tx, p.ID, "email", p.ID, identityData(p.ID, p.UserMetadata, "email", p.Email, p.EmailConfirmed)); err != nil {
 			return nil, err
@@ -108,6 +116,9 @@ func identityData(sub string, data map[string]any, key, value string, verified b
 	return d
 }
 
+// addIdentity links an identity to a user. provider_id is unique per
+// provider, so an identity already owned by another user is refused with
+// the reference's identity_already_exists.
 func (s *Service) addIdentity(ctx context.Context, tx pgx.Tx, userID, provider, providerID string, data map[string]any) error {
 	now := s.now()
 	_, err := tx.Exec(ctx, `INSERT INTO auth.identities (id, provider_id, user_id, identity_data, provider, created_at, updated_at)
@@ -154,6 +165,9 @@ func (s *Service) confirmPhone(ctx context.Context, tx pgx.Tx, u *user) error {
 	return deleteOneTimeToken(ctx, tx, u.ID, "confirmation_token")
 }
 
+// deleteOneTimeToken forgets a consumed or replaced token of tokenType.
+// auth.one_time_tokens mirrors the token columns of auth.users, as the
+// reference keeps both.
 func deleteOneTimeToken(ctx context.Context, db pg.DB, userID, tokenType string) error {
 	if _, err := db.Exec(ctx, `DELETE FROM auth.one_time_tokens WHERE user_id = $1 AND token_type = $2`, userID, tokenType); err != nil {
 		return fmt.Errorf("delete %s of %s: %w", tokenType, userID, err)
@@ -161,6 +175,8 @@ func deleteOneTimeToken(ctx context.Context, db pg.DB, userID, tokenType string)
 	return nil
 }
 
+// upsertOneTimeToken records the token of tokenType a message just carried,
+// replacing the previous one of that type: only the latest code works.
 func upsertOneTimeToken(ctx context.Context, db pg.DB, userID, tokenType, hash, relatesTo string, now time.Time) error {
 	_, err := db.Exec(ctx, `INSERT INTO auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6)

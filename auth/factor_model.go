@@ -36,14 +36,20 @@ type factorJSON struct {
 	LastChallengedAt *time.Time `json:"last_challenged_at"`
 }
 
+// toJSON is the factor as clients see it: the secret never leaves the
+// server after enrolment, and timestamps are UTC like the reference's.
 func (f factor) toJSON() factorJSON {
 	return factorJSON{ID: f.ID, FriendlyName: f.FriendlyName, FactorType: f.FactorType, Status: f.Status,
 		CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC(), Phone: f.Phone, LastChallengedAt: utc(f.LastChallengedAt)}
 }
 
+// factorColumns is the select list scanFactor reads. The enum columns are
+// cast to text (pgx has no codec for the auth schema's enums) and NULL text
+// becomes "".
 const factorColumns = `id, user_id, coalesce(friendly_name,''), factor_type::text, status::text, created_at, updated_at,
  coalesce(secret,''), coalesce(phone,''), last_challenged_at`
 
+// scanFactor reads one row selected with factorColumns.
 func scanFactor(r pgx.Row) (factor, error) {
 	var f factor
 	err := r.Scan(&f.ID, &f.UserID, &f.FriendlyName, &f.FactorType, &f.Status, &f.CreatedAt, &f.UpdatedAt,
@@ -51,6 +57,8 @@ func scanFactor(r pgx.Row) (factor, error) {
 	return f, err
 }
 
+// loadFactors lists a user's factors, oldest first (the order auth-js's
+// listFactors shows).
 func loadFactors(ctx context.Context, db pg.DB, userID string) ([]factor, error) {
 	rows, err := db.Query(ctx, `SELECT `+factorColumns+` FROM auth.mfa_factors WHERE user_id = $1 ORDER BY created_at, id`, userID)
 	if err != nil {
@@ -63,7 +71,9 @@ func loadFactors(ctx context.Context, db pg.DB, userID string) ([]factor, error)
 	return fs, nil
 }
 
-// hasVerifiedFactor reports whether the user has finished enrolling MFA.
+// hasVerifiedFactor reports whether the user has finished enrolling MFA:
+// only then do the aal2 rules apply (an unverified factor was never proven
+// and protects nothing).
 func (u *user) hasVerifiedFactor() bool {
 	for _, f := range u.Factors {
 		if f.Status == "verified" {

@@ -14,6 +14,8 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
+// enrollParams is the body of POST /factors. Issuer names the service in
+// the authenticator app; it defaults to the site URL's host.
 type enrollParams struct {
 	FriendlyName string `json:"friendly_name"`
 	FactorType   string `json:"factor_type"`
@@ -28,6 +30,8 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 		return err
 	}
 	u := a.user
+	// An anonymous user has no way back into the account but its session,
+	// so a second factor would protect nothing; the reference refuses it.
 	if u.IsAnonymous {
 		return forbidden("no_authorization", "Anonymous user not allowed to perform these actions")
 	}
@@ -36,6 +40,8 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 		if !s.cfg.MFATOTPEnroll {
 			return unprocessable("mfa_totp_enroll_not_enabled", "MFA enroll is disabled for TOTP")
 		}
+	// Phone and WebAuthn factors answer as a reference server with them
+	// switched off (its default), so auth-js shows the same errors.
 	case "phone":
 		return unprocessable("mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone")
 	case "webauthn":
@@ -69,6 +75,8 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 			return unprocessable("mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", p.FriendlyName)
 		}
 	}
+	// The cap counts unverified factors too: each holds a secret, and an
+	// endless loop of abandoned enrolments must not grow the table.
 	if len(factors) >= s.cfg.MFAMaxFactors {
 		return unprocessable("too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")
 	}
@@ -90,6 +98,9 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 		return err
 	}
 	id := newUUID()
+	// Two enrolments racing with the same name are caught by the unique
+	// index on a user's non-blank friendly names and get the same answer as
+	// the check above.
 	_, err = s.db.Exec(ctx, `INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret)
 		VALUES ($1, $2, $3, 'totp', 'unverified', $4, $4, $5)`, id, u.ID, p.FriendlyName, now, secret)
 	if pg.Is(err, "23505") {
@@ -103,7 +114,9 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 	return nil
 }
 
-// pathFactor loads the caller's factor named by {id}.
+// pathFactor loads the caller's factor named by {id}. The user id is part
+// of the lookup, so another user's factor id is "not found", never a way to
+// act on someone else's factor.
 func (s *Service) pathFactor(ctx context.Context, r *http.Request, userID, id string) (*factor, error) {
 	if !isUUID(id) {
 		return nil, notFound("validation_failed", "factor_id must be an UUID")
@@ -136,6 +149,9 @@ func (s *Service) challengeFactor(w http.ResponseWriter, r *http.Request, a *aut
 	if f.FactorType == "totp" && !s.cfg.MFATOTPVerify {
 		return unprocessable("mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
 	}
+	// The challenge records the caller's address; verify must come from the
+	// same one (see verifyFactor). last_challenged_at is what the factor's
+	// JSON shows, as in the reference.
 	now := s.now()
 	id := newUUID()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
@@ -153,6 +169,7 @@ func (s *Service) challengeFactor(w http.ResponseWriter, r *http.Request, a *aut
 	return nil
 }
 
+// verifyFactorParams is the body of POST /factors/{id}/verify.
 type verifyFactorParams struct {
 	ChallengeID string `json:"challenge_id"`
 	Code        string `json:"code"`
@@ -182,6 +199,9 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 	}
 	now := s.now()
 	var resp *tokenResponse
+	// The challenge row is locked, so two verifications of one challenge
+	// take turns and the second finds it already used: a code cannot be
+	// replayed, even concurrently.
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var created time.Time
 		var ip string
@@ -215,6 +235,9 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 		if _, err := tx.Exec(ctx, `UPDATE auth.mfa_factors SET status = 'verified', updated_at = $2 WHERE id = $1`, f.ID, now); err != nil {
 			return fmt.Errorf("verify factor: %w", err)
 		}
+		// Other half-finished enrolments of the same type are dropped once
+		// one succeeds, as the reference does; their secrets were shown once
+		// and never proven.
 		if _, err := tx.Exec(ctx, `DELETE FROM auth.mfa_factors WHERE user_id = $1 AND id <> $2 AND status = 'unverified'
 			AND factor_type = $3::auth.factor_type`, a.user.ID, f.ID, f.FactorType); err != nil {
 			return fmt.Errorf("drop other unverified factors: %w", err)
@@ -242,6 +265,8 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 			VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, a.user.ID, now, a.session.ID); err != nil {
 			return fmt.Errorf("issue refresh token: %w", err)
 		}
+		// The new access token must carry aal2 and the totp amr entry now,
+		// so the app can reach aal2-only data without another refresh.
 		u, err := userByID(ctx, tx, a.user.ID)
 		if err != nil {
 			return err
@@ -275,7 +300,10 @@ func (s *Service) unenrollFactor(w http.ResponseWriter, r *http.Request, a *auth
 	return nil
 }
 
-// deleteFactor removes a factor and downgrades the sessions it raised.
+// deleteFactor removes a factor and downgrades the sessions it raised: a
+// session must not stay aal2 on the strength of a factor that no longer
+// exists. Their access tokens keep aal2 until they expire, as in the
+// reference.
 func (s *Service) deleteFactor(ctx context.Context, id string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE auth.sessions SET aal = 'aal1', factor_id = NULL WHERE factor_id = $1`, id); err != nil {
@@ -288,7 +316,8 @@ func (s *Service) deleteFactor(ctx context.Context, id string) error {
 	})
 }
 
-// adminListFactors handles GET /admin/users/{id}/factors.
+// adminListFactors handles GET /admin/users/{id}/factors: the factors in
+// their public shape, secrets left out as everywhere else.
 func (s *Service) adminListFactors(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.pathUser(r, s.db)
 	if err != nil {

@@ -11,6 +11,8 @@ func (s *Service) logout(w http.ResponseWriter, r *http.Request, a *authed) erro
 	if scope == "" {
 		scope = "global"
 	}
+	// An unknown scope is refused rather than read as global: signing a
+	// user out everywhere by a typo would be a surprise.
 	if scope != "global" && scope != "local" && scope != "others" {
 		return badRequest("validation_failed", "Unsupported logout scope %q", scope)
 	}
@@ -37,6 +39,8 @@ func (s *Service) logout(w http.ResponseWriter, r *http.Request, a *authed) erro
 	if err := s.audit(ctx, s.db, r, a.user, "logout", map[string]any{"scope": scope}); err != nil {
 		return err
 	}
+	// 204 with no body, as the reference answers; auth-js then clears its
+	// stored session and emits SIGNED_OUT.
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -27,6 +27,10 @@ type otpSpec struct {
 	body      string
 }
 
+// The kinds of mailed codes. The default subjects and bodies are our own
+// short texts; operators replace them with MailSubjects/MailTemplates,
+// which take the reference's template variables, so templates written for
+// Supabase work unchanged.
 var (
 	specConfirmation = otpSpec{"confirmation", "signup", "confirmation_token", "confirmation_sent_at", "confirmation_token",
 		"Confirm your email address", `<h2>Confirm your email address</h2>
@@ -53,8 +57,11 @@ var (
 <p>Open this link to change your address from {{ .Email }} to {{ .NewEmail }}:</p>
 <p><a href="{{ .ConfirmationURL }}">Change my email</a></p>
 <p>Or enter this code: {{ .Token }}</p>`}
+	// The current address gets the same text: it confirms the same change.
 	specEmailChangeCurrent = otpSpec{"email_change", "email_change", "email_change_token_current", "email_change_sent_at", "email_change_token_current",
 		"Confirm your new email address", specEmailChangeNew.body}
+	// Reauthentication has no link (linkType ""): the nonce is typed into
+	// the app, which sends it with the password change.
 	specReauth = otpSpec{"reauthentication", "", "reauthentication_token", "reauthentication_sent_at", "reauthentication_token",
 		"{{ .Token }} is your verification code", `<h2>Confirm it is you</h2>
 <p>Enter this code: {{ .Token }}</p>`}
@@ -81,7 +88,9 @@ func (u *user) sentAtOf(spec otpSpec) *time.Time {
 	return nil
 }
 
-// randomDigits returns n random decimal digits.
+// randomDigits returns n random decimal digits from crypto/rand, each
+// uniform (rand.Int rejects rather than reducing modulo), because a
+// guessable code is a guessable sign-in.
 func randomDigits(n int) string {
 	var b strings.Builder
 	for range n {
@@ -91,7 +100,10 @@ func randomDigits(n int) string {
 	return b.String()
 }
 
-// throttle enforces the per-user gap between two messages of one kind.
+// throttle enforces the per-user gap between two messages of one kind: the
+// guard against using our mail server to flood someone's inbox, on top of
+// the per-IP limits. It answers 429 with the reference's message, which
+// auth-js shows as is.
 func (s *Service) throttle(last *time.Time, every time.Duration, code string) *apiError {
 	if last == nil || every <= 0 {
 		return nil
@@ -104,7 +116,8 @@ func (s *Service) throttle(last *time.Time, every time.Duration, code string) *a
 	return tooMany(code, "For security purposes, you can only request this after %d seconds.", int(left/time.Second))
 }
 
-// otpDelivery is what one sent code ended up as.
+// otpDelivery is what one sent code ended up as: the code and its stored
+// hash, the link built from it, and the sender's message id.
 type otpDelivery struct {
 	OTP, Hash, Link, RedirectTo string
 	MessageID                   string
@@ -114,6 +127,9 @@ type otpDelivery struct {
 // a pkce_ prefix for PKCE flows), and mails it to `to` unless send is false
 // (admin generate_link). Callers check throttling first.
 func (s *Service) deliverEmailOTP(ctx context.Context, tx pgx.Tx, u *user, spec otpSpec, to, redirectTo string, pkce, send bool) (*otpDelivery, error) {
+	// The project-wide hourly mail budget (the reference's
+	// RATE_LIMIT_EMAIL_SENT) protects the SMTP account's reputation; links
+	// an admin generates without sending do not count.
 	if send && s.cfg.RateLimits.EmailSent > 0 && !s.limits.allow("email_sent", s.cfg.RateLimits.EmailSent, time.Hour) {
 		return nil, tooMany("over_email_send_rate_limit", "email rate limit exceeded")
 	}
@@ -161,6 +177,8 @@ func (s *Service) deliverEmailOTP(ctx context.Context, tx pgx.Tx, u *user, spec 
 	}
 	msg := &mail.Message{ID: mail.NewID(), To: to, Subject: subject, Body: body, Channel: "email", Type: spec.kind,
 		Link: d.Link, Token: otp, TokenHash: stored, RedirectTo: redirectTo, SentAt: now.UTC()}
+	// A failed send fails the request, and with it the transaction that
+	// stored the code: no code exists that nobody received.
 	if err := s.mailer.Send(ctx, msg); err != nil {
 		return nil, &apiError{Status: 500, Code: "unexpected_failure", Message: "Error sending " + spec.kind + " email", Cause: err}
 	}
@@ -192,7 +210,9 @@ func renderText(tmpl string, vars map[string]any) (string, error) {
 	return b.String(), nil
 }
 
-// render renders an HTML body; values are escaped for HTML.
+// render renders an HTML body; values are escaped for HTML, because some
+// of them (user_metadata, the new address) come from the user and would
+// otherwise let anyone inject markup into mail sent from the project.
 func render(tmpl string, vars map[string]any) (string, error) {
 	t, err := template.New("mail").Parse(tmpl)
 	if err != nil {
@@ -230,6 +250,8 @@ func (s *Service) deliverSMS(ctx context.Context, tx pgx.Tx, u *user, column, se
 	if err != nil {
 		return "", unprocessable("sms_send_failed", "Error sending sms OTP: %v", err)
 	}
+	// The dev mailbox keeps SMS too, so phone flows can be tried and tested
+	// the same way as email ones.
 	if s.mailbox != nil {
 		_ = s.mailbox.Send(ctx, &mail.Message{ID: mail.NewID(), To: phone, Body: body, Channel: "sms", Type: "sms",
 			Token: otp, TokenHash: hash, SentAt: now.UTC()})

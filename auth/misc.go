@@ -5,9 +5,13 @@ import (
 	"strings"
 )
 
-// Version is reported by /health.
+// Version is reported by /health. It names the reference release whose
+// behaviour this service follows, with a suffix that says it is not that
+// server.
 const Version = "2.196.0-basalt"
 
+// health handles GET /health with the reference's body, which some
+// tooling checks for the name GoTrue.
 func (s *Service) health(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]string{"version": Version, "name": "GoTrue",
 		"description": "GoTrue is a user registration and authentication API"})
@@ -19,6 +23,9 @@ var externalProviders = []string{"apple", "azure", "bitbucket", "discord", "face
 	"github", "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify", "slack",
 	"slack_oidc", "workos", "twitch", "twitter", "zoom"}
 
+// settings handles GET /settings: which sign-in methods are on. auth-js
+// and the Supabase UI libraries read it to decide which buttons to show, so
+// every external provider is listed, all false.
 func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	ext := map[string]bool{"anonymous_users": s.cfg.AnonymousEnabled, "email": s.cfg.EmailEnabled, "phone": s.cfg.PhoneEnabled}
 	for _, p := range externalProviders {
@@ -32,6 +39,9 @@ func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// jwks handles GET /.well-known/jwks.json: the public keys other services
+// (and getClaims in auth-js) verify access tokens with, cacheable for ten
+// minutes like the reference's.
 func (s *Service) jwks(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=600")
 	// Only public asymmetric keys: the HS256 secret is never listed.

@@ -26,6 +26,9 @@ func (s *Service) checkPassword(pw string) *apiError {
 	return nil
 }
 
+// weakness lists what pw lacks, or returns nil. Length counts characters,
+// not bytes, so a password in any script gets the same minimum; one
+// message per failed rule, joined, in the reference's wording and order.
 func (s *Service) weakness(pw string) *weakPassword {
 	var msgs, reasons []string
 	if len([]rune(pw)) < s.cfg.PasswordMinLength {
@@ -49,10 +52,14 @@ func (s *Service) weakness(pw string) *weakPassword {
 // maxPasswordBytes is bcrypt's input limit; the reference rejects longer.
 const maxPasswordBytes = 72
 
+// tooLongPassword is the error for a password over maxPasswordBytes.
 func tooLongPassword() *apiError {
 	return badRequest("validation_failed", "Password cannot be longer than %d characters", maxPasswordBytes)
 }
 
+// hashPassword hashes pw with bcrypt at the configured cost. bcrypt salts
+// each hash and is slow on purpose: the cost is what makes a stolen users
+// table expensive to crack, and what bounds sign-in throughput.
 func (s *Service) hashPassword(pw string) (string, error) {
 	h, err := bcrypt.GenerateFromPassword([]byte(pw), s.cfg.BcryptCost)
 	if err != nil {
@@ -69,6 +76,9 @@ func passwordMatches(hash, pw string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil
 }
 
+// emailRE is the address syntax the reference accepts: an HTML5-style
+// local part and DNS labels. Deliverability is left to the confirmation
+// mail, so no MX lookups are made.
 var emailRE = regexp.MustCompile(`^[a-zA-Z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
 
 // validateEmail lowercases and checks an address with GoTrue's messages.
@@ -85,6 +95,8 @@ func validateEmail(email string) (string, *apiError) {
 	return email, nil
 }
 
+// phoneRE is an E.164 number without its +: a country code not starting
+// with 0, at most 15 digits in all.
 var phoneRE = regexp.MustCompile(`^[1-9][0-9]{1,14}$`)
 
 // validatePhone strips formatting and a leading + and checks E.164.

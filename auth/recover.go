@@ -9,6 +9,8 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
+// recoverParams is the body of POST /recover; the code challenge makes the
+// reset a PKCE flow (the link then carries ?code= instead of tokens).
 type recoverParams struct {
 	Email               string `json:"email"`
 	CodeChallenge       string `json:"code_challenge"`
@@ -46,6 +48,10 @@ func (s *Service) recover(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// The per-user gap between mails (MaxEmailFrequency) is what stops
+		// someone from flooding a victim's inbox with resets. Like the
+		// reference, a throttled known address answers 429 while an
+		// unknown one answers {}: the per-IP limit bounds what that leaks.
 		if err := s.throttle(u.RecoverySentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 			return err
 		}
@@ -54,6 +60,8 @@ func (s *Service) recover(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
+		// The mail goes to the stored address, not the one typed: they only
+		// differ in case, and the stored one is what the user confirmed.
 		if _, err := s.deliverEmailOTP(ctx, tx, u, specRecovery, u.Email, redirect, pkce, true); err != nil {
 			return err
 		}
@@ -66,6 +74,8 @@ func (s *Service) recover(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// resendParams is the body of POST /resend: Type names what to send again
+// (signup, email_change, sms, phone_change).
 type resendParams struct {
 	Email               string `json:"email"`
 	Phone               string `json:"phone"`
@@ -141,6 +151,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// Each kind has its own sent-at column, so resending one kind of
+		// message never resets the throttle of another.
 		switch p.Type {
 		case "signup":
 			if u.EmailConfirmedAt != nil {
@@ -170,6 +182,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			if u.PhoneConfirmedAt != nil {
 				return nil
 			}
+			// Phone sign-ups share the confirmation columns with email
+			// sign-ups, as in the reference's users table.
 			if err := s.throttle(u.ConfirmationSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 				return err
 			}
@@ -186,6 +200,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// SMS answers carry the provider's message id (auth-js returns it as
+	// data.messageId); email answers are an empty object.
 	if messageID != "" {
 		writeJSON(w, http.StatusOK, map[string]any{"message_id": messageID})
 		return nil
@@ -208,6 +224,8 @@ func (s *Service) reauthenticate(w http.ResponseWriter, r *http.Request, a *auth
 	if u.Email == "" && u.PhoneConfirmedAt == nil {
 		return unprocessable("phone_not_confirmed", "Please verify your phone first.")
 	}
+	// The nonce is stored hashed (see nonceValid) and checked by PUT /user
+	// when a password change needs it.
 	ctx := r.Context()
 	var messageID string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {

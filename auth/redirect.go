@@ -23,6 +23,8 @@ func (s *Service) redirectTarget(r *http.Request, fromBody string) string {
 // redirectAllowed applies contract §4.3: same scheme and host as the site
 // URL (any port on localhost), any loopback literal, or an allow-list glob.
 func (s *Service) redirectAllowed(raw string) bool {
+	// Relative and scheme-less targets are refused: a browser reads
+	// "//evil.example" as another host.
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return false
@@ -55,6 +57,9 @@ func globMatch(pattern, s string) bool {
 	if pattern == s {
 		return true
 	}
+	// The glob becomes an anchored regular expression; everything that is
+	// not a wildcard is quoted, so a pattern cannot smuggle in regexp
+	// syntax (a "." in a host must match only a dot).
 	var b strings.Builder
 	b.WriteString("^")
 	for i := 0; i < len(pattern); i++ {

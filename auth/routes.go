@@ -5,6 +5,10 @@ import "time"
 // routes lists every endpoint of /auth/v1 (paths arrive with the prefix
 // stripped by the gateway).
 func (s *Service) routes() {
+	// Per-IP budgets, in the reference's windows: five minutes for codes,
+	// tokens and verification, one minute for MFA. Sign-up picks its own
+	// budget inside the handler, because anonymous sign-ins have a
+	// separate one.
 	rl := s.cfg.RateLimits
 	otp := func(h handlerFunc) handlerFunc {
 		return s.limitIP("otp", func() int { return rl.OTP }, 5*time.Minute, h)
@@ -49,6 +53,7 @@ func (s *Service) routes() {
 	m.Handle("GET /user/identities/authorize", s.handle(s.requireUser(s.linkingDisabled)))
 	m.Handle("DELETE /user/identities/{id}", s.handle(s.requireUser(s.linkingDisabled)))
 
+	// The admin API needs a service_role (JWTAdminRoles) token.
 	m.Handle("POST /invite", s.handle(s.requireAdmin(s.invite)))
 	m.Handle("GET /admin/users", s.handle(s.requireAdmin(s.adminListUsers)))
 	m.Handle("POST /admin/users", s.handle(s.requireAdmin(s.adminCreateUser)))
@@ -61,5 +66,8 @@ func (s *Service) routes() {
 	if s.mailbox != nil {
 		m.Handle("GET /admin/dev/mailbox", s.handle(s.requireAdmin(s.devMailbox)))
 	}
+	// Anything else lands here: a known path with the wrong method gets 405
+	// with Allow, an unknown path the reference's 404 body, never
+	// net/http's plain-text answers (see notFound).
 	m.Handle("/", s.handle(s.notFound))
 }

@@ -59,7 +59,10 @@ type SMSSender interface {
 }
 
 // LogSMS is the development SMS sender: it logs the message, code included.
-type LogSMS struct{ Logger *slog.Logger }
+type LogSMS struct {
+	// Logger receives the number and the text.
+	Logger *slog.Logger
+}
 
 // SendSMS implements SMSSender.
 func (l LogSMS) SendSMS(ctx context.Context, phone, body string) (string, error) {

@@ -27,12 +27,12 @@ type session struct {
 	RefreshedAt *time.Time
 }
 
-func loadSession(ctx context.Context, db pg.DB, id string, lock bool) (*session, error) {
+// loadSession reads a session by id; it returns pg.ErrNotFound for an
+// unknown id. (User requests read their session together with the user in
+// authenticate, and the refresh grant locks it in its own batch.)
+func loadSession(ctx context.Context, db pg.DB, id string) (*session, error) {
 	q := `SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now()), refreshed_at
 		FROM auth.sessions WHERE id = $1`
-	if lock {
-		q += ` FOR UPDATE`
-	}
 	var se session
 	err := db.QueryRow(ctx, q, id).Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -57,7 +57,10 @@ type tokenResponse struct {
 	WeakPassword         *weakPassword `json:"weak_password,omitempty"`
 }
 
-// amrEntry is one authentication method of the amr claim.
+// amrEntry is one authentication method of the amr claim: an object with
+// the method and the time it was used, as the reference issues it (not
+// RFC 8176's bare strings); getAuthenticatorAssuranceLevel in auth-js
+// reads it.
 type amrEntry struct {
 	Method    string `json:"method"`
 	Timestamp int64  `json:"timestamp"`
@@ -155,6 +158,7 @@ func addAMR(ctx context.Context, db pg.DB, sessionID, method string, now time.Ti
 const amrQuery = `SELECT authentication_method, updated_at FROM auth.mfa_amr_claims WHERE session_id = $1
 	ORDER BY updated_at DESC, authentication_method IN ('totp', 'mfa/phone', 'mfa/webauthn') DESC`
 
+// collectAMR reads the rows of amrQuery into amr entries with Unix times.
 func collectAMR(rows pgx.Rows) ([]amrEntry, error) {
 	amr, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (amrEntry, error) {
 		var e amrEntry
@@ -236,12 +240,15 @@ func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessio
 	return tok, exp, nil
 }
 
-// inTx runs fn in a transaction on the admin pool.
+// inTx runs fn in a transaction on the admin pool: committed when fn
+// returns nil, rolled back otherwise (including for API errors, so a
+// refused request leaves nothing behind).
 func (s *Service) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.db, fn)
 }
 
-// newUUID returns a random (v4) UUID string.
+// newUUID returns a random (v4) UUID string. Ids are made here rather than
+// by the database so that batched writes can refer to rows they create.
 func newUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])

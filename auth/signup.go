@@ -154,6 +154,8 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 // sendConfirmation mails a sign-up confirmation, starting a PKCE flow first
 // when the client asked for one.
 func (s *Service) sendConfirmation(ctx context.Context, tx pgx.Tx, u *user, p signupParams, redirect string, pkce bool) error {
+	// "email/signup" becomes the session's amr method when the flow is
+	// exchanged, as the reference records it.
 	if pkce {
 		if err := s.createFlowState(ctx, tx, u.ID, p.CodeChallenge, p.CodeChallengeMethod, "email", "email/signup"); err != nil {
 			return err
@@ -163,7 +165,11 @@ func (s *Service) sendConfirmation(ctx context.Context, tx pgx.Tx, u *user, p si
 	return err
 }
 
-// fakeUser is the anti-enumeration answer for an already registered email.
+// fakeUser is the anti-enumeration answer for an already registered email:
+// shaped like a fresh unconfirmed user (new random id, confirmation just
+// "sent", no identities), so the response cannot be told apart from a
+// real sign-up. Nothing is stored and no mail goes out, so the owner's
+// account is untouched.
 func (s *Service) fakeUser(email string, data map[string]any) *user {
 	now := s.now().UTC()
 	if data == nil {
@@ -199,6 +205,9 @@ func (s *Service) signupPhone(w http.ResponseWriter, r *http.Request, p signupPa
 			}
 		case err != nil:
 			return err
+		// The same rule as for email: only with autoconfirm, where a
+		// sign-up would have returned a session anyway, does a taken
+		// number get a real error.
 		case u.PhoneConfirmedAt != nil:
 			if s.cfg.SMSAutoconfirm {
 				return unprocessable("user_already_exists", "User already registered")
@@ -232,7 +241,10 @@ func (s *Service) signupPhone(w http.ResponseWriter, r *http.Request, p signupPa
 	return nil
 }
 
-// signupAnonymous creates an anonymous user and signs it in.
+// signupAnonymous creates an anonymous user and signs it in. The user has
+// no email, phone or identity; it can later become permanent by adding an
+// email or phone through PUT /user, keeping its id and data. Its tokens
+// carry is_anonymous, which RLS policies use to tell such users apart.
 func (s *Service) signupAnonymous(w http.ResponseWriter, r *http.Request, p signupParams) error {
 	if !s.cfg.AnonymousEnabled {
 		return unprocessable("anonymous_provider_disabled", "Anonymous sign-ins are disabled")

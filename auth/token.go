@@ -11,7 +11,10 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
-// token dispatches POST /token on the grant_type query parameter.
+// token dispatches POST /token on the grant_type query parameter. The
+// grant is in the query, not the body, as in the reference; an unknown
+// grant gets the reference's odd-looking invalid_credentials answer,
+// which auth-js passes through.
 func (s *Service) token(w http.ResponseWriter, r *http.Request) error {
 	switch r.URL.Query().Get("grant_type") {
 	case "password":
@@ -28,6 +31,8 @@ func (s *Service) token(w http.ResponseWriter, r *http.Request) error {
 	return badRequest("invalid_credentials", "unsupported_grant_type")
 }
 
+// passwordParams is the body of grant_type=password: an email or a phone
+// number, never both.
 type passwordParams struct {
 	Email    string `json:"email"`
 	Phone    string `json:"phone"`
@@ -56,6 +61,8 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 		if !s.cfg.EmailEnabled {
 			return unprocessable("email_provider_disabled", "Email logins are disabled")
 		}
+		// The address is only normalised here, not validated: a malformed
+		// one simply finds no user and gets invalid_credentials.
 		u, err = userByEmail(ctx, s.db, strings.ToLower(strings.TrimSpace(p.Email)))
 	} else {
 		if !s.cfg.PhoneEnabled {
@@ -88,6 +95,9 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if p.Phone != "" && u.PhoneConfirmedAt == nil {
 		return badRequest("phone_not_confirmed", "Phone not confirmed")
 	}
+	// The user was read and its password checked outside any transaction:
+	// bcrypt takes tens of milliseconds, and holding a connection (and a
+	// snapshot) for it would let a burst of sign-ins starve the pool.
 	var resp *tokenResponse
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -104,6 +114,7 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// idTokenParams is the body of grant_type=id_token (signInWithIdToken).
 type idTokenParams struct {
 	IDToken string `json:"id_token"`
 }

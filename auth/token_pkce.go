@@ -15,6 +15,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// codeChallengeRE is RFC 7636's code challenge alphabet and length, as the
+// reference checks it (a verifier shorter than 43 characters would be
+// guessable).
 var codeChallengeRE = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
 
 // checkPKCEParams validates the PKCE pair of a request and reports whether
@@ -26,6 +29,8 @@ func checkPKCEParams(challenge, method string) (bool, error) {
 	if challenge == "" || method == "" {
 		return false, badRequest("validation_failed", "PKCE flow requires code_challenge_method and code_challenge")
 	}
+	// auth-js always sends s256; plain is accepted because the reference
+	// and RFC 7636 allow it, in any case.
 	if m := strings.ToLower(method); m != "s256" && m != "plain" {
 		return false, badRequest("validation_failed", "code challenge method not supported")
 	}
@@ -36,7 +41,10 @@ func checkPKCEParams(challenge, method string) (bool, error) {
 }
 
 // createFlowState starts a PKCE flow for an email link; GET /verify later
-// issues its auth code.
+// issues its auth code. The auth code is random from the start but useless
+// until issued: it is only handed out in the redirect after the link was
+// followed, and the exchange needs the verifier, which never left the
+// browser that started the flow.
 func (s *Service) createFlowState(ctx context.Context, tx pgx.Tx, userID, challenge, method, providerType, authMethod string) error {
 	now := s.now()
 	_, err := tx.Exec(ctx, `INSERT INTO auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge,
@@ -50,7 +58,9 @@ func (s *Service) createFlowState(ctx context.Context, tx pgx.Tx, userID, challe
 }
 
 // issueAuthCode stamps the newest flow state of the user for authMethod and
-// returns its auth code (the ?code= of the redirect).
+// returns its auth code (the ?code= of the redirect). Older flows of the
+// same kind are left to expire: only the latest request's browser can
+// finish, as with the reference.
 func (s *Service) issueAuthCode(ctx context.Context, tx pgx.Tx, userID, authMethod string) (string, error) {
 	var code string
 	err := tx.QueryRow(ctx, `UPDATE auth.flow_state SET auth_code_issued_at = $3, updated_at = $3
@@ -65,6 +75,7 @@ func (s *Service) issueAuthCode(ctx context.Context, tx pgx.Tx, userID, authMeth
 	return code, nil
 }
 
+// pkceParams is the body of POST /token?grant_type=pkce.
 type pkceParams struct {
 	AuthCode     string `json:"auth_code"`
 	CodeVerifier string `json:"code_verifier"`
@@ -86,6 +97,8 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 		var userID *string
 		var created time.Time
 		var issued *time.Time
+		// Locked, so two exchanges of one code take turns and the second
+		// finds the flow deleted: a code yields one session at most.
 		err := tx.QueryRow(ctx, `SELECT id, user_id, code_challenge_method::text, code_challenge, authentication_method,
 			coalesce(created_at, now()), auth_code_issued_at FROM auth.flow_state WHERE auth_code = $1 FOR UPDATE`, p.AuthCode).
 			Scan(&id, &userID, &method, &challenge, &authMethod, &created, &issued)
@@ -129,6 +142,9 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// verifierMatches checks a code verifier against the stored challenge
+// (RFC 7636 section 4.6), in constant time so timing reveals nothing about
+// the challenge.
 func verifierMatches(method, challenge, verifier string) bool {
 	switch strings.ToLower(method) {
 	case "s256":

@@ -12,6 +12,7 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
+// refreshParams is the body of grant_type=refresh_token.
 type refreshParams struct {
 	RefreshToken string `json:"refresh_token"`
 }
@@ -40,6 +41,8 @@ func (s *Service) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &p); err != nil {
 		return err
 	}
+	// Every token we issue has 12 characters (newRefreshToken); shorter
+	// input cannot be one and is refused before touching the database.
 	if len(p.RefreshToken) < 12 {
 		return badRequest("validation_failed", "Refresh token is not valid")
 	}
@@ -107,12 +110,16 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 	if err := br.Close(); err != nil {
 		return nil, fmt.Errorf("refresh batch: %w", err)
 	}
+	// The checks run in the reference's order; each answer is a 400 with
+	// the reference's code, which auth-js turns into a signed-out state.
 	switch {
 	case tokenMissing || userMissing:
 		return nil, badRequest("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
 	case u.isBanned(s.now()):
 		return nil, badRequest("user_banned", "Invalid Refresh Token: User Banned")
 	case t.SessionID == nil:
+		// Tokens from before sessions existed cannot be tied to one; the
+		// reference deletes them when they come back.
 		if _, err := tx.Exec(ctx, `DELETE FROM auth.refresh_tokens WHERE id = $1`, t.ID); err != nil {
 			return nil, fmt.Errorf("delete orphan refresh token: %w", err)
 		}
@@ -161,6 +168,8 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 			return nil, errReuse
 		}
 	}
+	// refreshed_at is a timestamp without time zone in the reference's
+	// schema, hence UTC; it drives the inactivity timeout.
 	w.Queue(`UPDATE auth.sessions SET refreshed_at = $2, updated_at = $3, user_agent = $4, ip = $5 WHERE id = $1`,
 		se.ID, now.UTC(), now, r.UserAgent(), clientInet(r))
 	s.queueAudit(w, r, u, "token_refreshed", nil)

@@ -13,7 +13,9 @@ import (
 )
 
 // audienceOK checks the token's aud against the request audience
-// (X-JWT-AUD, else the configured one).
+// (X-JWT-AUD, else the configured one). GoTrue does this in its GET /user
+// handler rather than in the shared authentication step, and so does this
+// service: it is not part of authenticate.
 func (s *Service) audienceOK(r *http.Request, a *authed) error {
 	want := r.Header.Get("X-JWT-AUD")
 	if want == "" {
@@ -43,7 +45,9 @@ func (s *Service) getUser(w http.ResponseWriter, r *http.Request, a *authed) err
 	return nil
 }
 
-// updateUserParams is the body of PUT /user.
+// updateUserParams is the body of PUT /user. Password is a pointer to tell
+// "not sent" from "", and AppData is only parsed to refuse it (app_metadata
+// is for the service role, see adminUpdateUser).
 type updateUserParams struct {
 	Email               string         `json:"email"`
 	Phone               string         `json:"phone"`
@@ -75,6 +79,7 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 	if u.IsAnonymous && p.Password != nil && *p.Password != "" && p.Email == "" && p.Phone == "" && u.Email == "" && u.Phone == "" {
 		return unprocessable("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
 	}
+	// A code challenge makes the email change confirmation a PKCE link.
 	pkce, err := checkPKCEParams(p.CodeChallenge, p.CodeChallengeMethod)
 	if err != nil {
 		return err
@@ -114,6 +119,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 					return unprocessable("reauthentication_not_valid", "Nonce has expired or is invalid")
 				}
 			}
+			// Reusing the current password is refused like the reference
+			// does, since the client asked for a change that would not happen.
 			if passwordMatches(u.EncryptedPassword, pw) {
 				return unprocessable("same_password", "New password should be different from the old password.")
 			}
@@ -158,6 +165,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 				return err
 			}
 		}
+		// The answer is the user as stored now, not as patched in memory:
+		// triggers on auth.users may have changed it too.
 		fresh, err := userByID(ctx, tx, u.ID)
 		if err != nil {
 			return err
@@ -302,7 +311,10 @@ func (s *Service) applyPhone(ctx context.Context, tx pgx.Tx, u *user, phone stri
 	return syncProviders(ctx, tx, u)
 }
 
-// nonceValid checks a reauthentication nonce against the stored hash.
+// nonceValid checks a reauthentication nonce against the stored hash. The
+// nonce is hashed with the address it was sent to, like every code, so a
+// leaked hash is useless on its own; it expires with the email OTP
+// lifetime.
 func (s *Service) nonceValid(u *user, nonce string) bool {
 	if u.ReauthToken == "" || u.ReauthSentAt == nil || s.now().After(u.ReauthSentAt.Add(s.cfg.MailerOTPExp)) {
 		return false

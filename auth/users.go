@@ -216,6 +216,7 @@ func userByEmail(ctx context.Context, db pg.DB, email string) (*user, error) {
 	return loadUser(ctx, db, `u.instance_id = $1 AND lower(u.email) = $2 AND u.is_sso_user = false`, instanceID, email)
 }
 
+// userByPhone finds the user with this phone number (digits, no +).
 func userByPhone(ctx context.Context, db pg.DB, phone string) (*user, error) {
 	return loadUser(ctx, db, `u.instance_id = $1 AND u.phone = $2`, instanceID, phone)
 }
@@ -234,7 +235,10 @@ type identity struct {
 	Email        string         `json:"email,omitempty"`
 }
 
-// userJSON is the wire shape of a user (contract §1.1).
+// userJSON is the wire shape of a user (contract §1.1). Token columns and
+// the password hash have no field here, so they can never leak into a
+// response; optional timestamps are omitted when unset, as the reference
+// does.
 type userJSON struct {
 	ID                     string         `json:"id"`
 	Aud                    string         `json:"aud"`
@@ -264,6 +268,8 @@ type userJSON struct {
 	IsAnonymous            bool           `json:"is_anonymous"`
 }
 
+// utc returns t in UTC (nil stays nil): the reference serialises every
+// timestamp with a Z, whatever the database session's time zone.
 func utc(t *time.Time) *time.Time {
 	if t == nil {
 		return nil

@@ -14,6 +14,9 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
+// verifyParams is the body of POST /verify (and the query of GET /verify):
+// either a typed code with the address it was sent to, or the token hash
+// an email link carries, which names its user by itself.
 type verifyParams struct {
 	Type       string `json:"type"`
 	Token      string `json:"token"`
@@ -23,6 +26,8 @@ type verifyParams struct {
 	RedirectTo string `json:"redirect_to"`
 }
 
+// emailVerifyTypes are the verify types whose codes went out by email;
+// "email" is the generic OTP type auth-js sends for typed email codes.
 var emailVerifyTypes = map[string]bool{"signup": true, "invite": true, "magiclink": true, "recovery": true,
 	"email_change": true, "email": true}
 
@@ -53,6 +58,9 @@ func (s *Service) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	if (p.Token == "") == (p.TokenHash == "") {
 		return badRequest("validation_failed", "Verify requires either a token or a token hash")
 	}
+	// A token hash already identifies the user; extra fields are refused
+	// rather than ignored, as the reference does, so a client cannot think
+	// it verified one address while the hash belongs to another.
 	if p.TokenHash != "" && (p.Email != "" || p.Phone != "" || p.RedirectTo != "") {
 		return badRequest("validation_failed", "Only the token_hash and type should be provided")
 	}
@@ -69,6 +77,8 @@ func (s *Service) verifyPost(w http.ResponseWriter, r *http.Request) error {
 		if p.TokenHash == "" {
 			email, verr := validateEmail(p.Email)
 			if verr != nil {
+				// Verify has its own message for a bad address in the
+				// reference, not the generic one validateEmail gives.
 				return unprocessable("validation_failed", "Invalid email format")
 			}
 			p.Email = email
@@ -78,11 +88,16 @@ func (s *Service) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	var resp any
+	// Checking the code, clearing it and starting the session commit
+	// together: a code can never be spent without its session, nor used
+	// twice by concurrent requests (the second finds it cleared).
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		v, err := s.checkCode(ctx, tx, p)
 		if err != nil {
 			return err
 		}
+		// The first half of a secure email change answers with a message
+		// instead of a session, in the reference's {msg, code} shape.
 		if v.message != "" {
 			resp = map[string]string{"msg": v.message, "code": "200"}
 			return nil
@@ -101,6 +116,9 @@ func (s *Service) verifyPost(w http.ResponseWriter, r *http.Request) error {
 // always a 303 to the redirect URL, with tokens in the fragment (implicit),
 // ?code= (PKCE) or the error.
 func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
+	// Links carry the token hash in ?token=; the redirect target is checked
+	// against the allow-list before anything else, so even error answers
+	// only ever send the browser to a trusted site.
 	q := r.URL.Query()
 	p := verifyParams{Type: q.Get("type"), TokenHash: q.Get("token")}
 	redirect := s.redirectTarget(r, "")
@@ -144,6 +162,9 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		}.Encode()
 		return nil
 	})
+	// A link is opened by a browser, not by auth-js: errors are redirects
+	// too, carrying the reference's error, error_code and
+	// error_description so the app can show them.
 	if err != nil {
 		var ae *apiError
 		if !errors.As(err, &ae) || ae.Status >= 500 {
@@ -163,7 +184,9 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// withParams puts v in the fragment, and for PKCE flows in the query too.
+// withParams puts v in the fragment, and for PKCE flows in the query too:
+// a PKCE app reads the query (where ?code= arrives), an implicit-flow app
+// the fragment, and the reference writes both for PKCE so either works.
 func withParams(base string, query bool, v url.Values) string {
 	if query {
 		base = addQuery(base, v)
@@ -171,6 +194,8 @@ func withParams(base string, query bool, v url.Values) string {
 	return base + "#" + v.Encode()
 }
 
+// addQuery merges v into base's query; a base that does not parse is
+// returned as is (it passed the allow-list, so it is one of ours).
 func addQuery(base string, v url.Values) string {
 	u, err := url.Parse(base)
 	if err != nil {
@@ -184,6 +209,8 @@ func addQuery(base string, v url.Values) string {
 	return u.String()
 }
 
+// oauthErrorFor maps an HTTP status to the OAuth 2.0 error code the
+// reference puts in error redirects (RFC 6749 section 4.1.2.1).
 func oauthErrorFor(status int) string {
 	switch status {
 	case 400:
@@ -198,7 +225,9 @@ func oauthErrorFor(status int) string {
 	return "server_error"
 }
 
-// flowMethodFor is the flow_state authentication method of a link type.
+// flowMethodFor is the flow_state authentication method of a link type;
+// only sign-up differs from the link's type, as in the reference's flow
+// state records.
 func flowMethodFor(typ string) string {
 	switch typ {
 	case "signup":
@@ -254,7 +283,8 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 	if p.Phone != "" {
 		addr = p.Phone
 	}
-	// The fixed test codes of GOTRUE_SMS_TEST_OTP short-circuit the lookup.
+	// The fixed test codes of GOTRUE_SMS_TEST_OTP short-circuit the lookup
+	// (they are never stored, so there is nothing to find or expire).
 	if p.Type == "sms" && s.cfg.SMSTestOTP[p.Phone] != "" && s.cfg.SMSTestOTP[p.Phone] == p.Token {
 		u, err := userByPhone(ctx, tx, p.Phone)
 		if errors.Is(err, pg.ErrNotFound) {
@@ -290,6 +320,8 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 		if c.typ == "sms" || c.typ == "phone_change" {
 			exp = s.cfg.SMSOTPExp
 		}
+		// An expired code answers exactly like a wrong one: the caller
+		// learns nothing about which codes exist.
 		if sent == nil || s.now().After(sent.Add(exp)) {
 			return nil, expired
 		}
@@ -304,7 +336,10 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 	return nil, expired
 }
 
-// applyVerification performs what a verified code of typ means.
+// applyVerification performs what a verified code of typ means, clearing
+// the code it consumed so it cannot be used again. It ends with
+// app_metadata.providers recomputed, since confirming an email or phone may
+// have added an identity.
 func (s *Service) applyVerification(ctx context.Context, tx pgx.Tx, u *user, typ, column string, pkce bool) (*verified, error) {
 	now := s.now()
 	v := &verified{typ: typ, pkce: pkce}
@@ -324,6 +359,8 @@ func (s *Service) applyVerification(ctx context.Context, tx pgx.Tx, u *user, typ
 			return nil, err
 		}
 	case "magiclink", "recovery":
+		// Magic links and recoveries share recovery_token, as in the
+		// reference's schema; following either also proves the address.
 		if _, err := tx.Exec(ctx, `UPDATE auth.users SET recovery_token = '', updated_at = $2 WHERE id = $1`, u.ID, now); err != nil {
 			return nil, fmt.Errorf("clear recovery token of %s: %w", u.ID, err)
 		}
@@ -336,6 +373,8 @@ func (s *Service) applyVerification(ctx context.Context, tx pgx.Tx, u *user, typ
 			}
 		}
 	case "email_change":
+		// Secure change: the first of the two codes (either address) only
+		// records its half; the second applies the change.
 		if s.cfg.SecureEmailChange && u.EmailChangeConfirmStatus == 0 && u.Email != "" &&
 			u.EmailChangeTokenNew != "" && u.EmailChangeTokenCurrent != "" {
 			if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE auth.users SET %s = '', email_change_confirm_status = 1 WHERE id = $1`, column), u.ID); err != nil {

@@ -24,17 +24,26 @@ import (
 // Token, TokenHash) are what the dev mailbox exposes; SMTP sends Subject and
 // Body.
 type Message struct {
-	ID         string    `json:"id"`
-	To         string    `json:"to"`
-	Subject    string    `json:"subject,omitempty"`
-	Body       string    `json:"body"`
-	Channel    string    `json:"channel"` // "email" or "sms"
-	Type       string    `json:"type"`    // confirmation, magic_link, recovery, invite, email_change, reauthentication, sms, phone_change
-	Link       string    `json:"confirmation_url,omitempty"`
-	Token      string    `json:"token,omitempty"`
-	TokenHash  string    `json:"token_hash,omitempty"`
-	RedirectTo string    `json:"redirect_to,omitempty"`
-	SentAt     time.Time `json:"sent_at"`
+	// ID is random, unique per message.
+	ID string `json:"id"`
+	// To is the email address, or the phone number (digits) for SMS.
+	To string `json:"to"`
+	// Subject is empty for SMS.
+	Subject string `json:"subject,omitempty"`
+	// Body is the rendered HTML mail or the SMS text.
+	Body    string `json:"body"`
+	Channel string `json:"channel"` // "email" or "sms"
+	Type    string `json:"type"`    // confirmation, magic_link, recovery, invite, email_change, reauthentication, sms, phone_change
+	// Link is the confirmation URL the mail carries (to /verify); named
+	// after the template variable the reference's mails use.
+	Link string `json:"confirmation_url,omitempty"`
+	// Token is the OTP code, TokenHash the hash a link carries instead.
+	Token     string `json:"token,omitempty"`
+	TokenHash string `json:"token_hash,omitempty"`
+	// RedirectTo is where the link sends the browser after verification.
+	RedirectTo string `json:"redirect_to,omitempty"`
+	// SentAt is when the message was handed to its sender.
+	SentAt time.Time `json:"sent_at"`
 }
 
 // Sender delivers a message.
@@ -64,7 +73,10 @@ func (m Multi) Send(ctx context.Context, msg *Message) error {
 
 // Log is a Sender that only logs, used when neither SMTP nor the dev
 // mailbox is configured (the reference server does the same).
-type Log struct{ Logger *slog.Logger }
+type Log struct {
+	// Logger receives one line per message, without its link or code.
+	Logger *slog.Logger
+}
 
 // Send implements Sender.
 func (l Log) Send(ctx context.Context, m *Message) error {
@@ -75,6 +87,8 @@ func (l Log) Send(ctx context.Context, m *Message) error {
 // Mailbox is the dev mailbox: it keeps the newest messages in memory and logs
 // each one with its link and code.
 type Mailbox struct {
+	// Logger, when set, receives every message with its link and code, so
+	// flows can be followed from the server log alone.
 	Logger *slog.Logger
 	// Max is how many messages are kept (oldest dropped first); 0 means 1000.
 	Max int
@@ -118,10 +132,14 @@ func (b *Mailbox) List(to string) []Message {
 // SMTP sends email through a mail server with STARTTLS when offered and
 // PLAIN auth when a user is set.
 type SMTP struct {
-	Host       string
-	Port       int
+	// Host and Port locate the server.
+	Host string
+	Port int
+	// User and Pass are the PLAIN credentials; empty User: no auth.
 	User, Pass string
-	From       string // address
+	// From is the sender address.
+	From string
+	// SenderName is the display name put before From.
 	SenderName string
 	// Timeout bounds one delivery; 0 means 10 s.
 	Timeout time.Duration
