@@ -96,6 +96,9 @@ func (s *Service) adminGenerateLink(w http.ResponseWriter, r *http.Request) erro
 				spec = specInvite
 			}
 			d, err = s.deliverEmailOTP(ctx, tx, u, spec, email, redirect, false, false)
+		// An email change link starts the change itself (email_change is
+		// set here); following the link completes it, which is what the
+		// admin generates it for.
 		case "email_change_current", "email_change_new":
 			if missing {
 				return notFound("user_not_found", "User with this email not found")
@@ -123,13 +126,16 @@ func (s *Service) adminGenerateLink(w http.ResponseWriter, r *http.Request) erro
 		if err != nil {
 			return err
 		}
+		// Re-read: the token columns and sent-at times just changed.
 		u, err = userByID(ctx, tx, u.ID)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	// Flatten: the user's fields plus the five link properties.
+	// Flatten: the user's fields plus the five link properties, as the
+	// reference answers. Going through the user's JSON keeps its wire shape
+	// (and its omissions) identical to every other endpoint's.
 	b, err := json.Marshal(u)
 	if err != nil {
 		return err

@@ -34,6 +34,9 @@ func (e *apiError) Error() string {
 // Unwrap exposes the cause to errors.Is/As.
 func (e *apiError) Unwrap() error { return e.Cause }
 
+// newErr and the helpers below build an apiError with the reference's
+// status for each class of failure; messages are formatted like fmt.Sprintf
+// and must match the reference's text, which apps sometimes compare.
 func newErr(status int, code, format string, args ...any) *apiError {
 	return &apiError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }

@@ -36,6 +36,8 @@ func (s *Service) runAccessTokenHook(ctx context.Context, db pg.DB, userID strin
 		return nil, fmt.Errorf("encode hook input: %w", err)
 	}
 	var raw []byte
+	// The name comes from configuration, but it is still quoted as an
+	// identifier: the SQL is never built from raw text.
 	q := fmt.Sprintf(`SELECT %s($1::jsonb)::text`, pgx.Identifier{schema, fn}.Sanitize())
 	// A failing function aborts the caller's transaction; the request fails.
 	if err := db.QueryRow(ctx, q, string(input)).Scan(&raw); err != nil {
@@ -47,6 +49,8 @@ func (s *Service) runAccessTokenHook(ctx context.Context, db pg.DB, userID strin
 		return nil, &apiError{Status: http.StatusInternalServerError, Code: "unexpected_failure",
 			Message: "Error unmarshaling Custom Access Token output.", Cause: err}
 	}
+	// A hook can refuse the sign-in by answering an error: its message and
+	// status reach the client, as the reference passes them on.
 	if out.Error != nil && (out.Error.Message != "" || out.Error.HTTPCode != 0) {
 		status := out.Error.HTTPCode
 		if status == 0 {
@@ -54,6 +58,9 @@ func (s *Service) runAccessTokenHook(ctx context.Context, db pg.DB, userID strin
 		}
 		return nil, &apiError{Status: status, Message: out.Error.Message}
 	}
+	// Claims other services rely on (RLS reads role and sub, the gateway
+	// exp) cannot be dropped by a hook; the reference validates its output
+	// against a schema for the same reason.
 	for _, k := range requiredHookClaims {
 		if _, ok := out.Claims[k]; !ok {
 			return nil, &apiError{Status: http.StatusInternalServerError,

@@ -16,11 +16,14 @@ type limiter struct {
 	w   map[string]*window
 }
 
+// window is one key's count since start.
 type window struct {
 	start time.Time
 	n     int
 }
 
+// newLimiter returns an empty limiter on the service's clock, so tests can
+// move time past a window instead of sleeping.
 func newLimiter(now func() time.Time) *limiter {
 	return &limiter{now: now, w: map[string]*window{}}
 }
@@ -56,6 +59,9 @@ func (l *limiter) allow(key string, max int, period time.Duration) bool {
 // limitIP wraps h with a per-client-IP budget of max requests per period
 // (GoTrue's 429 over_request_rate_limit). max 0 disables it.
 func (s *Service) limitIP(name string, max func() int, period time.Duration, h handlerFunc) handlerFunc {
+	// The address is the one the gateway vouches for (X-Real-Ip, taken from
+	// a proxy header only when one is configured as trusted), so a client
+	// cannot pick a fresh address per request to escape its budget.
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if n := max(); n > 0 && !s.limits.allow(name+"|"+httpx.ClientIP(r), n, period) {
 			return tooMany("over_request_rate_limit", "Request rate limit reached")

@@ -24,9 +24,12 @@ const (
 	Digits = 6
 )
 
+// b32 is the secret's encoding: RFC 4648 base32 without padding, the form
+// otpauth URIs carry and users type in by hand.
 var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
 
-// NewSecret returns a random 160-bit secret, base32 without padding.
+// NewSecret returns a random 160-bit secret, base32 without padding: the
+// secret length RFC 4226 recommends.
 func NewSecret() string {
 	b := make([]byte, 20)
 	_, _ = rand.Read(b)
@@ -42,6 +45,9 @@ func Code(secret string, t time.Time) (string, error) {
 	return code(key, uint64(t.Unix()/Period)), nil
 }
 
+// code is RFC 4226 HOTP for one counter: HMAC-SHA1 of the big-endian
+// counter, dynamic truncation at the offset the last nibble names, then the
+// low six decimal digits.
 func code(key []byte, counter uint64) string {
 	var msg [8]byte
 	binary.BigEndian.PutUint64(msg[:], counter)
@@ -59,6 +65,8 @@ func Validate(secret, c string, t time.Time) bool {
 	if err != nil || len(c) != Digits {
 		return false
 	}
+	// Every candidate is compared, in constant time, and the results are
+	// combined afterwards, so timing does not tell which step matched.
 	step := t.Unix() / Period
 	ok := 0
 	for _, d := range []int64{-1, 0, 1} {
@@ -69,6 +77,8 @@ func Validate(secret, c string, t time.Time) bool {
 
 // URI is the otpauth:// URI authenticator apps import.
 func URI(issuer, account, secret string) string {
+	// The parameters are spelled out even though they are the defaults:
+	// some apps mis-handle URIs that omit them.
 	q := url.Values{"secret": {secret}, "issuer": {issuer}, "algorithm": {"SHA1"}, "digits": {"6"}, "period": {"30"}}
 	return "otpauth://totp/" + url.PathEscape(issuer) + ":" + url.PathEscape(account) + "?" + q.Encode()
 }
@@ -79,6 +89,8 @@ func QRSVG(text string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encode qr: %w", err)
 	}
+	// A four-module quiet zone is what the QR specification requires for
+	// scanners to find the code; the SVG scales, so one unit per module.
 	const quiet = 4
 	n := c.Size + 2*quiet
 	var b strings.Builder
