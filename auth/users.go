@@ -12,10 +12,14 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
-// instanceID is the legacy instance column every auth row carries.
+// instanceID is the legacy instance column every auth row carries. The
+// reference fills it with the nil UUID and still filters on it in its
+// lookups, whose indexes include it, so we do the same.
 const instanceID = "00000000-0000-0000-0000-000000000000"
 
-// user is a row of auth.users with its identities and factors.
+// user is a row of auth.users with its identities and factors. Token and
+// password columns are loaded because the flows need them; they never
+// reach a response (see userJSON).
 type user struct {
 	ID                       string
 	Aud, Role                string
@@ -279,7 +283,8 @@ func utc(t *time.Time) *time.Time {
 }
 
 // MarshalJSON renders the user in the reference's shape: UTC timestamps,
-// identities always an array, factors omitted when there are none.
+// identities always an array (auth-js indexes into it), factors omitted
+// when there are none (as the reference's omitempty does).
 func (u *user) MarshalJSON() ([]byte, error) {
 	j := userJSON{
 		ID: u.ID, Aud: u.Aud, Role: u.Role, Email: u.Email, Phone: u.Phone,
@@ -306,7 +311,8 @@ func (u *user) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// isBanned reports whether the user is banned at now.
+// isBanned reports whether the user is banned at now; a banned_until in
+// the past is an expired ban, not a ban, as in the reference.
 func (u *user) isBanned(now time.Time) bool {
 	return u.BannedUntil != nil && u.BannedUntil.After(now)
 }
@@ -343,6 +349,8 @@ func syncProviders(ctx context.Context, db pg.DB, u *user) error {
 	if u.AppMetadata == nil {
 		u.AppMetadata = map[string]any{}
 	}
+	// provider keeps the method the account was created with; only
+	// providers grows as identities are added.
 	if _, ok := u.AppMetadata["provider"]; !ok {
 		u.AppMetadata["provider"] = ps[0]
 	}
