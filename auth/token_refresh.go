@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/pg"
 )
@@ -47,33 +49,44 @@ func (s *Service) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("validation_failed", "Refresh token is not valid")
 	}
 	ctx := r.Context()
-	var resp *tokenResponse
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		resp, err = s.refresh(ctx, tx, r, p.RefreshToken)
-		if errors.Is(err, errReuse) {
-			// Commit the revocation, then answer with the error.
-			return nil
+	conn, err := s.db.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection: %w", err)
+	}
+	defer conn.Release()
+	resp, err := s.refresh(ctx, conn, r, p.RefreshToken)
+	// refresh opens its transaction inside its first batch and, on the
+	// common path, commits inside its last, saving the two round trips of
+	// a separate BEGIN and COMMIT. Whatever it left open ends here: a
+	// reuse answer still commits the family's revocation, any other error
+	// rolls everything back. (A connection released mid-transaction, say
+	// after a timeout, is closed by the pool, never reused.)
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		end := "ROLLBACK"
+		if err == nil || errors.Is(err, errReuse) {
+			end = "COMMIT"
 		}
-		return err
-	})
+		if _, cerr := conn.Exec(ctx, end); cerr != nil && (err == nil || errors.Is(err, errReuse)) {
+			return fmt.Errorf("refresh %s: %w", strings.ToLower(end), cerr)
+		}
+	}
 	if err != nil {
 		return err
-	}
-	if resp == nil {
-		return errReuse
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 
-// refresh runs the rotation in two round trips besides BEGIN/COMMIT: one
-// batch locks the token's session (so refreshes of one family take turns;
-// a waiter gives up after 5 s) and then reads the token and its user as
-// committed by whoever held the lock; a second batch writes the rotation,
-// touches the session, audits and reads the amr claims.
-func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token string) (*tokenResponse, error) {
+// refresh runs the rotation in two round trips on db, a connection it
+// leaves inside a transaction unless it committed (see tokenRefresh): one
+// batch begins, locks the token's session (so refreshes of one family take
+// turns; a waiter gives up after 5 s) and then reads the token and its user
+// as committed by whoever held the lock; a second batch writes the
+// rotation, touches the session, audits, reads the amr claims and, when no
+// access token hook has to run inside the transaction, commits.
+func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request, token string) (*tokenResponse, error) {
 	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL lock_timeout = '5s'`)
 	b.Queue(`SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now()), refreshed_at
 		FROM auth.sessions WHERE id = (SELECT session_id FROM auth.refresh_tokens WHERE token = $1) FOR UPDATE`, token)
@@ -84,6 +97,9 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 	var se session
 	var t refreshToken
 	_, err := br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
 	if err == nil {
 		err = br.QueryRow().Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
 	}
@@ -173,9 +189,17 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 	w.Queue(`UPDATE auth.sessions SET refreshed_at = $2, updated_at = $3, user_agent = $4, ip = $5 WHERE id = $1`,
 		se.ID, now.UTC(), now, r.UserAgent(), clientInet(r))
 	s.queueAudit(w, r, u, "token_refreshed", nil)
+	writes := w.Len()
 	w.Queue(amrQuery, se.ID)
+	// A hook function runs in the transaction after these writes, as it
+	// would in the reference; without one, signing needs no database and
+	// the batch can commit.
+	commit := s.cfg.CustomAccessTokenHook == ""
+	if commit {
+		w.Queue(`COMMIT`)
+	}
 	wr := tx.SendBatch(ctx, w)
-	for range w.Len() - 1 {
+	for range writes {
 		if _, err := wr.Exec(); err != nil {
 			wr.Close()
 			return nil, fmt.Errorf("write rotation: %w", err)
@@ -190,6 +214,12 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 	if err != nil {
 		wr.Close()
 		return nil, err
+	}
+	if commit {
+		if _, err := wr.Exec(); err != nil {
+			wr.Close()
+			return nil, fmt.Errorf("commit rotation: %w", err)
+		}
 	}
 	if err := wr.Close(); err != nil {
 		return nil, fmt.Errorf("refresh writes: %w", err)
@@ -211,7 +241,7 @@ func (s *Service) queueRotation(b *pgx.Batch, t *refreshToken, userID string, no
 
 // sessionStillValid applies not_after and the optional session limits
 // (timebox, inactivity, single session per user).
-func (s *Service) sessionStillValid(ctx context.Context, tx pgx.Tx, se *session, userID string, now time.Time) error {
+func (s *Service) sessionStillValid(ctx context.Context, tx pg.DB, se *session, userID string, now time.Time) error {
 	expired := func(why string) error {
 		return badRequest("session_expired", "Invalid Refresh Token: Session Expired%s", why)
 	}

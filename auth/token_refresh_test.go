@@ -172,3 +172,41 @@ func TestRefreshSessionLimits(t *testing.T) {
 	e.clock.add(55 * time.Minute)
 	wantErr(t, e.refresh(rt), 400, "session_expired", "Invalid Refresh Token: Session Expired")
 }
+
+// TestRefreshTransactionOutcomes checks the three ways a refresh ends its
+// transaction, which it opens and (usually) commits inside its batches:
+// success commits the rotation, a refusal rolls back (nothing rotated), and
+// reuse detection commits the family's revocation.
+func TestRefreshTransactionOutcomes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	s := e.signUp("tx@example.com", "secret123")
+	rt0 := s["refresh_token"].(string)
+	tokens := func() int {
+		t.Helper()
+		var n int
+		if err := e.db.Admin.QueryRow(context.Background(), `SELECT count(*) FROM auth.refresh_tokens WHERE NOT revoked`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	rt1 := e.refresh(rt0).json(t)["refresh_token"].(string)
+	before := tokens()
+	e.exec(`UPDATE auth.users SET banned_until = $1`, e.clock.now().Add(time.Hour))
+	wantErr(t, e.refresh(rt1), 400, "user_banned", "Invalid Refresh Token: User Banned")
+	if after := tokens(); after != before || before != 1 {
+		t.Fatalf("live tokens %d before, %d after a refused refresh; want 1 and 1", before, after)
+	}
+	e.exec(`UPDATE auth.users SET banned_until = NULL`)
+	// The first rotation was committed: rt1 is the live token.
+	rt2 := e.refresh(rt1).json(t)["refresh_token"].(string)
+	// rt0 is now a grandparent outside the reuse interval: reuse detection
+	// revokes the family, and the revocation must stick.
+	e.clock.add(time.Minute)
+	wantErr(t, e.refresh(rt0), 400, "refresh_token_already_used", "")
+	if n := tokens(); n != 0 {
+		t.Fatalf("%d live tokens after reuse detection, want 0", n)
+	}
+	wantErr(t, e.refresh(rt2), 400, "refresh_token_already_used", "")
+}

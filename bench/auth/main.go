@@ -335,17 +335,23 @@ func postInto(ctx context.Context, c *http.Client, url string, body, out any) er
 }
 
 // bareRefresh is the SQL a refresh must run, without HTTP, JSON or JWT,
-// in the fewest round trips the work allows (the same shape the service
-// uses): in a transaction, one batch locks the token's session and reads
-// the token, the user, its identities and its factors; a second batch
-// revokes the token, inserts its child, touches the session, writes the
-// two audit entries the reference writes and reads the amr claims.
+// in the fewest round trips the work allows (the shape the service uses):
+// one batch begins a transaction, locks the token's session and reads the
+// token, the user, its identities and its factors; a second batch revokes
+// the token, inserts its child, touches the session, writes the two audit
+// entries the reference writes, reads the amr claims and commits.
 func bareRefresh(ctx context.Context, db *pgxpool.Pool, s *session) error {
 	var r [6]byte
 	_, _ = rand.Read(r[:])
 	child := fmt.Sprintf("%x", r) // 12 characters, like the service's tokens
-	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+	conn, err := db.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	err = func() error {
 		b := &pgx.Batch{}
+		b.Queue(`BEGIN`)
 		b.Queue(`SET LOCAL lock_timeout = '5s'`)
 		b.Queue(`SELECT id, user_id, aal, not_after, created_at, refreshed_at FROM auth.sessions
 			WHERE id = (SELECT session_id FROM auth.refresh_tokens WHERE token = $1) FOR UPDATE`, s.refresh)
@@ -353,26 +359,22 @@ func bareRefresh(ctx context.Context, db *pgxpool.Pool, s *session) error {
 		b.Queue(`SELECT * FROM auth.users WHERE id = $1`, s.userID)
 		b.Queue(`SELECT * FROM auth.identities WHERE user_id = $1 ORDER BY created_at, id`, s.userID)
 		b.Queue(`SELECT * FROM auth.mfa_factors WHERE user_id = $1 ORDER BY created_at, id`, s.userID)
-		br := tx.SendBatch(ctx, b)
+		br := conn.SendBatch(ctx, b)
+		defer br.Close()
 		var tokenID int64
 		for i := range b.Len() {
-			if i == 2 {
-				var token, userID, parent, sessionID any
-				var revoked any
-				var updated any
+			if i == 3 {
+				var token, userID, parent, sessionID, revoked, updated any
 				if err := br.QueryRow().Scan(&tokenID, &token, &userID, &revoked, &parent, &sessionID, &updated); err != nil {
-					br.Close()
 					return fmt.Errorf("read token: %w", err)
 				}
 				continue
 			}
 			rows, err := br.Query()
 			if err != nil {
-				br.Close()
 				return err
 			}
 			if err := drain(rows); err != nil {
-				br.Close()
 				return err
 			}
 		}
@@ -392,9 +394,13 @@ func bareRefresh(ctx context.Context, db *pgxpool.Pool, s *session) error {
 		w.Queue(`INSERT INTO auth.audit_log_entries (instance_id, id, payload, created_at, ip_address) VALUES ($1, $2, $3, $4, $5)`, audit("token_revoked")...)
 		w.Queue(`INSERT INTO auth.audit_log_entries (instance_id, id, payload, created_at, ip_address) VALUES ($1, $2, $3, $4, $5)`, audit("token_refreshed")...)
 		w.Queue(`SELECT authentication_method, updated_at FROM auth.mfa_amr_claims WHERE session_id = $1 ORDER BY updated_at DESC`, s.sessionID)
-		return tx.SendBatch(ctx, w).Close()
-	})
+		w.Queue(`COMMIT`)
+		return conn.SendBatch(ctx, w).Close()
+	}()
 	if err != nil {
+		// A failed statement leaves the transaction open; the pool would
+		// close the connection, so end it here.
+		_, _ = conn.Exec(ctx, "ROLLBACK")
 		return err
 	}
 	s.refresh = child // the service's next refresh goes on from here
