@@ -118,6 +118,8 @@ func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	b.Queue(`INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
 		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, u.ID, now, sessionID)
 	b.Queue(`UPDATE auth.users SET last_sign_in_at = $2 WHERE id = $1`, u.ID, now)
+	// The answer shows what the database stored: UTC at microsecond
+	// precision, so a later GET /user returns the same timestamp.
 	t := now.UTC().Truncate(time.Microsecond)
 	u.LastSignInAt = &t
 	s.queueAudit(b, r, u, "login", map[string]any{"provider": loginProvider(u, method)})

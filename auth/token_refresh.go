@@ -228,7 +228,9 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 }
 
 // queueRotation queues revoking t (when not yet revoked) and inserting its
-// child, and returns the child token.
+// child, and returns the child token. The child records t as its parent:
+// that link is how a returning parent finds the child already issued, and
+// how reuse detection tells a retry from a replay.
 func (s *Service) queueRotation(b *pgx.Batch, t *refreshToken, userID string, now time.Time) string {
 	if !t.Revoked {
 		b.Queue(`UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2 WHERE id = $1`, t.ID, now)

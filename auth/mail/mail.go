@@ -150,6 +150,8 @@ type SMTP struct {
 	TLS *tls.Config
 }
 
+// tlsConfig is s.TLS when set (tests trust their own certificate that
+// way), else the default client configuration for s.Host.
 func (s *SMTP) tlsConfig() *tls.Config {
 	if s.TLS != nil {
 		return s.TLS
@@ -178,6 +180,9 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 	if err != nil {
 		return fmt.Errorf("smtp dial %s: %w", addr, err)
 	}
+	// One deadline for the whole conversation: a server that accepts the
+	// connection and then stalls must not hold the request (and its
+	// database transaction) open.
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	c, err := smtp.NewClient(conn, s.Host)
 	if err != nil {
@@ -192,6 +197,9 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 			}
 		}
 	}
+	// net/smtp's PLAIN auth refuses to send credentials over an
+	// unencrypted connection (except to localhost), so a server without
+	// STARTTLS fails here instead of receiving the password in clear.
 	if s.User != "" {
 		if err := c.Auth(smtp.PlainAuth("", s.User, s.Pass, s.Host)); err != nil {
 			return fmt.Errorf("smtp auth: %w", err)
@@ -226,6 +234,8 @@ func (s *SMTP) render(m *Message) []byte {
 	hdr := func(k, v string) { b.WriteString(k + ": " + v + "\r\n") }
 	hdr("From", from)
 	hdr("To", m.To)
+	// Headers are encoded words (RFC 2047), so a subject or sender name
+	// cannot inject CR/LF and forge further headers.
 	hdr("Subject", mime.QEncoding.Encode("utf-8", m.Subject))
 	hdr("Date", m.SentAt.Format(time.RFC1123Z))
 	hdr("Message-ID", "<"+m.ID+"@"+s.Host+">")
