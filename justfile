@@ -15,11 +15,21 @@ dev *ARGS: build
 build:
     go build -o bin/basalt ./cmd/basalt
     if [ -f frontend/package.json ]; then \
-        cd frontend && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build; \
+        cd frontend && { [ -d node_modules ] || npm ci --no-audit --no-fund || npm install --no-audit --no-fund; } && npm run build; \
     fi
 
+# Every stage runs even when an earlier one fails, so one run shows every failure.
 # Run every test: Go (against real PostgreSQL), compat (supabase-js), frontend, benchmark smoke runs.
-test: test-go test-compat test-frontend bench-smoke
+test:
+    #!/usr/bin/env bash
+    set -uo pipefail
+    failed=()
+    for stage in test-go test-compat test-frontend bench-smoke; do
+        echo "== $stage"
+        "{{just_executable()}}" --justfile "{{justfile()}}" "$stage" || failed+=("$stage")
+    done
+    if [ ${#failed[@]} -gt 0 ]; then echo "failed stages: ${failed[*]}"; exit 1; fi
+    echo "all stages passed"
 
 # Go tests; PostgreSQL server binaries are required, not optional.
 test-go:
@@ -34,7 +44,9 @@ test-compat:
 # Frontend unit tests, when the frontend exists.
 test-frontend:
     if [ -f frontend/package.json ]; then \
-        cd frontend && npm ci --no-audit --no-fund --loglevel=error && CI=true npm test; \
+        cd frontend && { npm ci --no-audit --no-fund --loglevel=error || { \
+            echo "frontend: npm ci refused package-lock.json (out of sync); falling back to npm install"; \
+            npm install --no-audit --no-fund --loglevel=error; }; } && CI=true npm test; \
     else \
         echo "frontend: no frontend/package.json, skipped"; \
     fi

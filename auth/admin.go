@@ -54,6 +54,9 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 	if p.Email == "" && p.Phone == "" {
 		return badRequest("validation_failed", "Cannot create a user without either an email or phone")
 	}
+	// Admin-created users skip confirmation only when asked (email_confirm,
+	// phone_confirm), and get a random password when none is given, so
+	// they can only sign in through a link or a password reset.
 	np := newUserParams{ID: p.ID, Aud: p.Aud, Role: p.Role, UserMetadata: p.UserMetadata, AppMetadata: p.AppMetadata,
 		EmailConfirmed: p.EmailConfirm, PhoneConfirmed: p.PhoneConfirm}
 	if p.ID != "" && !uuidRE.MatchString(p.ID) {
@@ -77,6 +80,8 @@ func (s *Service) adminCreateUser(w http.ResponseWriter, r *http.Request) error 
 		return badRequest("validation_failed", "Only a password or a password hash should be provided")
 	}
 	switch {
+	// Imported bcrypt hashes are kept as they are (migrations from
+	// another system).
 	case p.PasswordHash != "":
 		if !strings.HasPrefix(p.PasswordHash, "$2") {
 			return badRequest("validation_failed", "Invalid password hash format")
@@ -179,6 +184,8 @@ func (s *Service) adminUpdateUser(w http.ResponseWriter, r *http.Request) error 
 			}
 			return nil
 		}
+		// Each field is applied only when present; absent fields keep their
+		// values.
 		if p.Role != "" {
 			if err := exec(`UPDATE auth.users SET role = $2 WHERE id = $1`, p.Role); err != nil {
 				return err
@@ -267,6 +274,9 @@ func (s *Service) adminUpdateUser(w http.ResponseWriter, r *http.Request) error 
 		if err := exec(`UPDATE auth.users SET updated_at = $2 WHERE id = $1`, now); err != nil {
 			return err
 		}
+		if err := s.audit(ctx, tx, r, u, "user_modified", nil); err != nil {
+			return err
+		}
 		u, err = userByID(ctx, tx, u.ID)
 		return err
 	})
@@ -294,6 +304,12 @@ func (s *Service) adminDeleteUser(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
+		if err := s.audit(ctx, tx, r, u, "user_deleted", nil); err != nil {
+			return err
+		}
+		// Hard delete cascades identities, sessions, factors and tokens. Soft
+		// delete keeps the row (so foreign keys from app tables hold) but frees
+		// the email and phone and removes every way to sign in.
 		if !p.ShouldSoftDelete {
 			_, err = tx.Exec(ctx, `DELETE FROM auth.users WHERE id = $1`, u.ID)
 			return err
@@ -345,10 +361,13 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 		where += ` AND (u.email ILIKE $2 OR u.raw_user_meta_data->>'full_name' ILIKE $2)`
 		args = append(args, "%"+f+"%")
 	}
+	// The total is counted with the same filter, for X-Total-Count.
 	var total int
 	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM auth.users u WHERE `+where, args...).Scan(&total); err != nil {
 		return fmt.Errorf("count users: %w", err)
 	}
+	// Newest first by default; sort accepts "<column> asc|desc" for a few
+	// columns (anything else keeps the default rather than failing).
 	order := "u.created_at DESC, u.id"
 	if sort := q.Get("sort"); sort != "" {
 		field, dir, _ := strings.Cut(sort, " ")
@@ -364,31 +383,30 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	rows, err := s.db.Query(ctx, fmt.Sprintf(`SELECT %s FROM auth.users u WHERE %s ORDER BY %s LIMIT %d OFFSET %d`,
-		userColumns, where, order, perPage, (page-1)*perPage), args...)
+		userColumns+relationColumns, where, order, perPage, (page-1)*perPage), args...)
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
 	}
-	users, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*user, error) { return scanUser(row) })
+	users, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*user, error) { return scanUserWithRelations(row) })
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
-	}
-	for _, u := range users {
-		if err := loadRelations(ctx, s.db, u); err != nil {
-			return err
-		}
 	}
 	if users == nil {
 		users = []*user{}
 	}
+	// Links repeat the request's query with page replaced (encoded, so page
+	// sorts before per_page), as the reference builds them.
 	last := (total + perPage - 1) / perPage
+	link := func(page int) string {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page))
+		return "<" + r.URL.Path + "?" + q.Encode() + ">"
+	}
 	var links []string
 	if page < last {
-		links = append(links, fmt.Sprintf(`</admin/users?page=%d&per_page=%d>; rel="next"`, page+1, perPage))
+		links = append(links, link(page+1)+`; rel="next"`)
 	}
-	if last < 1 {
-		last = 1
-	}
-	links = append(links, fmt.Sprintf(`</admin/users?page=%d&per_page=%d>; rel="last"`, last, perPage))
+	links = append(links, link(last)+`; rel="last"`)
 	w.Header().Set("Link", strings.Join(links, ", "))
 	w.Header().Set("X-Total-Count", strconv.Itoa(total))
 	writeJSON(w, http.StatusOK, map[string]any{"users": users, "aud": s.cfg.JWTAud})
@@ -432,6 +450,9 @@ func (s *Service) invite(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if _, err := s.deliverEmailOTP(ctx, tx, u, specInvite, email, redirect, false, true); err != nil {
+			return err
+		}
+		if err := s.audit(ctx, tx, r, u, "user_invited", nil); err != nil {
 			return err
 		}
 		u, err = userByID(ctx, tx, u.ID)

@@ -35,6 +35,8 @@ func (s *Service) adminGenerateLink(w http.ResponseWriter, r *http.Request) erro
 	ctx := r.Context()
 	var u *user
 	var d *otpDelivery
+	// The link type can differ from the requested type: a magic link for an
+	// unknown address is a sign-up.
 	linkType := p.Type
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -55,11 +57,15 @@ func (s *Service) adminGenerateLink(w http.ResponseWriter, r *http.Request) erro
 				return err
 			}
 			d, err = s.deliverEmailOTP(ctx, tx, u, specMagicLink, email, redirect, false, false)
+		// Recovery and email change need an existing user; there is nothing to
+		// recover for an unknown address.
 		case "recovery":
 			if missing {
 				return notFound("user_not_found", "User with this email not found")
 			}
 			d, err = s.deliverEmailOTP(ctx, tx, u, specRecovery, email, redirect, false, false)
+		// Sign-up and invite links create the user now (unconfirmed) when it
+		// does not exist yet; a confirmed user cannot be signed up twice.
 		case "signup", "invite":
 			if !missing && u.EmailConfirmedAt != nil {
 				return unprocessable("email_exists", "A user with this email address has already been registered")
@@ -129,6 +135,8 @@ func (s *Service) adminGenerateLink(w http.ResponseWriter, r *http.Request) erro
 	if err := json.Unmarshal(b, &out); err != nil {
 		return err
 	}
+	// The client splits these five keys into data.properties and keeps
+	// the rest as data.user.
 	out["action_link"] = d.Link
 	out["email_otp"] = d.OTP
 	out["hashed_token"] = d.Hash

@@ -122,4 +122,39 @@ func TestAdminGenerateLinkAndInvite(t *testing.T) {
 		t.Fatalf("invite link %d %s", w.Code, w.Header().Get("Location"))
 	}
 	wantErr(t, e.req("POST", "/invite", `{"email":"inv@example.com"}`, svc), 422, "email_exists", "")
+	var hasPassword bool
+	if err := e.db.Admin.QueryRow(t.Context(), `SELECT encrypted_password <> '' FROM auth.users WHERE email = 'inv@example.com'`).Scan(&hasPassword); err != nil || !hasPassword {
+		t.Fatalf("an accepted invitation sets a random password (%v)", err)
+	}
+}
+
+func TestAdminSoftDeleteAndLinks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	svc := e.service()
+	s := e.signUp("soft@example.com", "secret123")
+	id := s["user"].(map[string]any)["id"].(string)
+	for _, tc := range []struct{ typ, extra, want string }{
+		{"recovery", "", "recovery"},
+		{"magiclink", "", "magiclink"},
+		{"email_change_new", `,"new_email":"soft2@example.com"`, "email_change"},
+		{"email_change_current", `,"new_email":"soft2@example.com"`, "email_change"},
+	} {
+		r := e.req("POST", "/admin/generate_link", `{"type":"`+tc.typ+`","email":"soft@example.com"`+tc.extra+`}`, svc)
+		if r.Status != 200 || r.json(t)["verification_type"] != tc.want {
+			t.Fatalf("%s: %d %s", tc.typ, r.Status, r.Body)
+		}
+	}
+	if r := e.req("DELETE", "/admin/users/"+id, `{"should_soft_delete":true}`, svc); r.Status != 200 {
+		t.Fatalf("soft delete %d %s", r.Status, r.Body)
+	}
+	g := e.req("GET", "/admin/users/"+id, nil, svc).json(t)
+	if g["deleted_at"] == nil || g["email"] != "" {
+		t.Fatalf("soft-deleted user %v", g)
+	}
+	wantErr(t, e.req("GET", "/user", nil, s["access_token"].(string)), 403, "session_not_found", "")
+	// The address is free again.
+	if r := e.req("POST", "/signup", `{"email":"soft@example.com","password":"secret123"}`, ""); r.Status != 200 {
+		t.Fatalf("re-signup %d %s", r.Status, r.Body)
+	}
 }

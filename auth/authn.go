@@ -15,6 +15,8 @@ import (
 // bearerRE is GoTrue's Authorization header pattern.
 var bearerRE = regexp.MustCompile(`^(?i)bearer (\S+)$`)
 
+const nilUUID = "00000000-0000-0000-0000-000000000000"
+
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // bearer verifies the request's bearer token. The gateway may already have
@@ -69,14 +71,30 @@ func (s *Service) authenticate(r *http.Request) (*authed, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The anon and service_role keys have no sub: they name a role, not a
+	// user, so user endpoints refuse them.
 	if claims.Subject == "" {
 		return nil, forbidden("bad_jwt", "invalid claim: missing sub claim")
 	}
 	if !uuidRE.MatchString(claims.Subject) {
 		return nil, badRequest("bad_jwt", "invalid claim: sub claim must be a UUID")
 	}
-	ctx := r.Context()
-	u, err := userByID(ctx, s.db, claims.Subject)
+	// The nil UUID means "no session", as in the reference.
+	var sessionID *string
+	if claims.SessionID != "" && claims.SessionID != nilUUID {
+		if !uuidRE.MatchString(claims.SessionID) {
+			return nil, forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
+		}
+		sessionID = &claims.SessionID
+	}
+	// One round trip: the user with identities and factors, and the JWT's
+	// session when it is the user's.
+	var se session
+	var sid *string
+	u, err := scanUserWithRelations(s.db.QueryRow(r.Context(), `SELECT `+userColumns+relationColumns+`,
+		se.id, coalesce(se.aal::text, 'aal1'), se.factor_id, se.not_after, coalesce(se.created_at, now()), se.refreshed_at
+		FROM auth.users u LEFT JOIN auth.sessions se ON se.id = $2 AND se.user_id = u.id WHERE u.id = $1`, claims.Subject, sessionID),
+		&sid, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
 	if errors.Is(err, pg.ErrNotFound) {
 		return nil, forbidden("user_not_found", "User from sub claim in JWT does not exist")
 	}
@@ -84,22 +102,17 @@ func (s *Service) authenticate(r *http.Request) (*authed, error) {
 		return nil, internalErr(err)
 	}
 	a := &authed{user: u, claims: claims}
-	if claims.SessionID != "" {
-		if !uuidRE.MatchString(claims.SessionID) {
+	if sessionID != nil {
+		if sid == nil {
 			return nil, forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
 		}
-		se, err := loadSession(ctx, s.db, claims.SessionID, false)
-		if errors.Is(err, pg.ErrNotFound) || (err == nil && se.UserID != u.ID) {
-			return nil, forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
-		}
-		if err != nil {
-			return nil, internalErr(err)
-		}
+		se.ID, se.UserID = *sid, u.ID
 		if se.NotAfter != nil && s.now().After(*se.NotAfter) {
 			return nil, forbidden("session_expired", "Session is no longer valid")
 		}
-		a.session = se
+		a.session = &se
 	}
+	// A ban takes effect on the next request, not at token expiry.
 	if u.isBanned(s.now()) {
 		return nil, forbidden("user_banned", "User is banned")
 	}
@@ -114,10 +127,14 @@ func (s *Service) requireAdmin(h handlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
+		// Admin is purely the role claim; admin keys may have no sub and no exp.
 		if !slices.Contains(s.cfg.JWTAdminRoles, claims.Role) {
 			return forbidden("not_admin", "User not allowed")
 		}
-		if claims.SessionID != "" {
+		if claims.SessionID != "" && claims.SessionID != nilUUID {
+			if !uuidRE.MatchString(claims.SessionID) {
+				return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
+			}
 			if _, err := loadSession(r.Context(), s.db, claims.SessionID, false); err != nil {
 				if errors.Is(err, pg.ErrNotFound) {
 					return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
@@ -127,13 +144,6 @@ func (s *Service) requireAdmin(h handlerFunc) handlerFunc {
 		}
 		return h(w, r)
 	}
-}
-
-// isAdminRequest reports whether the request carries a valid admin JWT,
-// without failing when it does not.
-func (s *Service) isAdminRequest(r *http.Request) bool {
-	claims, _, err := s.bearer(r)
-	return err == nil && slices.Contains(s.cfg.JWTAdminRoles, claims.Role)
 }
 
 // decode reads the JSON body into v with GoTrue's errors.

@@ -3,7 +3,11 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"html/template"
+	"io"
+	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +49,11 @@ type Config struct {
 	MaxEmailFrequency time.Duration
 	// SMTP is used when SMTP.Host is set.
 	SMTP SMTPConfig
+	// MailSubjects and MailTemplates override the built-in subject and HTML
+	// body of a mail kind (confirmation, invite, recovery, magic_link,
+	// email_change, reauthentication); Go templates with .ConfirmationURL,
+	// .Token, .TokenHash, .SiteURL, .Email, .NewEmail, .Data, .RedirectTo.
+	MailSubjects, MailTemplates map[string]string
 	// DevMailbox keeps every message in memory, logs it, and lists it at
 	// GET /admin/dev/mailbox (admin only).
 	DevMailbox bool
@@ -69,6 +78,17 @@ type Config struct {
 	// UpdatePasswordRequireReauth asks for a nonce to change a password on
 	// sessions older than 24 h.
 	UpdatePasswordRequireReauth bool
+
+	// CustomAccessTokenHook is a Postgres function, "schema.function",
+	// taking and returning jsonb, that may rewrite every access token's
+	// claims (the reference's custom access token hook). Empty: none.
+	CustomAccessTokenHook string
+
+	// SessionTimebox ends sessions this long after sign-in; SessionInactivity
+	// ends sessions not refreshed for this long; SingleSessionPerUser keeps
+	// only the newest session refreshable. Zero/false: off.
+	SessionTimebox, SessionInactivity time.Duration
+	SingleSessionPerUser              bool
 
 	MFATOTPEnroll, MFATOTPVerify bool
 	MFAMaxFactors                int
@@ -135,21 +155,6 @@ func DefaultConfig() Config {
 	}
 }
 
-// DevConfig is DefaultConfig with what `basalt dev` wants: mail confirmed
-// at sign-up, a dev mailbox, anonymous sign-ins on, a 1 s mail throttle and
-// generous rate limits (every test and tab on the machine shares one IP).
-func DevConfig() Config {
-	c := DefaultConfig()
-	c.MailerAutoconfirm = true
-	c.DevMailbox = true
-	c.AnonymousEnabled = true
-	c.MailerOTPExp = time.Hour
-	c.MaxEmailFrequency = time.Second
-	c.RateLimits = RateLimits{EmailSent: 10000, SMSSent: 10000, OTP: 10000, Token: 100000, Verify: 10000,
-		Anonymous: 10000, MFA: 10000}
-	return c
-}
-
 // Validate checks the settings New depends on.
 func (c *Config) Validate() error {
 	for name, v := range map[string]string{"site url": c.SiteURL, "api url": c.APIURL} {
@@ -166,6 +171,16 @@ func (c *Config) Validate() error {
 	}
 	if c.BcryptCost < 4 || c.BcryptCost > 31 {
 		return fmt.Errorf("auth: bcrypt cost %d must be between 4 and 31", c.BcryptCost)
+	}
+	for _, set := range []map[string]string{c.MailSubjects, c.MailTemplates} {
+		for kind, t := range set {
+			if !mailKinds[kind] {
+				return fmt.Errorf("auth: unknown mail kind %q", kind)
+			}
+			if _, err := template.New(kind).Parse(t); err != nil {
+				return fmt.Errorf("auth: mail template %s: %w", kind, err)
+			}
+		}
 	}
 	if c.PasswordMinLength < 6 {
 		c.PasswordMinLength = 6 // the reference's floor
@@ -189,6 +204,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.str("JWT_DEFAULT_GROUP_NAME", &c.JWTDefaultRole)
 	e.list("JWT_ADMIN_ROLES", &c.JWTAdminRoles)
 	e.str("JWT_ISSUER", &c.JWTIssuer)
+	if c.JWTIssuer == "" {
+		// Supabase issues tokens as <api url>/auth/v1.
+		c.JWTIssuer = c.APIURL + "/auth/v1"
+	}
 	e.boolean("EXTERNAL_EMAIL_ENABLED", &c.EmailEnabled)
 	e.boolean("EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", &c.MagicLinkEnabled)
 	e.boolean("EXTERNAL_PHONE_ENABLED", &c.PhoneEnabled)
@@ -205,6 +224,26 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.str("SMTP_ADMIN_EMAIL", &c.SMTP.AdminEmail)
 	e.str("SMTP_SENDER_NAME", &c.SMTP.SenderName)
 	e.boolean("DEV_MAILBOX", &c.DevMailbox)
+	for kind := range mailKinds {
+		name := strings.ToUpper(kind)
+		if v := e.get("MAILER_SUBJECTS_" + name); v != "" {
+			if c.MailSubjects == nil {
+				c.MailSubjects = map[string]string{}
+			}
+			c.MailSubjects[kind] = v
+		}
+		if path := e.get("MAILER_TEMPLATES_" + name); path != "" {
+			b, err := readTemplate(path)
+			if err != nil {
+				e.errs = append(e.errs, fmt.Errorf("MAILER_TEMPLATES_%s: %w", name, err))
+				continue
+			}
+			if c.MailTemplates == nil {
+				c.MailTemplates = map[string]string{}
+			}
+			c.MailTemplates[kind] = string(b)
+		}
+	}
 	e.boolean("SMS_AUTOCONFIRM", &c.SMSAutoconfirm)
 	e.seconds("SMS_OTP_EXP", &c.SMSOTPExp)
 	e.duration("SMS_MAX_FREQUENCY", &c.SMSMaxFrequency)
@@ -228,6 +267,19 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.boolean("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", &c.RefreshTokenRotation)
 	e.seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", &c.RefreshTokenReuseInterval)
 	e.boolean("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", &c.UpdatePasswordRequireReauth)
+	if on := e.get("HOOK_CUSTOM_ACCESS_TOKEN_ENABLED"); on == "true" || on == "1" {
+		uri := e.get("HOOK_CUSTOM_ACCESS_TOKEN_URI")
+		rest, ok := strings.CutPrefix(uri, "pg-functions://")
+		parts := strings.Split(rest, "/")
+		if !ok || len(parts) != 3 || parts[1] == "" || parts[2] == "" {
+			e.errs = append(e.errs, fmt.Errorf("HOOK_CUSTOM_ACCESS_TOKEN_URI %q: want pg-functions://<db>/<schema>/<function>", uri))
+		} else {
+			c.CustomAccessTokenHook = parts[1] + "." + parts[2]
+		}
+	}
+	e.duration("SESSIONS_TIMEBOX", &c.SessionTimebox)
+	e.duration("SESSIONS_INACTIVITY_TIMEOUT", &c.SessionInactivity)
+	e.boolean("SESSIONS_SINGLE_PER_USER", &c.SingleSessionPerUser)
 	e.boolean("MFA_TOTP_ENROLL_ENABLED", &c.MFATOTPEnroll)
 	e.boolean("MFA_TOTP_VERIFY_ENABLED", &c.MFATOTPVerify)
 	e.integer("MFA_MAX_ENROLLED_FACTORS", &c.MFAMaxFactors)
@@ -244,6 +296,24 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	return c, c.Validate()
+}
+
+// readTemplate loads a mail template from a file path, a file:// URL or an
+// http(s) URL (the reference's form), once, at start-up.
+func readTemplate(loc string) ([]byte, error) {
+	if !strings.HasPrefix(loc, "http://") && !strings.HasPrefix(loc, "https://") {
+		return os.ReadFile(strings.TrimPrefix(loc, "file://"))
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	res, err := c.Get(loc)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetch %s: %s", loc, res.Status)
+	}
+	return io.ReadAll(io.LimitReader(res.Body, 1<<20))
 }
 
 // envReader reads BASALT_AUTH_<NAME>, falling back to GOTRUE_<NAME>, and

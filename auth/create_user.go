@@ -54,6 +54,7 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 		app["provider"] = providers[0]
 		app["providers"] = providers
 	}
+	// Admin-given app_metadata merges over the provider keys.
 	app = mergeMetadata(app, p.AppMetadata)
 	var emailConfirmed, phoneConfirmed *time.Time
 	if p.EmailConfirmed {

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ type apiError struct {
 	Cause error
 }
 
+// Error describes the error for logs (the cause included).
 func (e *apiError) Error() string {
 	if e.Cause != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
@@ -29,6 +31,7 @@ func (e *apiError) Error() string {
 	return e.Code + ": " + e.Message
 }
 
+// Unwrap exposes the cause to errors.Is/As.
 func (e *apiError) Unwrap() error { return e.Cause }
 
 func newErr(status int, code, format string, args ...any) *apiError {
@@ -67,6 +70,7 @@ type oauthError struct {
 	Description string `json:"error_description"`
 }
 
+// Error implements error.
 func (e *oauthError) Error() string { return e.Err + ": " + e.Description }
 
 // apiVersionHeader is the header auth-js sends and expects echoed back: only
@@ -144,15 +148,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func marshalJSON(v any) ([]byte, error) {
-	var buf jsonBuffer
+	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.b, nil
+	return buf.Bytes(), nil
 }
-
-type jsonBuffer struct{ b []byte }
-
-func (j *jsonBuffer) Write(p []byte) (int, error) { j.b = append(j.b, p...); return len(p), nil }

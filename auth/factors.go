@@ -72,6 +72,8 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 	if len(factors) >= s.cfg.MFAMaxFactors {
 		return unprocessable("too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")
 	}
+	// Once MFA is on, adding a factor needs the second factor: otherwise a
+	// stolen password could enrol the attacker's authenticator.
 	if verified > 0 && (a.session == nil || a.session.AAL != "aal2") {
 		return forbidden("insufficient_aal", "AAL2 required to enroll a new factor")
 	}
@@ -79,6 +81,8 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 	if account == "" {
 		account = u.Phone
 	}
+	// The secret is stored in the clear: TOTP needs it to compute codes.
+	// Only the auth schema's owner can read it.
 	secret := totp.NewSecret()
 	uri := totp.URI(issuer, account, secret)
 	svg, err := totp.QRSVG(uri)
@@ -190,12 +194,14 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 		if err != nil {
 			return fmt.Errorf("load challenge: %w", err)
 		}
+		// A challenge is bound to the address that asked for it.
 		if ip != challengeIP(r) {
 			return unprocessable("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.")
 		}
 		if now.After(created.Add(s.cfg.MFAChallengeExpiry)) {
 			return unprocessable("mfa_challenge_expired", "MFA challenge %s has expired, verify against another challenge or create a new challenge.", p.ChallengeID)
 		}
+		// One step of clock skew either way, as authenticator apps drift.
 		if !totp.Validate(f.Secret, p.Code, now) {
 			return unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
 		}
@@ -220,6 +226,8 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 			a.session.ID, f.ID, now); err != nil {
 			return fmt.Errorf("raise session aal: %w", err)
 		}
+		// Sessions that never passed the second factor are signed out, as the
+		// reference does once MFA is proven.
 		if _, err := tx.Exec(ctx, `DELETE FROM auth.sessions WHERE user_id = $1 AND id <> $2 AND coalesce(aal, 'aal1') = 'aal1'`,
 			a.user.ID, a.session.ID); err != nil {
 			return fmt.Errorf("sign out other aal1 sessions: %w", err)
@@ -238,7 +246,7 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 		if err != nil {
 			return err
 		}
-		resp, err = s.tokenResponse(ctx, tx, u, a.session.ID, "aal2", rt)
+		resp, err = s.tokenResponse(ctx, tx, u, a.session.ID, "aal2", rt, "totp")
 		return err
 	})
 	if err != nil {
@@ -255,6 +263,8 @@ func (s *Service) unenrollFactor(w http.ResponseWriter, r *http.Request, a *auth
 	if err != nil {
 		return err
 	}
+	// Removing a verified factor lowers the account's protection, so it
+	// needs an aal2 session.
 	if f.Status == "verified" && (a.session == nil || a.session.AAL != "aal2") {
 		return unprocessable("insufficient_aal", "AAL2 required to unenroll verified factor")
 	}

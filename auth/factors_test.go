@@ -129,3 +129,16 @@ func TestPhoneOTP(t *testing.T) {
 	e.clock.add(61 * time.Second)
 	wantErr(t, e.req("POST", "/verify", map[string]any{"type": "sms", "phone": "15551234567", "token": box.code("15551234567")}, ""), 403, "otp_expired", "")
 }
+
+func TestAdminDeleteFactor(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	s := e.signUp("adf@example.com", "secret123")
+	f := e.req("POST", "/factors", `{"factor_type":"totp"}`, s["access_token"].(string)).json(t)
+	uid := s["user"].(map[string]any)["id"].(string)
+	d := e.req("DELETE", "/admin/users/"+uid+"/factors/"+f["id"].(string), nil, e.service())
+	if d.Status != 200 || d.json(t)["id"] != f["id"] || d.json(t)["factor_type"] != "totp" {
+		t.Fatalf("admin delete factor %d %s", d.Status, d.Body)
+	}
+	wantErr(t, e.req("DELETE", "/admin/users/"+uid+"/factors/"+f["id"].(string), nil, e.service()), 404, "mfa_factor_not_found", "")
+}

@@ -65,7 +65,7 @@ func newEnv(t *testing.T, mutate func(*Config), opts ...Option) *env {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	clk := &clock{t: time.Now().UTC()}
+	clk := &clock{t: time.Now().UTC().Truncate(time.Microsecond)} // Postgres keeps microseconds
 	opts = append([]Option{WithClock(clk.now), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
 	svc, err := New(cfg, db.Admin, keys, opts...)
 	if err != nil {
@@ -94,6 +94,12 @@ func (r *resp) json(t *testing.T) map[string]any {
 // Requests carry the API version header auth-js sends.
 func (e *env) req(method, path string, body any, bearer string) *resp {
 	e.t.Helper()
+	return e.reqFrom("10.0.0.1", method, path, body, bearer)
+}
+
+// reqFrom is req from the client address ip (as the gateway reports it).
+func (e *env) reqFrom(ip, method, path string, body any, bearer string) *resp {
+	e.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -109,7 +115,7 @@ func (e *env) req(method, path string, body any, bearer string) *resp {
 	r := httptest.NewRequest(method, path, rd)
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set(apiVersionHeader, "2024-01-01")
-	r.Header.Set("X-Real-Ip", "10.0.0.1")
+	r.Header.Set("X-Real-Ip", ip)
 	if bearer != "" {
 		r.Header.Set("Authorization", "Bearer "+bearer)
 	}

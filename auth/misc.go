@@ -3,8 +3,6 @@ package auth
 import (
 	"net/http"
 	"strings"
-
-	"github.com/basaltdev/basalt/internal/jwt"
 )
 
 // Version is reported by /health.
@@ -36,11 +34,8 @@ func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Service) jwks(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=600")
-	doc := s.keys.JWKS()
-	if s.keys.SigningAlg == "HS256" && doc["keys"] == nil {
-		doc = map[string][]jwt.JWK{"keys": {}}
-	}
-	writeJSON(w, http.StatusOK, doc)
+	// Only public asymmetric keys: the HS256 secret is never listed.
+	writeJSON(w, http.StatusOK, s.keys.JWKS())
 	return nil
 }
 
@@ -52,7 +47,22 @@ func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// notFound answers paths no route serves; a known path with another method
+// gets 405 with an Allow header and no body, as the reference's router does.
 func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return nil
+	}
 	return notFound("not_found", "404 page not found")
 }
 

@@ -49,6 +49,8 @@ func (s *Service) otp(w http.ResponseWriter, r *http.Request) error {
 	if p.Email == "" && p.Phone == "" {
 		return badRequest("validation_failed", "One of email or phone must be set")
 	}
+	// create_user defaults to true: an OTP request for a new address signs
+	// it up, unless the app opted out.
 	createUser := p.CreateUser == nil || *p.CreateUser
 	pkce, err := checkPKCEParams(p.CodeChallenge, p.CodeChallengeMethod)
 	if err != nil {
@@ -96,6 +98,8 @@ func (s *Service) otp(w http.ResponseWriter, r *http.Request) error {
 		} else if err != nil {
 			return err
 		}
+		// An unconfirmed user gets a sign-up confirmation (its link and code
+		// confirm and sign in); a confirmed one gets a magic link.
 		if u.EmailConfirmedAt == nil {
 			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err
@@ -105,6 +109,7 @@ func (s *Service) otp(w http.ResponseWriter, r *http.Request) error {
 		if err := s.throttle(u.RecoverySentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 			return err
 		}
+		// PKCE: the link will carry ?code= for this flow instead of tokens.
 		if pkce {
 			if err := s.createFlowState(ctx, tx, u.ID, p.CodeChallenge, p.CodeChallengeMethod, "magiclink", "magiclink"); err != nil {
 				return err

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
 	"regexp"
@@ -106,11 +105,5 @@ func validatePhone(phone string) (string, *apiError) {
 // code, as the reference stores it.
 func otpHash(addr, otp string) string {
 	sum := sha256.Sum224([]byte(addr + otp))
-	return hex.EncodeToString(sum[:])
-}
-
-// hashNonce is used for tokens that are not address-bound.
-func hashNonce(s string) string {
-	sum := sha512.Sum512_256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }

@@ -39,6 +39,8 @@ func (l *limiter) allow(key string, max int, period time.Duration) bool {
 			}
 		}
 	}
+	// Fixed windows: simpler than token buckets and enough for abuse
+	// budgets measured in minutes.
 	w := l.w[key]
 	if w == nil || now.Sub(w.start) >= period {
 		w = &window{start: now}

@@ -54,8 +54,10 @@ func (s *Service) recover(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		_, err = s.deliverEmailOTP(ctx, tx, u, specRecovery, u.Email, redirect, pkce, true)
-		return err
+		if _, err := s.deliverEmailOTP(ctx, tx, u, specRecovery, u.Email, redirect, pkce, true); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, r, u, "user_recovery_requested", nil)
 	})
 	if err != nil {
 		return err
@@ -84,6 +86,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest("validation_failed", "Missing one of these types: signup, email_change, sms, phone_change")
 	}
+	// Unknown addresses and nothing-pending answer {} like a real resend, so
+	// resend cannot be used to probe for accounts.
 	if p.Email == "" && p.Phone == "" {
 		return badRequest("validation_failed", "Missing email address or phone number")
 	}
@@ -115,6 +119,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			if verr != nil {
 				return verr
 			}
+			// An email change can be resent naming either the current or the new
+			// address.
 			u, err = loadUser(ctx, tx, `u.instance_id = $1 AND (lower(u.email) = $2 OR u.email_change = $2)`, instanceID, email)
 		case "sms":
 			phone, verr := validatePhone(p.Phone)
@@ -154,6 +160,8 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			if _, err := s.deliverEmailOTP(ctx, tx, u, specEmailChangeNew, u.EmailChange, redirect, pkce, true); err != nil {
 				return err
 			}
+			// The current address needs its code again only while it has not
+			// confirmed yet.
 			if s.cfg.SecureEmailChange && u.Email != "" && u.EmailChangeConfirmStatus == 0 {
 				_, err = s.deliverEmailOTP(ctx, tx, u, specEmailChangeCurrent, u.Email, redirect, pkce, true)
 			}
@@ -190,6 +198,7 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 // email (or SMS) for a later password change.
 func (s *Service) reauthenticate(w http.ResponseWriter, r *http.Request, a *authed) error {
 	u := a.user
+	// The nonce goes to the address the user proved: email first, else phone.
 	if u.Email == "" && u.Phone == "" {
 		return badRequest("validation_failed", "Reauthentication requires the user to have an email or a phone number")
 	}
@@ -202,6 +211,9 @@ func (s *Service) reauthenticate(w http.ResponseWriter, r *http.Request, a *auth
 	ctx := r.Context()
 	var messageID string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := s.audit(ctx, tx, r, u, "user_reauthenticate_requested", nil); err != nil {
+			return err
+		}
 		if u.Email != "" {
 			if err := s.throttle(u.ReauthSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err

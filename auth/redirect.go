@@ -35,6 +35,7 @@ func (s *Service) redirectAllowed(raw string) bool {
 			return true
 		}
 	}
+	// Loopback is always fine: only the user's own machine can receive it.
 	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() {
 		return true
 	}

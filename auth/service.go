@@ -114,6 +114,10 @@ func (s *Service) Mailbox() *mail.Mailbox { return s.mailbox }
 // maxBody is the request body limit, as in the reference server.
 const maxBody = 1 << 20
 
+// maxRequestDuration bounds one request (the reference's
+// API_MAX_REQUEST_DURATION); past it the answer is 504 request_timeout.
+const maxRequestDuration = 10 * time.Second
+
 // ServeHTTP implements http.Handler.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
@@ -137,7 +141,12 @@ func (s *Service) handle(h handlerFunc) http.Handler {
 			}
 		}()
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody+1)
-		if err := h(w, r); err != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), maxRequestDuration)
+		defer cancel()
+		if err := h(w, r.WithContext(ctx)); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+				err = newErr(http.StatusGatewayTimeout, "request_timeout", "Processing this request timed out, please retry after a moment.")
+			}
 			s.writeError(w, r, err)
 		}
 	})

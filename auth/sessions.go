@@ -18,22 +18,23 @@ import (
 
 // session is a row of auth.sessions.
 type session struct {
-	ID        string
-	UserID    string
-	AAL       string
-	FactorID  *string
-	NotAfter  *time.Time
-	CreatedAt time.Time
+	ID          string
+	UserID      string
+	AAL         string
+	FactorID    *string
+	NotAfter    *time.Time
+	CreatedAt   time.Time
+	RefreshedAt *time.Time
 }
 
 func loadSession(ctx context.Context, db pg.DB, id string, lock bool) (*session, error) {
-	q := `SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now())
+	q := `SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now()), refreshed_at
 		FROM auth.sessions WHERE id = $1`
 	if lock {
 		q += ` FOR UPDATE`
 	}
 	var se session
-	err := db.QueryRow(ctx, q, id).Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt)
+	err := db.QueryRow(ctx, q, id).Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, pg.ErrNotFound
 	}
@@ -105,49 +106,56 @@ func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	if r != nil {
 		ua = r.UserAgent()
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)
-		VALUES ($1, $2, $3, $3, 'aal1', $4, $5)`, sessionID, u.ID, now, ua, clientInet(r)); err != nil {
-		return nil, fmt.Errorf("create session for %s: %w", u.ID, err)
-	}
-	if err := addAMR(ctx, tx, sessionID, method, now); err != nil {
-		return nil, err
-	}
 	rt := newRefreshToken()
-	if _, err := tx.Exec(ctx, `INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
-		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, u.ID, now, sessionID); err != nil {
-		return nil, fmt.Errorf("create refresh token for %s: %w", u.ID, err)
-	}
-	if _, err := tx.Exec(ctx, `UPDATE auth.users SET last_sign_in_at = $2 WHERE id = $1`, u.ID, now); err != nil {
-		return nil, fmt.Errorf("stamp sign-in of %s: %w", u.ID, err)
-	}
+	// All writes of a sign-in go in one round trip.
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)
+		VALUES ($1, $2, $3, $3, 'aal1', $4, $5)`, sessionID, u.ID, now, ua, clientInet(r))
+	b.Queue(addAMRQuery, newUUID(), sessionID, now, method)
+	b.Queue(`INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, u.ID, now, sessionID)
+	b.Queue(`UPDATE auth.users SET last_sign_in_at = $2 WHERE id = $1`, u.ID, now)
 	t := now.UTC().Truncate(time.Microsecond)
 	u.LastSignInAt = &t
-	return s.tokenResponse(ctx, tx, u, sessionID, "aal1", rt)
+	s.queueAudit(b, r, u, "login", map[string]any{"provider": loginProvider(u, method)})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("start session for %s: %w", u.ID, err)
+	}
+	// A new session has exactly one authentication method: this one.
+	return s.buildTokenResponse(ctx, tx, u, sessionID, "aal1", rt, []amrEntry{{Method: method, Timestamp: now.Unix()}}, method)
 }
+
+// loginProvider names the provider of a sign-in for the audit log.
+func loginProvider(u *user, method string) string {
+	switch {
+	case method == "anonymous":
+		return "anonymous"
+	case u.Email == "" && u.Phone != "":
+		return "phone"
+	}
+	return "email"
+}
+
+const addAMRQuery = `INSERT INTO auth.mfa_amr_claims (id, session_id, created_at, updated_at, authentication_method)
+	VALUES ($1, $2, $3, $3, $4)
+	ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = excluded.updated_at`
 
 // addAMR records that the session authenticated with method now.
 func addAMR(ctx context.Context, db pg.DB, sessionID, method string, now time.Time) error {
-	_, err := db.Exec(ctx, `INSERT INTO auth.mfa_amr_claims (id, session_id, created_at, updated_at, authentication_method)
-		VALUES ($1, $2, $3, $3, $4)
-		ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = excluded.updated_at`,
-		newUUID(), sessionID, now, method)
+	_, err := db.Exec(ctx, addAMRQuery, newUUID(), sessionID, now, method)
 	if err != nil {
 		return fmt.Errorf("record amr %s for session %s: %w", method, sessionID, err)
 	}
 	return nil
 }
 
-// tokenResponse signs an access token for the session and assembles the
-// response around refresh token rt.
-func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string) (*tokenResponse, error) {
-	// Newest first; a second factor verified in the same instant as the
-	// sign-in still sorts before it.
-	rows, err := db.Query(ctx, `SELECT authentication_method, updated_at FROM auth.mfa_amr_claims
-		WHERE session_id = $1
-		ORDER BY updated_at DESC, authentication_method IN ('totp', 'mfa/phone', 'mfa/webauthn') DESC`, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
-	}
+// amrQuery reads a session's authentication methods, newest first; a
+// second factor verified in the same instant as the sign-in still sorts
+// before it.
+const amrQuery = `SELECT authentication_method, updated_at FROM auth.mfa_amr_claims WHERE session_id = $1
+	ORDER BY updated_at DESC, authentication_method IN ('totp', 'mfa/phone', 'mfa/webauthn') DESC`
+
+func collectAMR(rows pgx.Rows) ([]amrEntry, error) {
 	amr, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (amrEntry, error) {
 		var e amrEntry
 		var at time.Time
@@ -156,9 +164,30 @@ func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionI
 		return e, err
 	})
 	if err != nil {
+		return nil, fmt.Errorf("load amr: %w", err)
+	}
+	return amr, nil
+}
+
+// tokenResponse signs an access token for the session and assembles the
+// response around refresh token rt.
+func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt, method string) (*tokenResponse, error) {
+	rows, err := db.Query(ctx, amrQuery, sessionID)
+	if err != nil {
 		return nil, fmt.Errorf("load amr of session %s: %w", sessionID, err)
 	}
-	token, exp, err := s.signAccessToken(u, sessionID, aal, amr)
+	amr, err := collectAMR(rows)
+	if err != nil {
+		return nil, err
+	}
+	return s.buildTokenResponse(ctx, db, u, sessionID, aal, rt, amr, method)
+}
+
+// buildTokenResponse signs the access token (through the custom access
+// token hook when one is configured; method is what the hook is told the
+// user authenticated with) and assembles the response.
+func (s *Service) buildTokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string, amr []amrEntry, method string) (*tokenResponse, error) {
+	token, exp, err := s.signAccessToken(ctx, db, u, sessionID, aal, amr, method)
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +196,15 @@ func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionI
 }
 
 // signAccessToken builds and signs the access JWT (contract §5.1).
-func (s *Service) signAccessToken(u *user, sessionID, aal string, amr []amrEntry) (string, int64, error) {
+func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessionID, aal string, amr []amrEntry, method string) (string, int64, error) {
 	now := s.now()
 	exp := now.Add(s.cfg.JWTExp).Unix()
 	if amr == nil {
 		amr = []amrEntry{}
 	}
+	// Every claim of the reference's access token, always present (email
+	// and phone as "" when missing), because clients and RLS policies read
+	// them without checking.
 	claims := gojwt.MapClaims{
 		"aud":           s.cfg.JWTAud,
 		"exp":           exp,
@@ -190,6 +222,12 @@ func (s *Service) signAccessToken(u *user, sessionID, aal string, amr []amrEntry
 	}
 	if s.cfg.JWTIssuer != "" {
 		claims["iss"] = s.cfg.JWTIssuer
+	}
+	if s.cfg.CustomAccessTokenHook != "" {
+		var err error
+		if claims, err = s.runAccessTokenHook(ctx, db, u.ID, claims, method); err != nil {
+			return "", 0, err
+		}
 	}
 	tok, err := s.keys.Sign(claims)
 	if err != nil {

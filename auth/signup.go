@@ -31,6 +31,8 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p.Email == "" && p.Phone == "" {
+		// Anonymous sign-ins have their own hourly budget; the reference counts
+		// them apart from the OTP-class requests below.
 		if n := s.cfg.RateLimits.Anonymous; n > 0 && !s.limits.allow("anon|"+httpx.ClientIP(r), n, time.Hour) {
 			return tooMany("over_request_rate_limit", "Request rate limit reached")
 		}
@@ -42,9 +44,13 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.DisableSignup {
 		return unprocessable("signup_disabled", "Signups not allowed for this instance")
 	}
+	// The checks run in the reference's order, so a request with several
+	// problems reports the same one.
 	if p.Password == "" {
 		return badRequest("validation_failed", "Signup requires a valid password")
 	}
+	// bcrypt ignores bytes past 72; accepting them would let two different
+	// passwords match.
 	if len(p.Password) > maxPasswordBytes {
 		return tooLongPassword()
 	}
@@ -71,6 +77,8 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 	if verr != nil {
 		return verr
 	}
+	// The confirmation link sends the browser here after verification; an
+	// unlisted redirect_to silently becomes the site URL.
 	redirect := s.redirectTarget(r, "")
 	ctx := r.Context()
 	var resp any
@@ -80,13 +88,16 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 		case errors.Is(err, pg.ErrNotFound):
 		case err != nil:
 			return err
+		// A confirmed account exists. With autoconfirm the client gets the
+		// real answer (it would have had a session anyway); otherwise the
+		// reply must look like a fresh sign-up.
 		case u.EmailConfirmedAt != nil:
 			if s.cfg.MailerAutoconfirm {
 				return unprocessable("user_already_exists", "User already registered")
 			}
 			// No account enumeration: answer as for a new user, send nothing.
 			resp = s.fakeUser(email, p.Data)
-			return nil
+			return s.audit(ctx, tx, r, u, "user_repeated_signup", map[string]any{"provider": "email"})
 		default:
 			// Unconfirmed: resend the confirmation, change nothing else.
 			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
@@ -98,12 +109,22 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 			resp, err = userByID(ctx, tx, u.ID)
 			return err
 		}
+		// A new address: create the user (one INSERT, metadata included, so
+		// app triggers on auth.users see it) and its email identity.
 		hash, err := s.hashPassword(p.Password)
 		if err != nil {
 			return err
 		}
 		u, err = s.createUser(ctx, tx, newUserParams{Email: email, PasswordHash: hash, UserMetadata: p.Data})
 		if err != nil {
+			return err
+		}
+		// The audit entry says whether the account is usable yet.
+		action := "user_confirmation_requested"
+		if s.cfg.MailerAutoconfirm {
+			action = "user_signedup"
+		}
+		if err := s.audit(ctx, tx, r, u, action, map[string]any{"provider": "email"}); err != nil {
 			return err
 		}
 		if s.cfg.MailerAutoconfirm {
@@ -113,6 +134,7 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 			if u, err = userByID(ctx, tx, u.ID); err != nil {
 				return err
 			}
+			// Autoconfirm: the sign-up is also a sign-in (amr password).
 			resp, err = s.issueSession(ctx, tx, r, u, "password")
 			return err
 		}
@@ -147,7 +169,7 @@ func (s *Service) fakeUser(email string, data map[string]any) *user {
 	if data == nil {
 		data = map[string]any{}
 	}
-	return &user{ID: newUUID(), Aud: s.cfg.JWTAud, Email: email, ConfirmationSentAt: &now,
+	return &user{ID: newUUID(), Aud: s.cfg.JWTAud, Role: s.cfg.JWTDefaultRole, Email: email, ConfirmationSentAt: &now,
 		AppMetadata: map[string]any{"provider": "email", "providers": []any{"email"}}, UserMetadata: data,
 		Identities: []identity{}, CreatedAt: now, UpdatedAt: now}
 }

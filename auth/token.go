@@ -46,6 +46,8 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if p.Email == "" && p.Phone == "" {
 		return badRequest("validation_failed", "missing email or phone")
 	}
+	// Unknown user, missing password and wrong password answer alike, so
+	// the endpoint does not reveal which addresses have accounts.
 	invalid := badRequest("invalid_credentials", "Invalid login credentials")
 	ctx := r.Context()
 	var u *user
@@ -71,12 +73,15 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The ban is checked before the password, as in the reference.
 	if u.isBanned(s.now()) {
 		return badRequest("user_banned", "User is banned")
 	}
 	if len(p.Password) > maxPasswordBytes || !passwordMatches(u.EncryptedPassword, p.Password) {
 		return invalid
 	}
+	// Confirmation is checked after the password, so only someone who
+	// knows it learns that the address is unconfirmed.
 	if p.Email != "" && u.EmailConfirmedAt == nil {
 		return badRequest("email_not_confirmed", "Email not confirmed")
 	}
@@ -92,6 +97,8 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// A correct password that no longer meets the policy still signs in;
+	// the client shows weak_password and can ask for a new one.
 	resp.WeakPassword = s.weakness(p.Password)
 	writeJSON(w, http.StatusOK, resp)
 	return nil

@@ -70,15 +70,6 @@ type pkceParams struct {
 	CodeVerifier string `json:"code_verifier"`
 }
 
-// amrForFlow maps a flow's authentication method to the amr it signs in with.
-func amrForFlow(method string) string {
-	switch method {
-	case "email/signup", "invite", "magiclink", "recovery", "email_change":
-		return "otp"
-	}
-	return method
-}
-
 // tokenPKCE handles POST /token?grant_type=pkce (contract E4).
 func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 	var p pkceParams
@@ -108,6 +99,8 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 		if issued != nil {
 			start = *issued
 		}
+		// The code lives from its issue (the link click), not from the flow's
+		// start, so slow mail does not eat the exchange window.
 		if s.now().After(start.Add(s.cfg.FlowStateExpiry)) {
 			return unprocessable("flow_state_expired", "invalid flow state, flow state has expired")
 		}
@@ -121,9 +114,11 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 		if u.isBanned(s.now()) {
 			return badRequest("user_banned", "User is banned")
 		}
-		if resp, err = s.issueSession(ctx, tx, r, u, amrForFlow(authMethod)); err != nil {
+		// The amr is the flow's method (magiclink, recovery, email/signup, …).
+		if resp, err = s.issueSession(ctx, tx, r, u, authMethod); err != nil {
 			return err
 		}
+		// Single use: the flow is gone once exchanged.
 		_, err = tx.Exec(ctx, `DELETE FROM auth.flow_state WHERE id = $1`, id)
 		return err
 	})

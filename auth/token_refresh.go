@@ -64,73 +64,73 @@ func (s *Service) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func loadRefreshToken(ctx context.Context, db pg.DB, token string) (*refreshToken, error) {
+// refresh runs the rotation in two round trips besides BEGIN/COMMIT: one
+// batch locks the token's session (so refreshes of one family take turns;
+// a waiter gives up after 5 s) and then reads the token and its user as
+// committed by whoever held the lock; a second batch writes the rotation,
+// touches the session, audits and reads the amr claims.
+func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token string) (*tokenResponse, error) {
+	b := &pgx.Batch{}
+	b.Queue(`SET LOCAL lock_timeout = '5s'`)
+	b.Queue(`SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now()), refreshed_at
+		FROM auth.sessions WHERE id = (SELECT session_id FROM auth.refresh_tokens WHERE token = $1) FOR UPDATE`, token)
+	b.Queue(`SELECT id, token, coalesce(user_id,''), coalesce(revoked,false), coalesce(parent,''),
+		session_id, coalesce(updated_at, now()) FROM auth.refresh_tokens WHERE token = $1`, token)
+	b.Queue(`SELECT `+userColumns+relationColumns+` FROM auth.users u
+		WHERE u.id = (SELECT nullif(user_id, '')::uuid FROM auth.refresh_tokens WHERE token = $1)`, token)
+	br := tx.SendBatch(ctx, b)
+	var se session
 	var t refreshToken
-	err := db.QueryRow(ctx, `SELECT id, token, coalesce(user_id,''), coalesce(revoked,false), coalesce(parent,''),
-		session_id, coalesce(updated_at, now()) FROM auth.refresh_tokens WHERE token = $1`, token).
-		Scan(&t.ID, &t.Token, &t.UserID, &t.Revoked, &t.Parent, &t.SessionID, &t.UpdatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, pg.ErrNotFound
+	_, err := br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
 	}
-	if err != nil {
+	sessionMissing := errors.Is(err, pgx.ErrNoRows)
+	if err != nil && !sessionMissing {
+		br.Close()
+		if pg.Is(err, "55P03") {
+			return nil, newErr(http.StatusConflict, "conflict", "Too many concurrent token refresh requests on the same session or refresh token")
+		}
+		return nil, fmt.Errorf("lock session: %w", err)
+	}
+	err = br.QueryRow().Scan(&t.ID, &t.Token, &t.UserID, &t.Revoked, &t.Parent, &t.SessionID, &t.UpdatedAt)
+	tokenMissing := errors.Is(err, pgx.ErrNoRows)
+	if err != nil && !tokenMissing {
+		br.Close()
 		return nil, fmt.Errorf("load refresh token: %w", err)
 	}
-	return &t, nil
-}
-
-func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token string) (*tokenResponse, error) {
-	t, err := loadRefreshToken(ctx, tx, token)
-	if errors.Is(err, pg.ErrNotFound) {
+	u, err := scanUserWithRelations(br.QueryRow())
+	userMissing := errors.Is(err, pg.ErrNotFound)
+	if err != nil && !userMissing {
+		br.Close()
+		return nil, fmt.Errorf("load user: %w", err)
+	}
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("refresh batch: %w", err)
+	}
+	switch {
+	case tokenMissing || userMissing:
 		return nil, badRequest("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
-	}
-	if err != nil {
-		return nil, err
-	}
-	u, err := userByID(ctx, tx, t.UserID)
-	if errors.Is(err, pg.ErrNotFound) {
-		return nil, badRequest("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
-	}
-	if err != nil {
-		return nil, err
-	}
-	if u.isBanned(s.now()) {
+	case u.isBanned(s.now()):
 		return nil, badRequest("user_banned", "Invalid Refresh Token: User Banned")
-	}
-	if t.SessionID == nil {
+	case t.SessionID == nil:
 		if _, err := tx.Exec(ctx, `DELETE FROM auth.refresh_tokens WHERE id = $1`, t.ID); err != nil {
 			return nil, fmt.Errorf("delete orphan refresh token: %w", err)
 		}
 		return nil, badRequest("session_not_found", "Invalid Refresh Token: No Valid Session Found")
-	}
-	// Locking the session serialises every refresh of its token family;
-	// concurrent callers wait (at most 5 s) and then see the committed state.
-	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
-		return nil, fmt.Errorf("set lock timeout: %w", err)
-	}
-	se, err := loadSession(ctx, tx, *t.SessionID, true)
-	if pg.Is(err, "55P03") {
-		return nil, newErr(http.StatusConflict, "conflict", "Too many concurrent token refresh requests on the same session or refresh token")
-	}
-	if errors.Is(err, pg.ErrNotFound) {
+	case sessionMissing:
 		return nil, badRequest("session_not_found", "Invalid Refresh Token: No Valid Session Found")
 	}
-	if err != nil {
-		return nil, err
-	}
 	now := s.now()
-	if se.NotAfter != nil && now.After(*se.NotAfter) {
-		return nil, badRequest("session_expired", "Invalid Refresh Token: Session Expired")
-	}
-	// Re-read under the lock: another refresh may have rotated it meanwhile.
-	if t, err = loadRefreshToken(ctx, tx, token); err != nil {
+	if err := s.sessionStillValid(ctx, tx, &se, u.ID, now); err != nil {
 		return nil, err
 	}
+	// Decide what to hand out; writes are queued and sent together.
+	w := &pgx.Batch{}
 	issued := ""
 	if !t.Revoked {
-		issued, err = s.rotate(ctx, tx, t, u.ID, now)
-		if err != nil {
-			return nil, err
-		}
+		issued = s.queueRotation(w, &t, u.ID, now)
+		s.queueAudit(w, r, u, "token_revoked", nil)
 	} else {
 		var active, activeParent string
 		err := tx.QueryRow(ctx, `SELECT token, coalesce(parent,'') FROM auth.refresh_tokens
@@ -147,10 +147,10 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 			// Inside the reuse interval of a live family: rotate again. A
 			// family with no live token was revoked by reuse detection and
 			// stays dead.
-			if issued, err = s.rotate(ctx, tx, t, u.ID, now); err != nil {
-				return nil, err
-			}
+			issued = s.queueRotation(w, &t, u.ID, now)
 		default:
+			// Reuse outside the interval means the token leaked (or a client is
+			// broken): the whole family dies, and its owner must sign in again.
 			if s.cfg.RefreshTokenRotation {
 				// updated_at stays: it dates the rotation, and moving it would
 				// reopen the reuse interval of the revoked tokens.
@@ -162,24 +162,75 @@ func (s *Service) refresh(ctx context.Context, tx pgx.Tx, r *http.Request, token
 			return nil, errReuse
 		}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE auth.sessions SET refreshed_at = $2, updated_at = $3, user_agent = $4, ip = $5
-		WHERE id = $1`, se.ID, now.UTC(), now, r.UserAgent(), clientInet(r)); err != nil {
-		return nil, fmt.Errorf("touch session %s: %w", se.ID, err)
-	}
-	return s.tokenResponse(ctx, tx, u, se.ID, se.AAL, issued)
-}
-
-// rotate revokes t (when not yet revoked) and issues its child.
-func (s *Service) rotate(ctx context.Context, tx pgx.Tx, t *refreshToken, userID string, now time.Time) (string, error) {
-	if !t.Revoked {
-		if _, err := tx.Exec(ctx, `UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2 WHERE id = $1`, t.ID, now); err != nil {
-			return "", fmt.Errorf("revoke refresh token: %w", err)
+	w.Queue(`UPDATE auth.sessions SET refreshed_at = $2, updated_at = $3, user_agent = $4, ip = $5 WHERE id = $1`,
+		se.ID, now.UTC(), now, r.UserAgent(), clientInet(r))
+	s.queueAudit(w, r, u, "token_refreshed", nil)
+	w.Queue(amrQuery, se.ID)
+	wr := tx.SendBatch(ctx, w)
+	for range w.Len() - 1 {
+		if _, err := wr.Exec(); err != nil {
+			wr.Close()
+			return nil, fmt.Errorf("write rotation: %w", err)
 		}
 	}
-	child := newRefreshToken()
-	if _, err := tx.Exec(ctx, `INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
-		VALUES ($1, $2, $3, false, $4, $4, $5, $6)`, instanceID, child, userID, now, t.Token, *t.SessionID); err != nil {
-		return "", fmt.Errorf("issue refresh token: %w", err)
+	rows, err := wr.Query()
+	if err != nil {
+		wr.Close()
+		return nil, fmt.Errorf("load amr: %w", err)
 	}
-	return child, nil
+	amr, err := collectAMR(rows)
+	if err != nil {
+		wr.Close()
+		return nil, err
+	}
+	if err := wr.Close(); err != nil {
+		return nil, fmt.Errorf("refresh writes: %w", err)
+	}
+	return s.buildTokenResponse(ctx, tx, u, se.ID, se.AAL, issued, amr, "token_refresh")
+}
+
+// queueRotation queues revoking t (when not yet revoked) and inserting its
+// child, and returns the child token.
+func (s *Service) queueRotation(b *pgx.Batch, t *refreshToken, userID string, now time.Time) string {
+	if !t.Revoked {
+		b.Queue(`UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2 WHERE id = $1`, t.ID, now)
+	}
+	child := newRefreshToken()
+	b.Queue(`INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
+		VALUES ($1, $2, $3, false, $4, $4, $5, $6)`, instanceID, child, userID, now, t.Token, *t.SessionID)
+	return child
+}
+
+// sessionStillValid applies not_after and the optional session limits
+// (timebox, inactivity, single session per user).
+func (s *Service) sessionStillValid(ctx context.Context, tx pgx.Tx, se *session, userID string, now time.Time) error {
+	expired := func(why string) error {
+		return badRequest("session_expired", "Invalid Refresh Token: Session Expired%s", why)
+	}
+	if se.NotAfter != nil && now.After(*se.NotAfter) {
+		return expired("")
+	}
+	if s.cfg.SessionTimebox > 0 && now.After(se.CreatedAt.Add(s.cfg.SessionTimebox)) {
+		return expired("")
+	}
+	if s.cfg.SessionInactivity > 0 {
+		last := se.CreatedAt
+		if se.RefreshedAt != nil && se.RefreshedAt.After(last) {
+			last = *se.RefreshedAt
+		}
+		if now.After(last.Add(s.cfg.SessionInactivity)) {
+			return expired(" (Inactivity)")
+		}
+	}
+	if s.cfg.SingleSessionPerUser {
+		var newer bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth.sessions WHERE user_id = $1 AND id <> $2 AND created_at > $3)`,
+			userID, se.ID, se.CreatedAt).Scan(&newer); err != nil {
+			return fmt.Errorf("look for newer sessions: %w", err)
+		}
+		if newer {
+			return expired(" (Revoked by Newer Login)")
+		}
+	}
+	return nil
 }

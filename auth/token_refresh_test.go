@@ -130,3 +130,45 @@ func TestRefreshBannedAndLoggedOut(t *testing.T) {
 	// Logout deletes the session; its refresh tokens cascade.
 	wantErr(t, e.refresh(s["refresh_token"].(string)), 400, "refresh_token_not_found", "")
 }
+
+func TestRefreshSessionLimits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) {
+		c.MailerAutoconfirm = true
+		c.SessionInactivity = time.Hour
+		c.SessionTimebox = 3 * time.Hour
+		c.SingleSessionPerUser = true
+	})
+	s := e.signUp("lim@example.com", "secret123")
+	rt := s["refresh_token"].(string)
+	for range 2 {
+		e.clock.add(50 * time.Minute)
+		r := e.refresh(rt)
+		if r.Status != 200 {
+			t.Fatalf("active session refresh %d %s", r.Status, r.Body)
+		}
+		rt = r.json(t)["refresh_token"].(string)
+	}
+	e.clock.add(61 * time.Minute)
+	wantErr(t, e.refresh(rt), 400, "session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
+
+	// A newer sign-in wins.
+	first := e.req("POST", "/token?grant_type=password", `{"email":"lim@example.com","password":"secret123"}`, "").json(t)
+	e.clock.add(time.Second)
+	e.req("POST", "/token?grant_type=password", `{"email":"lim@example.com","password":"secret123"}`, "")
+	wantErr(t, e.refresh(first["refresh_token"].(string)), 400, "session_expired", "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
+
+	// Timebox: even an active session ends.
+	third := e.req("POST", "/token?grant_type=password", `{"email":"lim@example.com","password":"secret123"}`, "").json(t)
+	rt = third["refresh_token"].(string)
+	for range 3 {
+		e.clock.add(55 * time.Minute)
+		r := e.refresh(rt)
+		if r.Status != 200 {
+			t.Fatalf("inside the timebox: %d %s", r.Status, r.Body)
+		}
+		rt = r.json(t)["refresh_token"].(string)
+	}
+	e.clock.add(55 * time.Minute)
+	wantErr(t, e.refresh(rt), 400, "session_expired", "Invalid Refresh Token: Session Expired")
+}

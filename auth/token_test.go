@@ -1,9 +1,10 @@
 package auth
 
 import (
-	gojwt "github.com/golang-jwt/jwt/v5"
 	"strings"
 	"testing"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
 )
 
 func TestTokenPassword(t *testing.T) {

@@ -66,6 +66,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 		return forbidden("not_admin", "Updating app_metadata requires admin privileges")
 	}
 	u := a.user
+	// With MFA on, changing how the account is reached or unlocked needs
+	// the second factor.
 	changingSecurity := (p.Password != nil && *p.Password != "") || (p.Email != "" && p.Email != u.Email) || p.Phone != ""
 	if changingSecurity && u.hasVerifiedFactor() && (a.session == nil || a.session.AAL != "aal2") {
 		return newErr(http.StatusUnauthorized, "insufficient_aal", "AAL2 session is required to update email or password when MFA is enabled.")
@@ -102,15 +104,15 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 			if err := s.checkPassword(pw); err != nil {
 				return err
 			}
-			if s.cfg.UpdatePasswordRequireReauth && a.session != nil && now.After(a.session.CreatedAt.Add(24*time.Hour)) {
+			// A nonce is only asked for (and only checked) when the setting
+			// is on and the session is older than a day, as in the reference.
+			if s.cfg.UpdatePasswordRequireReauth && (a.session == nil || now.After(a.session.CreatedAt.Add(24*time.Hour))) {
 				if p.Nonce == "" {
 					return badRequest("reauthentication_needed", "Password update requires reauthentication")
 				}
 				if !s.nonceValid(u, p.Nonce) {
 					return unprocessable("reauthentication_not_valid", "Nonce has expired or is invalid")
 				}
-			} else if p.Nonce != "" && !s.nonceValid(u, p.Nonce) {
-				return unprocessable("reauthentication_not_valid", "Nonce has expired or is invalid")
 			}
 			if passwordMatches(u.EncryptedPassword, pw) {
 				return unprocessable("same_password", "New password should be different from the old password.")
@@ -135,6 +137,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 				return fmt.Errorf("revoke other sessions of %s: %w", u.ID, err)
 			}
 		}
+		// user_metadata is merged: keys not sent stay, a null value removes
+		// the key.
 		if p.Data != nil {
 			u.UserMetadata = mergeMetadata(u.UserMetadata, p.Data)
 			if _, err := tx.Exec(ctx, `UPDATE auth.users SET raw_user_meta_data = $2, updated_at = $3 WHERE id = $1`,
@@ -142,6 +146,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 				return fmt.Errorf("update metadata of %s: %w", u.ID, err)
 			}
 		}
+		// A new email or phone is only pending until confirmed (except for
+		// anonymous users with autoconfirm, who are signing up).
 		if email != "" && email != u.Email {
 			if err := s.changeEmail(r, tx, u, email, redirect, pkce, p); err != nil {
 				return err
@@ -157,7 +163,11 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 			return err
 		}
 		*u = *fresh
-		return nil
+		action := "user_modified"
+		if p.Password != nil && *p.Password != "" {
+			action = "user_updated_password"
+		}
+		return s.audit(ctx, tx, r, u, action, nil)
 	})
 	if err != nil {
 		return err
@@ -176,9 +186,13 @@ func (s *Service) changeEmail(r *http.Request, tx pgx.Tx, u *user, email, redire
 	} else if err != nil && !errors.Is(err, pg.ErrNotFound) {
 		return err
 	}
-	if u.IsAnonymous && s.cfg.MailerAutoconfirm || s.cfg.MailerAutoconfirm && u.Email == "" {
+	// Anonymous users adding an email with autoconfirm on are signing up;
+	// permanent users always confirm a new address.
+	if u.IsAnonymous && s.cfg.MailerAutoconfirm {
 		return s.applyEmail(ctx, tx, u, email, true)
 	}
+	// Secure change (the default): codes to both addresses; the change
+	// applies once both are confirmed.
 	if err := s.throttle(u.EmailChangeSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 		return err
 	}

@@ -53,7 +53,8 @@ type user struct {
 	Factors    []factor
 }
 
-// userColumns is the select list scanUser reads, NULL text as ”.
+// userColumns is the select list scanUserInto reads; NULL text columns come
+// back as empty strings.
 const userColumns = `u.id, coalesce(u.aud,''), coalesce(u.role,''), coalesce(u.email,''), coalesce(u.encrypted_password,''),
  u.email_confirmed_at, u.invited_at, coalesce(u.confirmation_token,''), u.confirmation_sent_at,
  coalesce(u.recovery_token,''), u.recovery_sent_at, coalesce(u.email_change_token_new,''), coalesce(u.email_change,''),
@@ -63,16 +64,18 @@ const userColumns = `u.id, coalesce(u.aud,''), coalesce(u.role,''), coalesce(u.e
  coalesce(u.phone_change,''), coalesce(u.phone_change_token,''), u.phone_change_sent_at, u.confirmed_at, u.banned_until,
  coalesce(u.reauthentication_token,''), u.reauthentication_sent_at, u.deleted_at, u.is_anonymous, u.is_sso_user`
 
-func scanUser(row pgx.Row) (*user, error) {
+// scanUserInto scans the userColumns and then any extra columns into extra.
+func scanUserInto(row pgx.Row, extra ...any) (*user, error) {
 	u := &user{}
-	err := row.Scan(&u.ID, &u.Aud, &u.Role, &u.Email, &u.EncryptedPassword,
+	dst := []any{&u.ID, &u.Aud, &u.Role, &u.Email, &u.EncryptedPassword,
 		&u.EmailConfirmedAt, &u.InvitedAt, &u.ConfirmationToken, &u.ConfirmationSentAt,
 		&u.RecoveryToken, &u.RecoverySentAt, &u.EmailChangeTokenNew, &u.EmailChange,
 		&u.EmailChangeSentAt, &u.EmailChangeTokenCurrent, &u.EmailChangeConfirmStatus,
 		&u.LastSignInAt, &u.AppMetadata, &u.UserMetadata,
 		&u.CreatedAt, &u.UpdatedAt, &u.Phone, &u.PhoneConfirmedAt,
 		&u.PhoneChange, &u.PhoneChangeToken, &u.PhoneChangeSentAt, &u.ConfirmedAt, &u.BannedUntil,
-		&u.ReauthToken, &u.ReauthSentAt, &u.DeletedAt, &u.IsAnonymous, &u.IsSSOUser)
+		&u.ReauthToken, &u.ReauthSentAt, &u.DeletedAt, &u.IsAnonymous, &u.IsSSOUser}
+	err := row.Scan(append(dst, extra...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, pg.ErrNotFound
 	}
@@ -88,17 +91,58 @@ func scanUser(row pgx.Row) (*user, error) {
 	return u, nil
 }
 
-// loadUser reads one user by a condition on alias u, with identities and
-// factors. It returns pg.ErrNotFound when no row matches.
-func loadUser(ctx context.Context, db pg.DB, where string, args ...any) (*user, error) {
-	u, err := scanUser(db.QueryRow(ctx, `SELECT `+userColumns+` FROM auth.users u WHERE `+where+` LIMIT 1`, args...))
+// relationColumns selects a user's identities and factors as JSON arrays
+// next to the user row, so loading a user is one round trip.
+const relationColumns = `,
+ (SELECT coalesce(json_agg(json_build_object('identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id,
+   'identity_data', i.identity_data, 'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at,
+   'created_at', coalesce(i.created_at, now()), 'updated_at', coalesce(i.updated_at, now()), 'email', coalesce(i.email, ''))
+   ORDER BY i.created_at, i.id), '[]') FROM auth.identities i WHERE i.user_id = u.id),
+ (SELECT coalesce(json_agg(json_build_object('id', f.id, 'user_id', f.user_id, 'friendly_name', coalesce(f.friendly_name, ''),
+   'factor_type', f.factor_type, 'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at,
+   'secret', coalesce(f.secret, ''), 'phone', coalesce(f.phone, ''), 'last_challenged_at', f.last_challenged_at)
+   ORDER BY f.created_at, f.id), '[]') FROM auth.mfa_factors f WHERE f.user_id = u.id)`
+
+// factorRow is the JSON shape relationColumns gives a factor.
+type factorRow struct {
+	ID               string     `json:"id"`
+	UserID           string     `json:"user_id"`
+	FriendlyName     string     `json:"friendly_name"`
+	FactorType       string     `json:"factor_type"`
+	Status           string     `json:"status"`
+	CreatedAt        time.Time  `json:"created_at"`
+	UpdatedAt        time.Time  `json:"updated_at"`
+	Secret           string     `json:"secret"`
+	Phone            string     `json:"phone"`
+	LastChallengedAt *time.Time `json:"last_challenged_at"`
+}
+
+// scanUserWithRelations scans a row selected with userColumns+relationColumns
+// (and then any extra columns into extra).
+func scanUserWithRelations(row pgx.Row, extra ...any) (*user, error) {
+	var ids, fs []byte
+	u, err := scanUserInto(row, append([]any{&ids, &fs}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
-	if err := loadRelations(ctx, db, u); err != nil {
-		return nil, err
+	if err := json.Unmarshal(ids, &u.Identities); err != nil {
+		return nil, fmt.Errorf("decode identities of %s: %w", u.ID, err)
+	}
+	var rows []factorRow
+	if err := json.Unmarshal(fs, &rows); err != nil {
+		return nil, fmt.Errorf("decode factors of %s: %w", u.ID, err)
+	}
+	u.Factors = make([]factor, len(rows))
+	for i, f := range rows {
+		u.Factors[i] = factor(f)
 	}
 	return u, nil
+}
+
+// loadUser reads one user by a condition on alias u, with identities and
+// factors. It returns pg.ErrNotFound when no row matches.
+func loadUser(ctx context.Context, db pg.DB, where string, args ...any) (*user, error) {
+	return scanUserWithRelations(db.QueryRow(ctx, `SELECT `+userColumns+relationColumns+` FROM auth.users u WHERE `+where+` LIMIT 1`, args...))
 }
 
 func userByID(ctx context.Context, db pg.DB, id string) (*user, error) {
@@ -112,26 +156,6 @@ func userByEmail(ctx context.Context, db pg.DB, email string) (*user, error) {
 
 func userByPhone(ctx context.Context, db pg.DB, phone string) (*user, error) {
 	return loadUser(ctx, db, `u.instance_id = $1 AND u.phone = $2`, instanceID, phone)
-}
-
-func loadRelations(ctx context.Context, db pg.DB, u *user) error {
-	rows, err := db.Query(ctx, `SELECT id, provider_id, user_id, identity_data, provider, last_sign_in_at,
-		coalesce(created_at, now()), coalesce(updated_at, now()), coalesce(email,'')
-		FROM auth.identities WHERE user_id = $1 ORDER BY created_at, id`, u.ID)
-	if err != nil {
-		return fmt.Errorf("load identities of %s: %w", u.ID, err)
-	}
-	u.Identities, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (identity, error) {
-		var i identity
-		err := r.Scan(&i.IdentityID, &i.ID, &i.UserID, &i.IdentityData, &i.Provider, &i.LastSignInAt,
-			&i.CreatedAt, &i.UpdatedAt, &i.Email)
-		return i, err
-	})
-	if err != nil {
-		return fmt.Errorf("load identities of %s: %w", u.ID, err)
-	}
-	u.Factors, err = loadFactors(ctx, db, u.ID)
-	return err
 }
 
 // identity is a row of auth.identities. GoTrue names the table key
@@ -186,6 +210,8 @@ func utc(t *time.Time) *time.Time {
 	return &v
 }
 
+// MarshalJSON renders the user in the reference's shape: UTC timestamps,
+// identities always an array, factors omitted when there are none.
 func (u *user) MarshalJSON() ([]byte, error) {
 	j := userJSON{
 		ID: u.ID, Aud: u.Aud, Role: u.Role, Email: u.Email, Phone: u.Phone,

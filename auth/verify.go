@@ -48,6 +48,8 @@ func (s *Service) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	if p.Type == "" {
 		return badRequest("validation_failed", "Verify requires a verification type")
 	}
+	// Codes may be typed with dashes ("123-456"), as the reference allows.
+	p.Token = strings.ReplaceAll(p.Token, "-", "")
 	if (p.Token == "") == (p.TokenHash == "") {
 		return badRequest("validation_failed", "Verify requires either a token or a token hash")
 	}
@@ -120,6 +122,7 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 			location = withParams(redirect, v.pkce, url.Values{"message": {v.message}, "sb": {""}})
 			return nil
 		}
+		// PKCE: no tokens in the URL; the app exchanges ?code= with its verifier.
 		if v.pkce {
 			code, err := s.issueAuthCode(ctx, tx, v.user.ID, flowMethodFor(v.typ))
 			if err != nil {
@@ -132,6 +135,8 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// Implicit flow: tokens in the fragment, which never reaches servers;
+		// url.Values.Encode sorts the keys as the reference does.
 		location = redirect + "#" + url.Values{
 			"access_token": {t.AccessToken}, "expires_at": {strconv.FormatInt(t.ExpiresAt, 10)},
 			"expires_in": {strconv.Itoa(t.ExpiresIn)}, "refresh_token": {t.RefreshToken}, "sb": {""},
@@ -145,7 +150,13 @@ func (s *Service) verifyGet(w http.ResponseWriter, r *http.Request) error {
 			s.log.ErrorContext(ctx, "verify failed", "err", err)
 			ae = internalErr(err)
 		}
-		location = withParams(redirect, pkce, url.Values{"error": {oauthErrorFor(ae.Status)}, "error_code": {ae.Code},
+		// Error redirects drop the target's own query, as the reference does.
+		base := redirect
+		if u, perr := url.Parse(redirect); perr == nil {
+			u.RawQuery, u.Fragment = "", ""
+			base = u.String()
+		}
+		location = withParams(base, pkce, url.Values{"error": {oauthErrorFor(ae.Status)}, "error_code": {ae.Code},
 			"error_description": {ae.Message}, "sb": {""}})
 	}
 	http.Redirect(w, r, location, http.StatusSeeOther)
@@ -205,6 +216,8 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 		expiredMsg = "Email link is invalid or has expired"
 	}
 	expired := forbidden("otp_expired", "%s", expiredMsg)
+	// The stored form is the SHA-224 of address+code; PKCE flows store it
+	// with a pkce_ prefix, so both are tried for typed codes.
 	var hashes []string
 	switch {
 	case p.TokenHash != "":
@@ -220,7 +233,7 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 	// column the user is found by (when the request named one).
 	type cand struct{ typ, column, sentAt, addrCond string }
 	var cands []cand
-	emailCond := `lower(u.email) = $2`
+	emailCond := `u.instance_id = '` + instanceID + `' AND lower(u.email) = $2` // matches users_instance_id_email_idx
 	switch p.Type {
 	case "signup", "invite":
 		cands = []cand{{p.Type, "confirmation_token", "confirmation_sent_at", emailCond}}
@@ -252,11 +265,14 @@ func (s *Service) checkCode(ctx context.Context, tx pgx.Tx, p verifyParams) (*ve
 		}
 		return s.applyVerification(ctx, tx, u, "sms", "confirmation_token", false)
 	}
+	// Candidates in order: the first column holding a matching, unexpired
+	// code wins (type email tries the sign-up code, then the magic link).
 	for _, c := range cands {
 		var u *user
 		var err error
 		if p.TokenHash != "" {
-			u, err = loadUser(ctx, tx, fmt.Sprintf(`u.%s = $1 AND u.%s <> ''`, c.column, c.column), hashes[0])
+			// The regex repeats the token indexes' predicate so they are used.
+			u, err = loadUser(ctx, tx, fmt.Sprintf(`u.%s = $1 AND u.%s !~ '^[0-9 ]*$'`, c.column, c.column), hashes[0])
 		} else {
 			u, err = loadUser(ctx, tx, fmt.Sprintf(`u.%s = ANY($1) AND u.%s <> '' AND %s`, c.column, c.column, c.addrCond), hashes, addr)
 		}
@@ -294,6 +310,16 @@ func (s *Service) applyVerification(ctx context.Context, tx pgx.Tx, u *user, typ
 	v := &verified{typ: typ, pkce: pkce}
 	switch typ {
 	case "signup", "invite":
+		if u.EncryptedPassword == "" && u.InvitedAt != nil {
+			// An invited user gets a random password until they set one.
+			hash, err := s.hashPassword(randomPassword())
+			if err != nil {
+				return nil, err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE auth.users SET encrypted_password = $2 WHERE id = $1`, u.ID, hash); err != nil {
+				return nil, fmt.Errorf("set invited user's password: %w", err)
+			}
+		}
 		if err := s.confirmEmail(ctx, tx, u); err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ type Error struct {
 	Err    error
 }
 
+// Error describes the status and, when set, the internal cause.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return http.StatusText(e.Status) + ": " + e.Err.Error()
@@ -24,6 +25,7 @@ func (e *Error) Error() string {
 	return http.StatusText(e.Status)
 }
 
+// Unwrap returns the internal cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // NewError is a shortcut for an *Error with a JSON body.
@@ -55,6 +57,9 @@ func notFound(w http.ResponseWriter) {
 	_, _ = w.Write([]byte("Function not found"))
 }
 
+// writeError renders err: an *Error as chosen by whoever returned it,
+// anything else as the runtime's opaque 500, so internal causes never reach
+// the client.
 func writeError(w http.ResponseWriter, err error) {
 	var fe *Error
 	if !errors.As(err, &fe) {

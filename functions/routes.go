@@ -39,13 +39,13 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	name, rest, _ := strings.Cut(path, "/")
 	f, ok := s.funcs[name]
-	// An OPTIONS that reaches a function is not a preflight the gateway
-	// answered; verify_jwt never applies to it.
 	if !ok {
 		notFound(w)
 		return
 	}
 	caller := s.caller(r)
+	// verify_jwt never applies to OPTIONS: behind a gateway that answers
+	// preflights, one that reaches here is the function's own business.
 	if f.VerifyJWT && r.Method != http.MethodOptions {
 		if err := verifyJWT(r, caller); err != nil {
 			writeError(w, err)
@@ -142,6 +142,7 @@ type responseWriter struct {
 	wrote bool
 }
 
+// WriteHeader drops x-relay-error before the status goes out.
 func (w *responseWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.wrote = true
@@ -150,6 +151,7 @@ func (w *responseWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write sends the status first when the handler did not.
 func (w *responseWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)

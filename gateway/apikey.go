@@ -11,14 +11,25 @@ import (
 const (
 	msgNoAPIKey      = "No API key found in request"
 	msgInvalidAPIKey = "Invalid API key"
+	// Secret keys bypass RLS; the reference platform refuses them from
+	// browsers so a key pasted into frontend code fails at once.
+	msgSecretInBrowser = "Forbidden use of secret API key in browser"
 )
+
+// fromBrowser reports whether the request comes from a web browser: every
+// browser's User-Agent starts with "Mozilla/"; server runtimes (Node, Deno,
+// curl, Go) do not send that.
+func fromBrowser(r *http.Request) bool {
+	return strings.HasPrefix(r.UserAgent(), "Mozilla/")
+}
 
 // isPublic reports whether a request may pass without an API key. These are
 // the routes a browser reaches by navigation or an outside server calls, so
 // they can carry no apikey header: the email-link verify endpoint, the OAuth
 // authorize and callback redirects, the JWKS document, public and signed
-// storage URLs, and edge functions (which verify JWTs per function, as the
-// reference self-hosted gateway leaves to them).
+// storage URLs (downloads, and uploads to a signed upload URL), and edge
+// functions (which verify JWTs per function, as the reference self-hosted
+// gateway leaves to them).
 func isPublic(service, path, method string) bool {
 	switch service {
 	case "auth":
@@ -27,6 +38,11 @@ func isPublic(service, path, method string) bool {
 			return true
 		}
 	case "storage":
+		// A signed upload URL carries its own token, so whoever was handed
+		// it may upload without the project key.
+		if (method == http.MethodPut || method == http.MethodPost) && strings.HasPrefix(path, "/object/upload/sign/") {
+			return true
+		}
 		if method != http.MethodGet && method != http.MethodHead {
 			return false
 		}
@@ -91,6 +107,10 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 			return nil, false
 		}
 	}
+	if valid && strings.HasPrefix(key, "sb_secret_") && fromBrowser(r) {
+		writeError(w, http.StatusUnauthorized, msgSecretInBrowser)
+		return nil, false
+	}
 	if valid && strings.HasPrefix(key, "sb_") && r.Header.Get("apikey") != "" {
 		// Services downstream only ever see JWT project keys.
 		r.Header.Set("apikey", keyToken)
@@ -108,6 +128,10 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 			writeError(w, http.StatusUnauthorized, msgInvalidAPIKey)
 			return nil, false
 		}
+		if strings.HasPrefix(bearer, "sb_secret_") && fromBrowser(r) {
+			writeError(w, http.StatusUnauthorized, msgSecretInBrowser)
+			return nil, false
+		}
 		caller.Token = tok
 	case hasBearer && bearer != "":
 		caller.Token = bearer
@@ -117,10 +141,17 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 	if caller.Token != "" {
 		r.Header.Set("Authorization", "Bearer "+caller.Token)
 		now := g.cfg.Now()
+		// Claims may be shared between requests: services treat them as
+		// read-only.
 		if c, ok := g.projectClaims[caller.Token]; ok && (c.Expires.IsZero() || now.Before(c.Expires)) {
+			caller.Claims = c
+		} else if c, ok := g.tokens.get(caller.Token, now); ok {
 			caller.Claims = c
 		} else {
 			caller.Claims, caller.Err = g.keys.Verify(caller.Token, now)
+			if caller.Err == nil {
+				g.tokens.put(caller.Token, caller.Claims)
+			}
 		}
 	}
 	return caller, true

@@ -25,9 +25,9 @@ type AppConfig struct {
 
 // RuntimeConfig is what a frontend needs to create its supabase-js client.
 type RuntimeConfig struct {
-	SupabaseURL            string `json:"supabaseUrl"`
-	SupabaseAnonKey        string `json:"supabaseAnonKey"`
-	SupabasePublishableKey string `json:"supabasePublishableKey,omitempty"`
+	SupabaseURL            string `json:"SUPABASE_URL"`
+	SupabaseAnonKey        string `json:"SUPABASE_ANON_KEY"`
+	SupabasePublishableKey string `json:"SUPABASE_PUBLISHABLE_KEY,omitempty"`
 }
 
 // App serves a single-page app: its files, the runtime configuration, and
@@ -67,6 +67,8 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch r.URL.Path {
+	// The runtime config is generated, never cached: a new deployment with
+	// other keys must reach clients on their next load.
 	case "/config.json":
 		w.Header().Set("Cache-Control", cacheNoStore)
 		w.Header().Set("Content-Type", "application/json")
@@ -76,9 +78,11 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(a.cfg.Runtime)
 		w.Header().Set("Cache-Control", cacheNoStore)
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		_, _ = w.Write([]byte("window.__BASALT_CONFIG__ = " + string(b) + ";\n"))
+		_, _ = w.Write([]byte("window.__BASALT_ENV__ = " + string(b) + ";\n"))
 		return
 	}
+	// path.Clean on a rooted path removes every "..", so a request can never
+	// leave Dir; os.DirFS adds its own check on top.
 	fsys := os.DirFS(a.cfg.Dir)
 	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
 	if name == "" {
@@ -125,6 +129,8 @@ func (a *App) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name
 	default:
 		w.Header().Set("Cache-Control", cacheNone)
 	}
+	// ServeContent handles Range, HEAD and If-Modified-Since for us; it
+	// needs a seekable file, which os.DirFS files are.
 	rs, ok := f.(interface {
 		Read([]byte) (int, error)
 		Seek(int64, int) (int64, error)

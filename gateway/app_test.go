@@ -54,7 +54,7 @@ func TestApp(t *testing.T) {
 		{"missing asset is 404, not the shell", "GET", "/assets/missing-12345678.js", 404, "404 page not found", "", ""},
 		{"directory index", "GET", "/nested/", 200, "<p>nested</p>", "no-cache", "text/html"},
 		{"traversal stays inside", "GET", "/../../etc/passwd", 200, "<!doctype html>", "no-cache", "text/html"},
-		{"runtime config as JS", "GET", "/env.js", 200, `window.__BASALT_CONFIG__ = {"supabaseUrl":"http://127.0.0.1:54321"`, "no-store", "text/javascript"},
+		{"runtime config as JS", "GET", "/env.js", 200, `window.__BASALT_ENV__ = {"SUPABASE_URL":"http://127.0.0.1:54321"`, "no-store", "text/javascript"},
 		{"writes refused", "POST", "/", 405, "method not allowed", "", ""},
 	}
 	for _, tt := range tests {

@@ -56,6 +56,7 @@ type Gateway struct {
 	// keys: they arrive on nearly every request and never change, so only
 	// their expiry is re-checked.
 	projectClaims map[string]*jwt.Claims
+	tokens        *tokenCache
 }
 
 var _ http.Handler = (*Gateway)(nil)
@@ -85,7 +86,8 @@ func New(cfg Config, svcs Services, keys *jwt.Keys, log *slog.Logger) (*Gateway,
 	if cfg.TrustedProxyHeader != "" {
 		cfg.TrustedProxyHeader = http.CanonicalHeaderKey(cfg.TrustedProxyHeader)
 	}
-	g := &Gateway{cfg: cfg, keys: keys, log: log, metrics: newMetrics(), projectClaims: map[string]*jwt.Claims{}}
+	g := &Gateway{cfg: cfg, keys: keys, log: log, metrics: newMetrics(),
+		projectClaims: map[string]*jwt.Claims{}, tokens: newTokenCache(10000)}
 	for _, k := range []string{keys.AnonKey, keys.ServiceRoleKey} {
 		c, err := keys.Verify(k, cfg.Now())
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,6 +112,7 @@ func TestAPIKey(t *testing.T) {
 	k := b.keys
 	tests := []struct {
 		name       string
+		method     string // GET when empty
 		path       string
 		hdr        map[string]string
 		wantStatus int
@@ -137,6 +139,12 @@ func TestAPIKey(t *testing.T) {
 			wantStatus: 200, wantToken: k.ServiceRoleKey, wantRole: "service_role", wantKey: "service_role"},
 		{name: "publishable key with user token", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.PublishableKey, "Authorization": "Bearer " + user},
 			wantStatus: 200, wantToken: user, wantRole: "authenticated", wantKey: "anon"},
+		{name: "secret key from a browser", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.SecretKey, "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"},
+			wantStatus: 401, wantBody: `{"message":"Forbidden use of secret API key in browser"}`},
+		{name: "secret bearer from a browser", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.PublishableKey, "Authorization": "Bearer " + k.SecretKey, "User-Agent": "Mozilla/5.0"},
+			wantStatus: 401, wantBody: `{"message":"Forbidden use of secret API key in browser"}`},
+		{name: "publishable key from a browser", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.PublishableKey, "User-Agent": "Mozilla/5.0"},
+			wantStatus: 200, wantToken: k.AnonKey, wantRole: "anon", wantKey: "anon"},
 		{name: "forged sb_ bearer", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.AnonKey, "Authorization": "Bearer sb_secret_forged"},
 			wantStatus: 401, wantBody: `{"message":"Invalid API key"}`},
 		{name: "expired user token passes with Err set", path: "/rest/v1/todos", hdr: map[string]string{"apikey": k.AnonKey, "Authorization": "Bearer " + expired},
@@ -153,6 +161,9 @@ func TestAPIKey(t *testing.T) {
 		{name: "public storage object", path: "/storage/v1/object/public/b/a.png", wantStatus: 200},
 		{name: "signed storage object", path: "/storage/v1/object/sign/b/a.png?token=x", wantStatus: 200},
 		{name: "private storage object needs a key", path: "/storage/v1/object/b/a.png", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
+		{name: "upload to a signed upload URL", method: "PUT", path: "/storage/v1/object/upload/sign/b/a.png?token=x", wantStatus: 200},
+		{name: "a signed upload path is not public for DELETE", method: "DELETE", path: "/storage/v1/object/upload/sign/b/a.png?token=x", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
+		{name: "a storage write needs a key", method: "POST", path: "/storage/v1/object/b/a.png", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
 		{name: "functions verify their own JWT", path: "/functions/v1/hello", wantStatus: 200},
 		{name: "functions still get the caller", path: "/functions/v1/hello", hdr: map[string]string{"Authorization": "Bearer " + user},
 			wantStatus: 200, wantToken: user, wantRole: "authenticated"},
@@ -160,7 +171,11 @@ func TestAPIKey(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Not parallel: the subtests share the echo service's channel.
-			res, body := b.do(t, "GET", tt.path, tt.hdr)
+			method := tt.method
+			if method == "" {
+				method = "GET"
+			}
+			res, body := b.do(t, method, tt.path, tt.hdr)
 			if res.StatusCode != tt.wantStatus {
 				t.Fatalf("status = %d, want %d (body %s)", res.StatusCode, tt.wantStatus, body)
 			}
@@ -435,5 +450,28 @@ func TestAccessLog(t *testing.T) {
 	}
 	if strings.Contains(logs, "secret-in-query") {
 		t.Error("apikey leaked into the log")
+	}
+}
+
+func TestVerifiedTokenExpiresWhileCached(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	clock := time.Now()
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	b := setup(t, gateway.Config{Now: now}, nil)
+	tok := b.userToken(t, clock.Add(time.Minute))
+	hdr := map[string]string{"apikey": b.keys.AnonKey, "Authorization": "Bearer " + tok}
+	for i := range 2 { // the second request is served from the cache
+		b.do(t, "GET", "/rest/v1/x", hdr)
+		if got := <-b.svc.got; got.Caller.Err != nil || got.Caller.Claims == nil || got.Caller.Claims.Role != "authenticated" {
+			t.Fatalf("request %d: caller %+v", i, got.Caller)
+		}
+	}
+	mu.Lock()
+	clock = clock.Add(2 * time.Minute)
+	mu.Unlock()
+	b.do(t, "GET", "/rest/v1/x", hdr)
+	if got := <-b.svc.got; !errors.Is(got.Caller.Err, jwt.ErrExpired) || got.Caller.Claims != nil {
+		t.Errorf("after expiry: Err %v, Claims %+v; want ErrExpired", got.Caller.Err, got.Caller.Claims)
 	}
 }

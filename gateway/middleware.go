@@ -72,6 +72,7 @@ type recorder struct {
 	hijacked    bool
 }
 
+// WriteHeader records the first status code and passes it on.
 func (w *recorder) WriteHeader(code int) {
 	if !w.wroteHeader {
 		w.status, w.wroteHeader = code, true
@@ -79,6 +80,7 @@ func (w *recorder) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write counts the bytes sent.
 func (w *recorder) Write(b []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
@@ -122,13 +124,18 @@ type buffered struct {
 
 func newBuffered() *buffered { return &buffered{header: http.Header{}} }
 
+// Header returns the buffered response's headers.
 func (b *buffered) Header() http.Header { return b.header }
+
+// Write buffers body bytes.
 func (b *buffered) Write(p []byte) (int, error) {
 	if b.status == 0 {
 		b.status = http.StatusOK
 	}
 	return b.body.Write(p)
 }
+
+// WriteHeader records the first status code.
 func (b *buffered) WriteHeader(code int) {
 	if b.status == 0 {
 		b.status = code

@@ -53,6 +53,8 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, drain time.Du
 	if drain == 0 {
 		drain = 15 * time.Second
 	}
+	// Serve returns ErrServerClosed once Shutdown starts; anything else
+	// (a closed listener) is a real failure and ends the process.
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -63,6 +65,8 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, drain time.Du
 	sctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
+		// Drain time is over: cut the remaining connections rather than
+		// hang the stop (and Postgres's clean shutdown after it).
 		_ = srv.Close()
 		return fmt.Errorf("drain %s: %w", ln.Addr(), err)
 	}

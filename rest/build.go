@@ -137,9 +137,10 @@ func (n *node) outputKeys() []string {
 			if e == nil {
 				continue
 			}
-			if it.Kind == itemSpread {
+			switch {
+			case it.Kind == itemSpread:
 				keys = append(keys, e.node.outputKeys()...)
-			} else if len(it.Children) > 0 || true {
+			case len(it.Children) > 0:
 				keys = append(keys, e.key)
 			}
 		}
@@ -417,10 +418,11 @@ func (b *builder) embedSubquery(parent *node, e *embed) (string, error) {
 	if len(group) > 0 {
 		q += " GROUP BY " + strings.Join(group, ", ")
 	}
-	q += order + b.limitSQL(c, false)
 	if e.rel.Card.toOne() {
-		return q, nil
+		// A to-one embed yields at most one row per parent: no paging.
+		return q + order, nil
 	}
+	q += order + b.limitSQL(c, false)
 	a := quoteIdent(e.alias)
 	if e.item.Kind == itemSpread {
 		keys := c.outputKeys()

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 )
@@ -28,8 +29,8 @@ type Config struct {
 	PreRequest string
 	// OpenAPIMode is follow-privileges, ignore-privileges or disabled.
 	OpenAPIMode string
-	// ServerURL is advertised as host/schemes in the OpenAPI document.
-	ServerURL string
+	// postgis is set per schema-cache snapshot: geo+json needs PostGIS.
+	postgis bool
 }
 
 func (c *Config) defaults() {
@@ -118,4 +119,58 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.defaults()
 	return c, c.validate()
+}
+
+// withDBSettings applies in-database configuration: pgrst.* settings of the
+// login role (ALTER ROLE authenticator SET pgrst.db_plan_enabled = 'true'),
+// as PostgREST reads them. Invalid values are logged and ignored.
+func (c Config) withDBSettings(settings [][2]string, log *slog.Logger) Config {
+	for _, kv := range settings {
+		k, v := kv[0], kv[1]
+		if !strings.HasPrefix(k, "pgrst.") {
+			continue
+		}
+		bad := func(err error) {
+			if err != nil && log != nil {
+				log.Warn("rest: ignoring in-database setting", "key", k, "value", v, "err", err)
+			}
+		}
+		switch strings.TrimPrefix(k, "pgrst.") {
+		case "db_plan_enabled":
+			b, err := strconv.ParseBool(v)
+			bad(err)
+			if err == nil {
+				c.PlanEnabled = b
+			}
+		case "db_aggregates_enabled":
+			b, err := strconv.ParseBool(v)
+			bad(err)
+			if err == nil {
+				c.AggregatesEnabled = b
+			}
+		case "db_tx_end":
+			switch v {
+			case "commit", "commit-allow-override", "rollback", "rollback-allow-override":
+				c.TxEnd = v
+			default:
+				bad(fmt.Errorf("invalid tx end"))
+			}
+		case "db_max_rows":
+			n, err := strconv.ParseInt(v, 10, 64)
+			bad(err)
+			if err == nil && n >= 0 {
+				c.MaxRows = n
+			}
+		case "db_pre_request":
+			c.PreRequest = v
+		case "db_extra_search_path":
+			c.ExtraSearchPath = splitList(v)
+		case "openapi_mode":
+			switch v {
+			case "follow-privileges", "ignore-privileges", "disabled":
+				c.OpenAPIMode = v
+			}
+		}
+	}
+	return c
 }

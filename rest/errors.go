@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -140,6 +141,7 @@ func jwtError(err error) *apiError {
 		}
 	default:
 		e.Message = "No suitable key or wrong key type"
+		e.Details = "No suitable key was found to decode the JWT"
 	}
 	e.Headers = map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", error_description="` + e.Message + `"`}
 	return e
@@ -169,7 +171,10 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 			ae = pgrstErr(504, "PGRST003", "Timed out acquiring connection from connection pool.", nil, nil)
 		default:
 			var ce *pgconn.ConnectError
-			if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+				// The client went away; nobody reads this response.
+				ae = pgrstErr(500, "PGRSTX00", "Request canceled", nil, nil)
+			} else if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
 				ae = pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
 			} else {
 				s.log.Error("rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)

@@ -34,6 +34,9 @@ type statement struct {
 	readOnly bool
 	// verify inspects the result before commit; an error rolls back.
 	verify func(*result) error
+	// extra steps run after the main statement in the same transaction
+	// (the EXPLAIN behind count=planned/estimated).
+	extra []step
 }
 
 // result is the single row every main statement returns.
@@ -67,7 +70,7 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	}
 	sb.WriteString("SELECT ")
 	path := []string{quoteIdent(rc.schema)}
-	for _, p := range s.cfg.ExtraSearchPath {
+	for _, p := range rc.cfg.ExtraSearchPath {
 		path = append(path, quoteIdent(p))
 	}
 	add("search_path", strings.Join(path, ", "))
@@ -86,22 +89,13 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	add("request.path", "/"+strings.TrimPrefix(rc.r.URL.Path, "/"))
 	add("request.headers", headersJSON(rc.r))
 	add("request.cookies", cookiesJSON(rc.r))
-	if tz := rc.prefs.timezone; tz != "" && validTimezone(tz) {
+	if tz := rc.prefs.timezone; tz != "" && rc.cache.Timezones[tz] {
 		add("timezone", tz)
 	}
 	if readOnly {
 		add("transaction_read_only", "on")
 	}
 	return sb.String(), args
-}
-
-func validTimezone(tz string) bool {
-	for _, c := range tz {
-		if !(c == '/' || c == '_' || c == '-' || c == '+' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 func headersJSON(r *http.Request) string {
@@ -134,15 +128,15 @@ func cookiesJSON(r *http.Request) string {
 }
 
 // txOutcome decides commit vs rollback from db-tx-end and Prefer: tx.
-func (s *Service) rollbackWanted(p prefs) (rollback bool, applied bool) {
-	switch s.cfg.TxEnd {
+func rollbackWanted(cfg *Config, p prefs) (rollback bool, applied bool) {
+	switch cfg.TxEnd {
 	case "rollback":
 		return true, false
 	case "commit-allow-override", "rollback-allow-override":
 		if p.tx != "" {
 			return p.tx == "rollback", true
 		}
-		return s.cfg.TxEnd == "rollback-allow-override", false
+		return cfg.TxEnd == "rollback-allow-override", false
 	}
 	return false, false
 }
@@ -187,21 +181,25 @@ func parseResult(vals [][]byte) (*result, error) {
 }
 
 // execute runs the setup and the main statement in one transaction, in one
-// pipelined round trip. Reads run in the implicit transaction of the
-// pipeline; writes open an explicit one so the result can still be rolled
-// back (single-object checks, max-affected, Prefer: tx=rollback).
+// pipelined round trip: the pipeline's implicit transaction commits at its
+// Sync. Only when the result may still have to be rolled back (checks on a
+// write such as single-object or max-affected, Prefer: tx=rollback) is an
+// explicit transaction opened and ended in a second round trip.
 func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 	ctx := rc.r.Context()
+	if s.trace != nil {
+		s.trace(st.sql, st.args)
+	}
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
-	rollback, _ := s.rollbackWanted(rc.prefs)
-	explicit := !st.readOnly || rollback
+	rollback, _ := rollbackWanted(rc.cfg, rc.prefs)
+	explicit := rollback || (!st.readOnly && st.verify != nil)
 	steps := make([]step, 0, 4)
 	if explicit {
 		steps = append(steps, step{sql: "BEGIN"})
 	}
 	steps = append(steps, step{sql: setupSQL, args: setupArgs, prepare: true})
-	if s.cfg.PreRequest != "" {
-		steps = append(steps, step{sql: "SELECT " + qualifiedFn(s.cfg.PreRequest) + "()", prepare: true})
+	if rc.cfg.PreRequest != "" {
+		steps = append(steps, step{sql: "SELECT " + qualifiedFn(rc.cfg.PreRequest) + "()", prepare: true})
 	}
 	var res *result
 	steps = append(steps, step{sql: st.sql, args: st.args, prepare: true, row: func(v [][]byte) error {
@@ -209,6 +207,7 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		res = r
 		return err
 	}})
+	steps = append(steps, st.extra...)
 	conn, err := s.user.Acquire(ctx)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -338,13 +337,13 @@ func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
 	if p.count != "" {
 		out = append(out, "count="+p.count)
 	}
-	if _, applied := s.rollbackWanted(p); applied {
+	if _, applied := rollbackWanted(rc.cfg, p); applied {
 		out = append(out, "tx="+p.tx)
 	}
 	if p.handling != "" {
 		out = append(out, "handling="+p.handling)
 	}
-	if p.timezone != "" && validTimezone(p.timezone) {
+	if p.timezone != "" && rc.cache.Timezones[p.timezone] {
 		out = append(out, "timezone="+p.timezone)
 	}
 	if p.handling == "strict" && p.maxAffected != nil && (rc.r.Method == http.MethodPatch || rc.r.Method == http.MethodDelete || rc.route.fn != "") {
@@ -356,7 +355,7 @@ func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
 }
 
 func (s *Service) profileHeader(rc *reqCtx) {
-	if rc.profileSent || len(s.cfg.Schemas) > 1 {
+	if rc.profileSent || len(rc.cfg.Schemas) > 1 {
 		rc.w.Header().Set("Content-Profile", rc.schema)
 	}
 }

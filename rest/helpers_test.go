@@ -41,7 +41,9 @@ func testConfig() Config {
 
 // newEnv gives a test its own database loaded with the fixture and a
 // service in front of it.
-func newEnv(t *testing.T, mutate ...func(*Config)) *env {
+func newEnv(t *testing.T, mutate ...func(*Config)) *env { return newEnvB(t, mutate...) }
+
+func newEnvB(t testing.TB, mutate ...func(*Config)) *env {
 	t.Helper()
 	db := pgtest.NewDB(t)
 	if _, err := db.Admin.Exec(context.Background(), fixtureSQL); err != nil {

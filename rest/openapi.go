@@ -21,10 +21,10 @@ func (s *Service) serveRoot(rc *reqCtx) error {
 	default:
 		return pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
 	}
-	if s.cfg.OpenAPIMode == "disabled" {
+	if rc.cfg.OpenAPIMode == "disabled" {
 		return pgrstErr(404, "PGRST126", "Root endpoint metadata is disabled", nil, nil)
 	}
-	acc, err := s.negotiate(rc.r.Header.Get("Accept"), true)
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), true)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (s *Service) serveRoot(rc *reqCtx) error {
 // use (follow-privileges), checked in one query as that role.
 func (s *Service) visibleObjects(rc *reqCtx) (map[string]bool, error) {
 	vis := map[string]bool{}
-	if s.cfg.OpenAPIMode == "ignore-privileges" {
+	if rc.cfg.OpenAPIMode == "ignore-privileges" {
 		for k := range rc.cache.Tables {
 			vis[k] = true
 		}

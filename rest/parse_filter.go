@@ -193,9 +193,9 @@ func (p *scanner) treeValue(inTree bool) string {
 	for !p.eof() {
 		c := p.s[p.pos]
 		switch {
-		case c == '{' || c == '[':
+		case c == '{':
 			depth++
-		case (c == '}' || c == ']') && depth > 0:
+		case c == '}' && depth > 0:
 			depth--
 		case (c == ',' || c == ')') && depth == 0:
 			return string(p.s[start:p.pos])

@@ -92,7 +92,7 @@ func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 	p.objects = len(p.raw)
 	seen := map[string]bool{}
 	for i, o := range p.raw {
-		ks := orderedKeys(trimmed, o, i == 0 && p.single)
+		ks := sortedKeys(o)
 		if i > 0 && !columnsGiven {
 			if len(o) != len(p.keys) {
 				return nil, pgrstErr(400, "PGRST102", "All object keys must match", nil, nil)
@@ -113,9 +113,9 @@ func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 	return p, nil
 }
 
-// orderedKeys returns o's keys; order only matters for column lists, where
-// a stable order keeps statements cacheable.
-func orderedKeys(_ []byte, o map[string]json.RawMessage, _ bool) []string {
+// sortedKeys returns o's keys sorted; the written column list follows the
+// table's column order anyway, so statements stay cacheable.
+func sortedKeys(o map[string]json.RawMessage) []string {
 	ks := make([]string, 0, len(o))
 	for k := range o {
 		ks = append(ks, k)

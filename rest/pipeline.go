@@ -33,6 +33,9 @@ const stmtCacheSize = 256
 type connStmts struct {
 	gen   uint64
 	names map[string]string
+	// descs are the descriptions the server returned when preparing; with
+	// one, a statement runs without a Describe round of messages.
+	descs map[string]*pgconn.StatementDescription
 	order []string
 	next  int
 }
@@ -67,7 +70,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 	cs, _ := cd[stmtKey].(*connStmts)
 	if cs == nil || cs.gen != gen {
 		old := cs
-		cs = &connStmts{gen: gen, names: map[string]string{}}
+		cs = &connStmts{gen: gen, names: map[string]string{}, descs: map[string]*pgconn.StatementDescription{}}
 		cd[stmtKey] = cs
 		if old != nil && len(old.names) > 0 {
 			// The schema changed: forget statements prepared against the
@@ -106,6 +109,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 				cs.order = cs.order[1:]
 				evicted = append(evicted, cs.names[old])
 				delete(cs.names, old)
+				delete(cs.descs, old)
 			}
 			cs.next++
 			name = "pgrst_" + strconv.Itoa(cs.next)
@@ -118,7 +122,11 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 			evicted = nil
 			pl.SendPrepare(name, s.sql, nil)
 		}
-		pl.SendQueryPrepared(name, vals, nil, nil)
+		if sd := cs.descs[s.sql]; sd != nil {
+			pl.SendQueryStatement(sd, vals, nil, nil)
+		} else {
+			pl.SendQueryPrepared(name, vals, nil, nil)
+		}
 	}
 	if err := pl.Sync(); err != nil {
 		pl.Close()
@@ -139,6 +147,9 @@ loop:
 		case nil:
 			break loop
 		case *pgconn.StatementDescription:
+			// The pipeline leaves Name empty; it is the name we chose.
+			r.Name = cs.names[added[confirmed]]
+			cs.descs[added[confirmed]] = r
 			confirmed++
 		case *pgconn.ResultReader:
 			st := &steps[readers]
@@ -173,6 +184,7 @@ loop:
 func forget(cs *connStmts, sqls []string) {
 	for _, q := range sqls {
 		delete(cs.names, q)
+		delete(cs.descs, q)
 		for i, o := range cs.order {
 			if o == q {
 				cs.order = append(cs.order[:i], cs.order[i+1:]...)

@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -58,7 +60,18 @@ func singleCheck(a accept) func(*result) error {
 func (s *Service) serveTable(rc *reqCtx) error {
 	t := rc.cache.Table(rc.schema, rc.route.table)
 	if t == nil {
-		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, nil)
+		var names []string
+		for _, c := range rc.cache.Tables {
+			if c.Schema == rc.schema {
+				names = append(names, c.Name)
+			}
+		}
+		sort.Strings(names)
+		var hint any
+		if best := fuzzyBest(rc.route.table, names); best != "" {
+			hint = "Perhaps you meant the table '" + rc.schema + "." + best + "'"
+		}
+		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, hint)
 	}
 	switch rc.r.Method {
 	case http.MethodGet, http.MethodHead:
@@ -138,12 +151,12 @@ func pageBounds(rc *reqCtx, root *node) error {
 	return nil
 }
 
-func (s *Service) builder() *builder {
-	return &builder{maxRows: s.cfg.MaxRows, aggs: s.cfg.AggregatesEnabled}
+func newBuilder(rc *reqCtx) *builder {
+	return &builder{maxRows: rc.cfg.MaxRows, aggs: rc.cfg.AggregatesEnabled}
 }
 
 func (s *Service) read(rc *reqCtx, t *Table) error {
-	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
 	if err != nil {
 		return err
 	}
@@ -163,28 +176,24 @@ func (s *Service) read(rc *reqCtx, t *Table) error {
 	if err := pageBounds(rc, root); err != nil {
 		return err
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	src, _, err := b.readSQL(root, from, true)
 	if err != nil {
 		return err
 	}
-	count := "null"
-	if rc.prefs.count != "" {
-		where, err := b.rootConds(root, true)
-		if err != nil {
-			return err
-		}
-		count = "(SELECT pg_catalog.count(*) FROM " + from
-		if len(where) > 0 {
-			count += " WHERE " + strings.Join(where, " AND ")
-		}
-		count += ")"
+	count, planned, err := countSQL(rc, b, root, from)
+	if err != nil {
+		return err
 	}
 	st := &statement{
 		sql:      mainSQL(src, "SELECT * FROM pgrst_source", count, bodySQL(acc, rc.r.Method == http.MethodHead), "''"),
 		args:     b.args,
 		readOnly: true,
 		verify:   singleCheck(acc),
+	}
+	if planned != nil {
+		st.extra = append(st.extra, planned.step)
+		st.verify = chain(planned.apply(rc), st.verify)
 	}
 	if acc.kind == mediaPlan {
 		return s.explain(rc, st, acc)
@@ -199,7 +208,7 @@ func (s *Service) read(rc *reqCtx, t *Table) error {
 	}
 	status := http.StatusOK
 	if res.total != nil {
-		if lower > *res.total && !(lower == 0) {
+		if lower > *res.total {
 			return rangeErr("An offset of " + strconv.FormatInt(lower, 10) + " was requested, but there are only " +
 				strconv.FormatInt(*res.total, 10) + " rows.")
 		}
@@ -251,4 +260,80 @@ func (s *Service) explain(rc *reqCtx, st *statement, acc accept) error {
 	}
 	write(rc, http.StatusOK, acc.contentType(), body)
 	return nil
+}
+
+// plannedCount collects the planner's row estimate for count=planned and
+// count=estimated.
+type plannedCount struct {
+	step step
+	rows *int64
+}
+
+// countSQL renders the total-count expression for Prefer: count=…, and for
+// planned/estimated counts an EXPLAIN step run after the main statement.
+func countSQL(rc *reqCtx, b *builder, root *node, from string) (string, *plannedCount, error) {
+	mode := rc.prefs.count
+	if mode == "" {
+		return "null", nil, nil
+	}
+	where, err := b.rootConds(root, true)
+	if err != nil {
+		return "", nil, err
+	}
+	filtered := from
+	if len(where) > 0 {
+		filtered += " WHERE " + strings.Join(where, " AND ")
+	}
+	var p *plannedCount
+	if mode != "exact" {
+		pb := &builder{aggs: b.aggs}
+		pw, err := pb.rootConds(root, true)
+		if err != nil {
+			return "", nil, err
+		}
+		q := "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + from
+		if len(pw) > 0 {
+			q += " WHERE " + strings.Join(pw, " AND ")
+		}
+		p = &plannedCount{}
+		p.step = step{sql: q, args: pb.args, row: func(v [][]byte) error {
+			var plan []struct {
+				Plan struct {
+					Rows float64 `json:"Plan Rows"`
+				} `json:"Plan"`
+			}
+			if err := json.Unmarshal(v[0], &plan); err != nil || len(plan) == 0 {
+				return fmt.Errorf("rest: read planned count: %v", err)
+			}
+			n := int64(plan[0].Plan.Rows)
+			p.rows = &n
+			return nil
+		}}
+	}
+	switch {
+	case mode == "planned":
+		return "null", p, nil
+	case mode == "estimated" && rc.cfg.MaxRows > 0:
+		// Exact up to max-rows (+1 tells "more"), the estimate beyond.
+		lim := b.arg(rc.cfg.MaxRows + 1)
+		return "(SELECT pg_catalog.count(*) FROM (SELECT 1 FROM " + filtered + " LIMIT " + lim + ") pgrst_estimate)", p, nil
+	}
+	return "(SELECT pg_catalog.count(*) FROM " + filtered + ")", nil, nil
+}
+
+// apply puts the planned figure into the result: as the total for
+// planned, and for estimated when the exact count hit max-rows.
+func (p *plannedCount) apply(rc *reqCtx) func(*result) error {
+	return func(r *result) error {
+		if p.rows == nil {
+			return nil
+		}
+		switch {
+		case rc.prefs.count == "planned":
+			r.total = p.rows
+		case r.total != nil && *r.total > rc.cfg.MaxRows && *p.rows > *r.total:
+			r.total = p.rows
+		}
+		return nil
+	}
 }

@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 )
@@ -102,6 +104,8 @@ func TestRead(t *testing.T) {
 		{name: "csv empty", call: call{target: "/users?username=eq.x", headers: map[string]string{"Accept": "text/csv"}}, status: 200, raw: strp("\n")},
 		{name: "bad accept", call: call{target: "/users", headers: map[string]string{"Accept": "image/png"}}, status: 406,
 			body: `{"code":"PGRST107","message":"None of these media types are available: image/png","details":null,"hint":null}`},
+		{name: "geojson without postgis", call: call{target: "/users", headers: map[string]string{"Accept": "application/geo+json"}}, status: 406,
+			body: `{"code":"PGRST107","message":"None of these media types are available: application/geo+json","details":null,"hint":null}`},
 		{name: "legacy count", call: call{target: "/users?select=count"}, status: 200, body: `[{"count":4}]`},
 		{name: "aggregate count()", call: call{target: "/messages?select=username,count()"}, status: 200, body: `[{"username":"supabot","count":3}]`},
 		{name: "aggregate sum cast", call: call{target: "/products?select=total:price.sum()::int"}, status: 200, body: `[{"total":1619}]`},
@@ -109,8 +113,10 @@ func TestRead(t *testing.T) {
 			body: `[{"username":"personal_bot","status":"ONLINE"}]`, headers: map[string]string{"Content-Profile": "personal"}},
 		{name: "bad schema", call: call{target: "/users", headers: map[string]string{"Accept-Profile": "secret"}}, status: 406,
 			body: `{"code":"PGRST106","message":"Invalid schema: secret","details":null,"hint":"Only the following schemas are exposed: public, personal"}`},
-		{name: "unknown table", call: call{target: "/nope"}, status: 404,
-			body: `{"code":"PGRST205","message":"Could not find the table 'public.nope' in the schema cache","details":null,"hint":null}`},
+		{name: "unknown table", call: call{target: "/qqqq"}, status: 404,
+			body: `{"code":"PGRST205","message":"Could not find the table 'public.qqqq' in the schema cache","details":null,"hint":null}`},
+		{name: "unknown table with a close name", call: call{target: "/user"}, status: 404,
+			body: `{"code":"PGRST205","message":"Could not find the table 'public.user' in the schema cache","details":null,"hint":"Perhaps you meant the table 'public.users'"}`},
 		{name: "unknown column is PG error", call: call{target: "/users?select=missing_column"}, status: 400,
 			body: `{"code":"42703","message":"column users.missing_column does not exist","details":null,"hint":null}`},
 		{name: "bad value type", call: call{target: "/channels?id=eq.abc"}, status: 400,
@@ -131,5 +137,89 @@ func TestRead(t *testing.T) {
 			headers: map[string]string{"Content-Type": `application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8`}},
 		{name: "options", call: call{method: http.MethodOptions, target: "/users"}, status: 200,
 			headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE"}},
+	})
+}
+
+func TestPlannedCounts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) { c.MaxRows = 2 })
+	for _, mode := range []string{"planned", "estimated"} {
+		w := e.do(t, call{target: "/users?select=username", headers: map[string]string{"Prefer": "count=" + mode}})
+		cr := w.Header().Get("Content-Range")
+		if w.Code != 206 && w.Code != 200 {
+			t.Fatalf("%s: status %d %s", mode, w.Code, w.Body.String())
+		}
+		if len(cr) < 5 || cr[:4] != "0-1/" || cr[4:] == "*" {
+			t.Fatalf("%s: Content-Range %q", mode, cr)
+		}
+		if got := w.Header().Get("Preference-Applied"); got != "count="+mode {
+			t.Fatalf("%s: Preference-Applied %q", mode, got)
+		}
+	}
+	// Exact stays exact even past max-rows, and the page is capped.
+	w := e.do(t, call{target: "/users?select=username", headers: map[string]string{"Prefer": "count=exact"}})
+	if w.Code != 206 || w.Header().Get("Content-Range") != "0-1/4" {
+		t.Fatalf("exact: %d %q", w.Code, w.Header().Get("Content-Range"))
+	}
+}
+
+func TestRootAndPreferences(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	runScenarios(t, e, []scenario{
+		{name: "timezone applied", call: call{target: "/rpc/whoami", headers: map[string]string{"Prefer": "timezone=America/Los_Angeles"}}, status: 200,
+			headers: map[string]string{"Preference-Applied": "timezone=America/Los_Angeles"}},
+		{name: "invalid timezone ignored", call: call{target: "/users?select=count", headers: map[string]string{"Prefer": "timezone=Mars/Base"}}, status: 200,
+			body: `[{"count":4}]`, headers: map[string]string{"Preference-Applied": ""}},
+		{name: "openapi", call: call{target: "/", headers: map[string]string{"Accept": "application/openapi+json"}}, status: 200,
+			headers: map[string]string{"Content-Type": "application/openapi+json; charset=utf-8"}},
+		{name: "openapi bad accept", call: call{target: "/", headers: map[string]string{"Accept": "text/csv"}}, status: 406},
+		{name: "root put", call: call{method: "PUT", target: "/", body: `{}`}, status: 405},
+		{name: "rpc options", call: call{method: "OPTIONS", target: "/rpc/add_them"}, status: 200, headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST"}},
+		{name: "view options", call: call{method: "OPTIONS", target: "/active_users"}, status: 200,
+			headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE"}},
+	})
+	w := e.do(t, call{target: "/"})
+	var doc struct {
+		Swagger     string                    `json:"swagger"`
+		Paths       map[string]map[string]any `json:"paths"`
+		Definitions map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Swagger != "2.0" || doc.Paths["/users"]["get"] == nil || doc.Paths["/rpc/add_them"]["post"] == nil {
+		t.Fatalf("openapi paths: %v", doc.Paths)
+	}
+	if doc.Definitions["users"].Properties["username"]["format"] != "text" {
+		t.Fatalf("users definition: %v", doc.Definitions["users"])
+	}
+	if _, ok := doc.Paths["/late_hidden"]; ok {
+		t.Fatal("unexpected path")
+	}
+}
+
+func TestPreRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) { c.PreRequest = "public.check_request" })
+	ctx := context.Background()
+	if _, err := e.db.Admin.Exec(ctx, `CREATE FUNCTION check_request() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('request.headers')::json->>'x-block' = 'yes' THEN
+    RAISE SQLSTATE 'PT403' USING MESSAGE = 'blocked';
+  END IF;
+  PERFORM set_config('response.headers', '[{"X-Pre":"ran"}]', true);
+END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runScenarios(t, e, []scenario{
+		{name: "runs before the request", call: call{target: "/users?select=count"}, status: 200, headers: map[string]string{"X-Pre": "ran"}},
+		{name: "can refuse", call: call{target: "/users", headers: map[string]string{"X-Block": "yes"}}, status: 403,
+			body: `{"code":"PT403","message":"blocked","details":null,"hint":null}`},
 	})
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -39,7 +40,7 @@ func (c *Cache) findRelationship(p *Table, rel, hint string) (*Relationship, err
 		details += " in the schema '" + p.Schema + "', but no matches were found."
 		return nil, &apiError{Status: 400, Code: "PGRST200",
 			Message: "Could not find a relationship between '" + p.Name + "' and '" + rel + "' in the schema cache",
-			Details: details}
+			Details: details, Hint: c.relHint(p, rel)}
 	}
 	details := make([]any, len(found))
 	hints := make([]string, len(found))
@@ -90,4 +91,35 @@ func relMatches(r *Relationship, rel, hint string) bool {
 		return single(r.Cols, hint)
 	}
 	return single(r.Cols, hint) || single(r.FCols, hint)
+}
+
+// relHint suggests a related table close to rel when p has relationships,
+// else a table close to p among those that have some (PostgREST's order).
+func (c *Cache) relHint(p *Table, rel string) any {
+	rels := c.Rels[p.Schema+"."+p.Name]
+	if len(rels) > 0 {
+		seen := map[string]bool{}
+		var names []string
+		for _, r := range rels {
+			if !seen[r.Foreign.Name] {
+				seen[r.Foreign.Name] = true
+				names = append(names, r.Foreign.Name)
+			}
+		}
+		if best := fuzzyBest(rel, names); best != "" {
+			return "Perhaps you meant '" + best + "' instead of '" + rel + "'."
+		}
+		return nil
+	}
+	var parents []string
+	for k, rs := range c.Rels {
+		if len(rs) > 0 && rs[0].Table.Schema == p.Schema {
+			parents = append(parents, k[len(p.Schema)+1:])
+		}
+	}
+	sort.Strings(parents)
+	if best := fuzzyBest(p.Name, parents); best != "" {
+		return "Perhaps you meant '" + best + "' instead of '" + p.Name + "'."
+	}
+	return nil
 }

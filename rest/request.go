@@ -160,7 +160,7 @@ func parseAcceptHeader(h string) []mediaRange {
 }
 
 // negotiate picks the response media type; root allows OpenAPI.
-func (s *Service) negotiate(h string, root bool) (accept, error) {
+func negotiate(cfg *Config, h string, root bool) (accept, error) {
 	if strings.TrimSpace(h) == "" {
 		if root {
 			return accept{kind: mediaOpenAPI}, nil
@@ -197,11 +197,11 @@ func (s *Service) negotiate(h string, root bool) (accept, error) {
 				return accept{kind: mediaCSV}, nil
 			}
 		case "application/geo+json":
-			if !root {
+			if !root && cfg.postgis {
 				return accept{kind: mediaGeoJSON}, nil
 			}
 		case "application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json":
-			if root || !s.cfg.PlanEnabled {
+			if root || !cfg.PlanEnabled {
 				continue
 			}
 			a := accept{kind: mediaPlan, planJSON: m.typ == "application/vnd.pgrst.plan+json", planFor: mediaJSON}

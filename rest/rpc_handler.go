@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/basaltdev/basalt/rpc"
@@ -147,7 +146,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 			}
 		}
 	}
-	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
 	if err != nil {
 		return err
 	}
@@ -158,16 +157,21 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	name := rc.route.fn
 	fn, whole, err := rpc.Resolve(rc.cache.Functions[rc.schema+"."+name], args.keys, args.body)
 	if err != nil {
-		return rpcResolveError(rc.schema, name, args, err)
+		return rpcResolveError(rc.cache, rc.schema, name, args, err)
 	}
 	if !fn.SetOf && rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil {
 		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
 	}
-	b := s.builder()
-	ref := b.arg(string(args.json))
+	b := newBuilder(rc)
+	// The argument object is bound only when the call reads it: Postgres
+	// refuses parameters a statement does not use.
+	ref := "$1"
 	from, call := rpc.Call(fn, args.keys, ref, whole)
 	if whole {
 		from = ""
+	}
+	if whole || from != "" {
+		b.arg(string(args.json))
 	}
 	fromClause := ""
 	if from != "" {
@@ -186,6 +190,9 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		source = "SELECT " + call + " AS pgrst_scalar" + fromClause
 		inner = "SELECT * FROM pgrst_source"
 		body = "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')"
+		if rc.prefs.count != "" {
+			count = "(SELECT pg_catalog.count(*) FROM pgrst_source)"
+		}
 	case fn.Kind == rpc.Scalar:
 		sep := " FROM "
 		if from != "" {
@@ -306,7 +313,41 @@ func syntheticTable(fn *rpc.Function) *Table {
 	return t
 }
 
-func rpcResolveError(schema, name string, a *rpcArgs, err error) error {
+// rpcHint suggests a function: another name when none is called name, or
+// the closest parameter list among its overloads.
+func rpcHint(c *Cache, schema, name string, keys []string) any {
+	overloads := c.Functions[schema+"."+name]
+	var best string
+	if len(overloads) == 0 {
+		var names []string
+		for _, list := range c.Functions {
+			if list[0].Schema == schema {
+				names = append(names, list[0].Name)
+			}
+		}
+		sort.Strings(names)
+		best = fuzzyBest(name, names)
+	} else {
+		lists := make([]string, 0, len(overloads))
+		for _, f := range overloads {
+			ps := make([]string, 0, len(f.Params))
+			for _, p := range f.Params {
+				ps = append(ps, p.Name)
+			}
+			sort.Strings(ps)
+			lists = append(lists, "("+strings.Join(ps, ", ")+")")
+		}
+		if b := fuzzyBest("("+strings.Join(keys, ", ")+")", lists); b != "" {
+			best = name + b
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return "Perhaps you meant to call the function " + schema + "." + best
+}
+
+func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) error {
 	var amb *rpc.AmbiguousError
 	if errors.As(err, &amb) {
 		sigs := make([]string, len(amb.Candidates))
@@ -319,20 +360,38 @@ func rpcResolveError(schema, name string, a *rpcArgs, err error) error {
 	keys := append([]string(nil), a.keys...)
 	sort.Strings(keys)
 	qn := schema + "." + name
+	prms := " without parameters"
+	if len(keys) > 0 {
+		prms = " with parameter" + plural(len(keys)) + " " + strings.Join(keys, ", ")
+	}
 	msg := "Could not find the function " + qn
 	details := "Searched for the function " + qn
-	if len(keys) == 0 {
-		msg += " without parameters in the schema cache"
-		details += " without parameters"
-	} else {
-		msg += "(" + strings.Join(keys, ", ") + ") in the schema cache"
-		details += " with parameter" + plural(len(keys)) + " " + strings.Join(keys, ", ")
+	switch a.body {
+	case rpc.BodyText:
+		details += " with a single unnamed text parameter"
+	case rpc.BodyXML:
+		details += " with a single unnamed xml parameter"
+	case rpc.BodyBinary:
+		details += " with a single unnamed bytea parameter"
+	case rpc.BodyJSON:
+		details += prms + " or with a single unnamed json/jsonb parameter"
+	default:
+		details += prms
 	}
-	if a.body == rpc.BodyJSON {
-		details += " or with a single unnamed json/jsonb parameter"
+	switch {
+	case a.body == rpc.BodyText || a.body == rpc.BodyXML || a.body == rpc.BodyBinary:
+	case len(keys) == 0:
+		msg += " without parameters"
+	default:
+		msg += "(" + strings.Join(keys, ", ") + ")"
 	}
+	msg += " in the schema cache"
 	details += ", but no matches were found in the schema cache."
-	return pgrstErr(404, "PGRST202", msg, details, nil)
+	var hint any
+	if a.body != rpc.BodyText && a.body != rpc.BodyXML && a.body != rpc.BodyBinary {
+		hint = rpcHint(cache, schema, name, keys)
+	}
+	return pgrstErr(404, "PGRST202", msg, details, hint)
 }
 
 func plural(n int) string {
@@ -341,5 +400,3 @@ func plural(n int) string {
 	}
 	return "s"
 }
-
-var _ = strconv.Itoa

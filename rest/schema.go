@@ -95,6 +95,12 @@ type Cache struct {
 	// applied after the role switch as PostgREST does.
 	RoleSettings map[string][][2]string
 	Roles        map[string]bool
+	// Timezones are the names Prefer: timezone may use; others are
+	// ignored, as PostgREST 14 does.
+	Timezones map[string]bool
+	// PostGIS reports whether ST_AsGeoJSON exists (application/geo+json).
+	PostGIS bool
+	cfg     Config
 }
 
 // Table finds schema.name.
@@ -256,6 +262,23 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("load roles: %w", err)
+	}
+	c.Timezones = map[string]bool{}
+	if err := scanRows(ctx, q, `SELECT name FROM pg_timezone_names`, nil, func(r pgx.Rows) error {
+		var n string
+		if err := r.Scan(&n); err != nil {
+			return err
+		}
+		c.Timezones[n] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load timezones: %w", err)
+	}
+	if err := scanRows(ctx, q, `SELECT 1 FROM pg_extension WHERE extname = 'postgis'`, nil, func(pgx.Rows) error {
+		c.PostGIS = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load extensions: %w", err)
 	}
 	fns, err := rpc.Load(ctx, q, schemas)
 	if err != nil {

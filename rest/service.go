@@ -10,6 +10,7 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -30,12 +32,16 @@ type Service struct {
 	user  *pgxpool.Pool
 	admin *pgxpool.Pool
 	log   *slog.Logger
+	// loginRole is the user pool's role (authenticator).
+	loginRole string
 
 	cache    atomic.Pointer[Cache]
 	gen      atomic.Uint64 // bumped per reload; names prepared statements
 	reloadMu sync.Mutex
 	stop     context.CancelFunc
-	done     chan struct{}
+	// trace, when set (tests), sees every main statement before it runs.
+	trace func(sql string, args []any)
+	done  chan struct{}
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -44,6 +50,13 @@ var errPoolTimeout = errors.New("pool acquire timeout")
 
 // Option changes how New builds the service.
 type Option func(*Service)
+
+// WithStatementHook calls fn with every main statement and its arguments
+// before it runs (benchmarks replay them against pgx directly; also handy
+// when debugging generated SQL).
+func WithStatementHook(fn func(sql string, args []any)) Option {
+	return func(s *Service) { s.trace = fn }
+}
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
@@ -64,6 +77,10 @@ func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// In-database configuration lives on the role the user pool logs in as.
+	if err := user.QueryRow(ctx, "SELECT current_user").Scan(&s.loginRole); err != nil {
+		return nil, fmt.Errorf("rest: read login role: %w", err)
+	}
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
 	}
@@ -90,6 +107,8 @@ func (s *Service) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.cfg = s.cfg.withDBSettings(c.RoleSettings[s.loginRole], s.log)
+	c.cfg.postgis = c.PostGIS
 	s.cache.Store(c)
 	s.gen.Add(1)
 	return nil
@@ -110,11 +129,12 @@ func (s *Service) listen(ctx context.Context) {
 }
 
 func (s *Service) listenOnce(ctx context.Context) error {
-	conn, err := s.admin.Acquire(ctx)
+	// A dedicated connection, so LISTEN does not hold a pooled one forever.
+	conn, err := pgx.ConnectConfig(ctx, s.admin.Config().ConnConfig.Copy())
 	if err != nil {
 		return err
 	}
-	defer conn.Release()
+	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN pgrst"); err != nil {
 		return err
 	}
@@ -123,9 +143,8 @@ func (s *Service) listenOnce(ctx context.Context) error {
 		s.log.Warn("rest: schema reload", "err", err)
 	}
 	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
+		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			conn.Conn().Close(context.Background())
 			return err
 		}
 		if n.Payload != "" && n.Payload != "reload schema" && n.Payload != "reload config" {
@@ -134,7 +153,7 @@ func (s *Service) listenOnce(ctx context.Context) error {
 		// Debounce: collect the rest of a burst before reloading.
 		for {
 			wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-			_, err := conn.Conn().WaitForNotification(wctx)
+			_, err := conn.WaitForNotification(wctx)
 			cancel()
 			if err != nil {
 				break
@@ -210,6 +229,9 @@ type reqCtx struct {
 	claims      []byte
 	prefs       prefs
 	params      []param
+	// cfg is the configuration in force: the service's, overridden by the
+	// in-database pgrst.* settings of the snapshot's reload.
+	cfg *Config
 }
 
 func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
@@ -228,13 +250,14 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 		return rc, pgrstErr(503, "PGRST002", "Could not query the database for the schema cache. Retrying.", nil, nil)
 	}
 	rc.cache = cache
+	rc.cfg = &cache.cfg
 	if caller.Claims != nil {
 		if caller.Claims.Role != "" {
 			rc.role = caller.Claims.Role
 		}
 		rc.claims = claimsWithRole(caller.Claims, rc.role)
 	}
-	if !allowedRole(rc.role) {
+	if !allowedRole(rc.role) && rc.role != s.cfg.AnonRole {
 		if !cache.Roles[rc.role] {
 			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
 		}

@@ -18,11 +18,12 @@ type writePlan struct {
 	cols     []string
 	payload  *payload
 	wantRows bool // RETURNING needed (representation, count, single, max-affected …)
+	hasCols  bool // ?columns= chose the written columns
 	rep      bool // body = representation
 }
 
 func (s *Service) prepareWrite(rc *reqCtx, t *Table, needPayload bool) (*writePlan, error) {
-	acc, err := s.negotiate(rc.r.Header.Get("Accept"), false)
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +46,7 @@ func (s *Service) prepareWrite(rc *reqCtx, t *Table, needPayload bool) (*writePl
 		return w, nil
 	}
 	colsParam, hasCols := first(rc.params, "columns")
+	w.hasCols = hasCols
 	if w.payload, err = readPayload(rc.r.Body, rc.r.Header.Get("Content-Type"), hasCols); err != nil {
 		return nil, err
 	}
@@ -147,7 +149,19 @@ func maxAffectedCheck(rc *reqCtx) func(*result) error {
 	}
 }
 
+// chain runs the checks in order; it is nil when there are none, so the
+// statement can skip the explicit transaction.
 func chain(fs ...func(*result) error) func(*result) error {
+	var live []func(*result) error
+	for _, f := range fs {
+		if f != nil {
+			live = append(live, f)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	fs = live
 	return func(r *result) error {
 		for _, f := range fs {
 			if f != nil {
@@ -165,7 +179,9 @@ func chain(fs ...func(*result) error) func(*result) error {
 // per row like DEFAULT would be.
 func valuesSQL(w *writePlan, ref string, missingDefault bool) string {
 	sel := make([]string, len(w.cols))
-	if missingDefault && !w.payload.single {
+	// A single object without ?columns writes only its own keys, so
+	// defaults apply by themselves.
+	if missingDefault && (w.hasCols || !w.payload.single) {
 		for i, c := range w.cols {
 			def := "NULL"
 			if col := w.t.Column(c); col != nil && col.Default != "" {
@@ -195,7 +211,7 @@ func (s *Service) insert(rc *reqCtx, t *Table) error {
 	if err != nil {
 		return err
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	ref := b.arg(string(w.payload.json))
 	var conflict []string
 	if oc, ok := first(rc.params, "on_conflict"); ok {
@@ -238,6 +254,9 @@ func (s *Service) insert(rc *reqCtx, t *Table) error {
 		sql:    mainSQL(sql+ret, inner, "null", mutationBody(rc, w), inserted),
 		args:   b.args,
 		verify: chain(singleCheck(w.acc)),
+	}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
 	}
 	res, err := s.execute(rc, st)
 	if err != nil {
@@ -309,10 +328,44 @@ func safeUpdate(verb string) error {
 	return &apiError{Status: 400, Code: "21000", Message: verb + " requires a WHERE clause"}
 }
 
+// mutationWhere renders the WHERE of an UPDATE/DELETE. With limit (and
+// offset) the affected rows are picked by a keyed subquery honouring order,
+// as PostgREST's limited updates and deletes do.
 func (s *Service) mutationWhere(b *builder, w *writePlan) ([]string, error) {
 	w.root.qual = w.target
 	defer func() { w.root.qual = quoteIdent(w.t.Name) }()
-	return b.rootConds(w.root, false)
+	where, err := b.rootConds(w.root, false)
+	if err != nil || (w.root.limit == nil && w.root.offset == nil) {
+		return where, err
+	}
+	var key []string
+	switch {
+	case len(w.t.PK) > 0:
+		for _, c := range w.t.PK {
+			key = append(key, w.target+"."+quoteIdent(c))
+		}
+	case w.t.Kind == 'r':
+		key = []string{w.target + ".ctid"}
+	default:
+		return nil, pgrstErr(400, "PGRST127", "Feature not implemented",
+			"limit/offset on a view without a primary key", nil)
+	}
+	order, err := b.orderSQL(w.root)
+	if err != nil {
+		return nil, err
+	}
+	sub := "SELECT " + strings.Join(key, ", ") + " FROM " + w.target
+	if len(where) > 0 {
+		sub += " WHERE " + strings.Join(where, " AND ")
+	}
+	sub += order
+	if w.root.limit != nil {
+		sub += " LIMIT " + b.arg(*w.root.limit)
+	}
+	if w.root.offset != nil {
+		sub += " OFFSET " + b.arg(*w.root.offset)
+	}
+	return []string{"(" + strings.Join(key, ", ") + ") IN (" + sub + ")"}, nil
 }
 
 func (s *Service) update(rc *reqCtx, t *Table) error {
@@ -320,8 +373,11 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 	if err != nil {
 		return err
 	}
-	b := s.builder()
-	ref := b.arg(string(w.payload.json))
+	b := newBuilder(rc)
+	ref := ""
+	if len(w.cols) > 0 {
+		ref = b.arg(string(w.payload.json))
+	}
 	where, err := s.mutationWhere(b, w)
 	if err != nil {
 		return err
@@ -329,7 +385,10 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 	var sql string
 	if len(w.cols) == 0 {
 		// An empty object changes nothing and returns no rows.
-		sql = "SELECT " + w.target + ".* FROM " + w.target + " WHERE false AND " + ref + " IS NOT NULL"
+		sql = "SELECT " + w.target + ".* FROM " + w.target + " WHERE false"
+		if len(where) > 0 {
+			sql += " AND " + strings.Join(where, " AND ")
+		}
 	} else {
 		if len(where) == 0 {
 			return safeUpdate("UPDATE")
@@ -354,6 +413,9 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 	}
 	st := &statement{sql: mainSQL(sql+ret, inner, "null", mutationBody(rc, w), "''"), args: b.args,
 		verify: chain(singleCheck(w.acc), maxAffectedCheck(rc))}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
+	}
 	res, err := s.execute(rc, st)
 	if err != nil {
 		return err
@@ -378,7 +440,7 @@ func (s *Service) delete(rc *reqCtx, t *Table) error {
 	if err != nil {
 		return err
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	where, err := s.mutationWhere(b, w)
 	if err != nil {
 		return err
@@ -394,6 +456,9 @@ func (s *Service) delete(rc *reqCtx, t *Table) error {
 	sql := "DELETE FROM " + w.target + " WHERE " + strings.Join(where, " AND ") + ret
 	st := &statement{sql: mainSQL(sql, inner, "null", mutationBody(rc, w), "''"), args: b.args,
 		verify: chain(singleCheck(w.acc), maxAffectedCheck(rc))}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
+	}
 	res, err := s.execute(rc, st)
 	if err != nil {
 		return err
@@ -450,7 +515,7 @@ func (s *Service) put(rc *reqCtx, t *Table) error {
 			return mismatch
 		}
 	}
-	b := s.builder()
+	b := newBuilder(rc)
 	ref := b.arg(string(w.payload.json))
 	sets := make([]string, len(w.cols))
 	for i, c := range w.cols {
@@ -467,6 +532,9 @@ func (s *Service) put(rc *reqCtx, t *Table) error {
 	st := &statement{sql: mainSQL(sql+ret, inner, "null", mutationBody(rc, w),
 		"(SELECT count(*) FROM pgrst_source WHERE pgrst_source.pgrst_inserted)"), args: b.args,
 		verify: singleCheck(w.acc)}
+	if w.acc.kind == mediaPlan {
+		return s.explain(rc, st, w.acc)
+	}
 	res, err := s.execute(rc, st)
 	if err != nil {
 		return err

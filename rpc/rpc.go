@@ -149,7 +149,7 @@ const (
 	BodyBinary             // application/octet-stream
 )
 
-// ErrNotFound and ErrAmbiguous are returned by Resolve.
+// Resolution failures returned by Resolve.
 type (
 	// NotFoundError means no overload accepts the argument names.
 	NotFoundError struct{ Keys []string }
@@ -157,7 +157,10 @@ type (
 	AmbiguousError struct{ Candidates []*Function }
 )
 
-func (e *NotFoundError) Error() string  { return "function not found" }
+// Error implements error.
+func (e *NotFoundError) Error() string { return "function not found" }
+
+// Error implements error.
 func (e *AmbiguousError) Error() string { return "ambiguous function call" }
 
 // Resolve picks the overload of candidates matching keys (the argument

@@ -16,7 +16,9 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
-// bucket is a storage.buckets row as the API returns it.
+// bucket is a storage.buckets row as the API returns it. Owner is the
+// owner_id (a JWT sub); buckets made without a caller identity (service
+// role keys have no sub) show "", as the reference's snapshots do.
 type bucket struct {
 	ID               string    `json:"id"`
 	Name             string    `json:"name"`
@@ -39,6 +41,9 @@ func (b bucket) MarshalJSON() ([]byte, error) {
 	}{plain(b), isoTime(b.CreatedAt), isoTime(b.UpdatedAt)})
 }
 
+// bucketColumns is the select list scanBucket reads; the coalesces keep
+// rows written by plain SQL (nulls where the API never leaves them)
+// renderable.
 const bucketColumns = `id, name, coalesce(owner_id, owner::text, ''), coalesce(public, false), type::text,
 	file_size_limit, allowed_mime_types, coalesce(created_at, now()), coalesce(updated_at, now())`
 
@@ -74,6 +79,8 @@ func (s *Service) listBuckets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Query options as storage-js sends them; the sort column and order come
+	// from allow-lists because they are spliced into the SQL text.
 	q := r.URL.Query()
 	col := "name"
 	switch v := q.Get("sortColumn"); v {
@@ -235,6 +242,8 @@ func (s *Service) createBucket(w http.ResponseWriter, r *http.Request) error {
 	if !validBucketName(id) {
 		return errBucketName()
 	}
+	// Limits are validated before the INSERT so a bad value never reaches
+	// the table (the reference checks the same way).
 	size, _, mimes, _, err := in.limits()
 	if err != nil {
 		return err
@@ -247,6 +256,8 @@ func (s *Service) createBucket(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	public := in.Public != nil && *in.Public
+	// The INSERT runs as the caller: a bucket policy with WITH CHECK decides
+	// who may create buckets (none by default, so only service_role can).
 	err = s.asUser(r.Context(), r, c, "storage.bucket.create", func(tx pgx.Tx) error {
 		_, err := tx.Exec(r.Context(), `INSERT INTO storage.buckets
 			(id, name, owner, owner_id, public, file_size_limit, allowed_mime_types, type)
@@ -280,6 +291,8 @@ func (s *Service) updateBucket(w http.ResponseWriter, r *http.Request) error {
 	if in.Public == nil && !sizeSet && !mimesSet {
 		return errInvalid("No content provided")
 	}
+	// Absent fields keep their value; JSON null clears a limit. The CASE
+	// flags carry "was it present" into the one statement.
 	var n int64
 	err = s.asUser(r.Context(), r, c, "storage.bucket.update", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(r.Context(), `UPDATE storage.buckets SET
@@ -294,6 +307,7 @@ func (s *Service) updateBucket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return rlsError(err, "update bucket")
 	}
+	// Zero rows means missing or hidden by RLS; both read as not found.
 	if n == 0 {
 		return errNoSuchBucket()
 	}
@@ -357,6 +371,8 @@ func (s *Service) emptyBucket(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.findBucket(r, id); err != nil {
 		return err
 	}
+	// Rows first, in one owner transaction that may pass the protect_delete
+	// trigger; the bytes follow once the rows are gone (see deleteBytes).
 	var keys []string
 	err = pgx.BeginFunc(r.Context(), s.admin, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(r.Context(), `SELECT set_config('storage.allow_delete_query', 'true', true)`); err != nil {

@@ -24,8 +24,8 @@ type Config struct {
 	// UploadURLExpiry is the lifetime of signed upload URLs
 	// (STORAGE_UPLOAD_SIGNED_URL_EXPIRY, default 2h as on hosted Supabase).
 	UploadURLExpiry time.Duration
-	// ImageTransform enables /render/image (STORAGE_IMAGE_TRANSFORMATION,
-	// default true).
+	// ImageTransform enables /render/image (STORAGE_IMAGE_TRANSFORMATION;
+	// ConfigFromEnv defaults it to true, a zero Config has it off).
 	ImageTransform bool
 	// ImageMaxBytes caps the source size /render/image will decode
 	// (STORAGE_IMAGE_MAX_BYTES, default 25 MB).

@@ -135,7 +135,8 @@ func errInternal(err error) *Error {
 		Message: "Internal server error", Err: err}
 }
 
-// asError turns any error into an *Error, treating unknown ones as 500.
+// asError turns any error into an *Error, treating unknown ones as 500: the
+// internal cause is logged by render and never reaches the client.
 func asError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {

@@ -70,10 +70,13 @@ func (s *Service) listObjects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The reference treats the prefix as a folder: "a" lists a/'s contents,
+	// never names that merely start with "a".
 	prefix := *in.Prefix
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
+	// 100 is storage-js's default; the reference caps a page at 1500.
 	limit, offset := int64(100), int64(0)
 	if in.Limit != nil {
 		limit = min(max(*in.Limit, 0), 1500)
@@ -99,6 +102,7 @@ func (s *Service) listObjects(w http.ResponseWriter, r *http.Request) error {
 	if col != "name" {
 		orderBy = `folder DESC, ` + pgx.Identifier{col}.Sanitize() + ` ` + order + `, name COLLATE "C" ASC`
 	}
+	// orderBy is built from allow-listed parts only, so splicing it is safe.
 	sql := strings.Replace(listSQL, "%s", orderBy, 1)
 	out := []listEntry{}
 	err = s.asUser(r.Context(), r, c, "storage.object.list", func(tx pgx.Tx) error {
@@ -234,6 +238,7 @@ func (s *Service) listObjectsV2(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return rlsError(err, "list objects")
 	}
+	// One row beyond the page was fetched: its presence is hasNext.
 	out := map[string]any{"hasNext": false, "folders": []v2Folder{}, "objects": []v2Object{}}
 	if int64(len(rows)) > limit {
 		rows = rows[:limit]

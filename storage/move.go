@@ -61,6 +61,9 @@ func (s *Service) moveObject(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.findBucket(r, in.DestinationBucket); err != nil {
 		return err
 	}
+	// The moved row gets a new version and its bytes a new key, so the old
+	// key stays valid until the UPDATE commits and a failure anywhere leaves
+	// the object where it was.
 	version := uuid.NewString()
 	newKey := objectKey(in.DestinationBucket, in.DestinationKey, version)
 	var src, moved object
@@ -75,6 +78,8 @@ func (s *Service) moveObject(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// The destination check runs as the owner: a hidden object at the
+		// destination still makes the name taken, as the unique index would.
 		var taken bool
 		if err := s.admin.QueryRow(r.Context(), `SELECT EXISTS (SELECT 1 FROM storage.objects WHERE bucket_id = $1 AND name = $2)`,
 			in.DestinationBucket, in.DestinationKey).Scan(&taken); err != nil {
@@ -132,6 +137,8 @@ func (s *Service) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Reading the source is a SELECT as the caller; an invisible source is
+	// NoSuchKey, as for a download.
 	var src object
 	err = s.asUser(r.Context(), r, c, "storage.object.copy", func(tx pgx.Tx) error {
 		var err error
@@ -161,6 +168,7 @@ func (s *Service) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
 		up.userMeta = in.Metadata
 	}
+	// The destination bucket's rules apply to the copy as to an upload.
 	if !mimeAllowed(dstBucket.AllowedMimeTypes, up.mimetype) {
 		return errMime(up.mimetype)
 	}
@@ -188,6 +196,7 @@ func (s *Service) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if old != "" {
 		s.deleteBytes(r, objectKey(dstBucket.ID, up.name, old))
 	}
+	// The answer is the destination row plus the reference's Id and Key.
 	out := map[string]any{}
 	b, _ := json.Marshal(dst)
 	_ = json.Unmarshal(b, &out)

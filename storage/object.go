@@ -133,6 +133,8 @@ func (s *Service) readObject(r *http.Request, c caller, b bucket, name string, f
 	if c.claims == nil {
 		return object{}, errNoSuchBucket()
 	}
+	// Private bucket: the row must pass the caller's SELECT policies. A
+	// hidden row and a missing row are the same NoSuchKey.
 	var o object
 	err := s.asUser(r.Context(), r, c, "storage.object.get", func(tx pgx.Tx) error {
 		var err error

@@ -47,6 +47,9 @@ func (s *Service) removeObjects(w http.ResponseWriter, r *http.Request) error {
 
 // deleteRows deletes the named rows as the caller, then their bytes.
 func (s *Service) deleteRows(r *http.Request, c caller, bucketID string, names []string) ([]object, error) {
+	// DELETE ... RETURNING needs both the DELETE and the SELECT policy to
+	// pass for a row, so hidden rows are skipped silently, as in the
+	// reference; the answer lists only what was really deleted.
 	deleted := []object{}
 	err := s.asUser(r.Context(), r, c, "storage.object.delete", func(tx pgx.Tx) error {
 		rows, err := tx.Query(r.Context(), `DELETE FROM storage.objects WHERE bucket_id = $1 AND name = ANY($2)
@@ -89,6 +92,8 @@ func (s *Service) deleteObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Nothing deleted: tell "no such object" from "not yours" with an
+	// owner lookup, as the reference's single delete answers differently.
 	if len(deleted) == 0 {
 		if _, err := s.adminObject(r, b.ID, name); err != nil {
 			var e *Error

@@ -186,6 +186,14 @@ func (s *Service) renderSigned(w http.ResponseWriter, r *http.Request) error {
 // the contract allows keeping the original format).
 func (s *Service) renderObject(w http.ResponseWriter, r *http.Request, o object, t transform, opts *serveOpts) error {
 	m := o.meta()
+	// Decoding is CPU- and memory-heavy (up to 4 bytes per pixel): at most
+	// one render per CPU runs at once, the rest wait their turn.
+	select {
+	case s.renders <- struct{}{}:
+		defer func() { <-s.renders }()
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
 	if m.Size > s.cfg.ImageMaxBytes {
 		return &Error{Status: 413, Code: "EntityTooLarge", Label: "Payload too large",
 			Message: "The object exceeded the maximum allowed size for image transformation"}
@@ -198,6 +206,9 @@ func (s *Service) renderObject(w http.ResponseWriter, r *http.Request, o object,
 		return errInternal(fmt.Errorf("open %s: %w", o.key(), err))
 	}
 	defer body.Close()
+	// The source is read whole (decoders need random access) but never more
+	// than the cap; the pixel count is checked from the header before the
+	// full decode allocates anything.
 	src, err := io.ReadAll(io.LimitReader(body, s.cfg.ImageMaxBytes+1))
 	if err != nil {
 		return errInternal(fmt.Errorf("read %s: %w", o.key(), err))
@@ -288,6 +299,8 @@ func resize(src image.Image, t transform) image.Image {
 			srcRect = image.Rect(sb.Min.X, y0, sb.Max.X, y0+ch)
 		}
 	}
+	// Bilinear is a fraction of CatmullRom's cost and fine for thumbnails
+	// and cover art, which is what storage transforms serve.
 	dst := image.NewRGBA(image.Rect(0, 0, dw, dh))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, srcRect, draw.Over, nil)
 	return dst

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -85,8 +86,13 @@ func (s *Service) signURL(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Signing needs the object to be visible to the caller (RLS SELECT,
+	// even in a public bucket); a private bucket without a token is
+	// reported as a missing object here, as the reference does.
 	name := param(r, "path")
-	if _, err := s.readObject(r, c, b, name, false); err != nil {
+	private := b
+	private.Public = false
+	if _, err := s.readObject(r, c, private, name, false); err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Code == "NoSuchBucket" {
 			return errNoSuchKey()
@@ -131,6 +137,8 @@ func (s *Service) signURLs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// One RLS SELECT for all paths; each path then gets a URL or the
+	// reference's per-entry error, never a failure of the whole call.
 	visible := map[string]bool{}
 	err = s.asUser(r.Context(), r, c, "storage.object.sign", func(tx pgx.Tx) error {
 		rows, err := tx.Query(r.Context(), `SELECT name FROM storage.objects WHERE bucket_id = $1 AND name = ANY($2)`,
@@ -182,6 +190,8 @@ func (s *Service) verifyToken(token, bucketID, name, scope string) (map[string]a
 	if err != nil {
 		return nil, time.Time{}, errInvalidJWT(joseMessage(err))
 	}
+	// Tokens made before scopes existed are told apart by the upsert claim
+	// that only upload tokens carry.
 	m := cl.Map
 	gotScope, _ := m["scope"].(string)
 	_, hasUpsert := m["upsert"]
@@ -228,10 +238,17 @@ func (s *Service) signUploadURL(w http.ResponseWriter, r *http.Request) error {
 	if err := validateKey(name); err != nil {
 		return err
 	}
+	// The policy test sees what the reference shows it: the declared type
+	// and length of the coming upload, and its user metadata.
 	up := &uploadReq{bucket: b, name: name, upsert: r.Header.Get("x-upsert") == "true", owner: c.sub(),
 		mimetype: r.Header.Get("Content-Type"), length: r.ContentLength}
 	if strings.HasPrefix(up.mimetype, "application/json") || up.mimetype == "" {
 		up.mimetype = "application/octet-stream" // the JSON body of this call, not the file's type
+	}
+	if v := r.Header.Get("x-metadata"); v != "" {
+		if raw, err := base64.StdEncoding.DecodeString(v); err == nil && json.Valid(raw) {
+			up.userMeta = raw
+		}
 	}
 	if err := s.canInsert(r, c, up); err != nil {
 		return err

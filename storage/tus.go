@@ -40,6 +40,9 @@ func tusHeaders(w http.ResponseWriter) {
 // tusError gives an API error its logical status as the HTTP status, as
 // TUS clients key off the status line.
 func tusError(err error) error {
+	if err == nil {
+		return nil
+	}
 	e := asError(err)
 	if e.HTTPStatus == 0 {
 		c := *e

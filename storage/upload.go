@@ -78,6 +78,8 @@ func (s *Service) uploadAs(w http.ResponseWriter, r *http.Request, upsert bool) 
 // parseUpload reads headers or the leading multipart fields, checks the
 // limits the reference checks before storing, and leaves the file streaming.
 func (s *Service) parseUpload(r *http.Request, b bucket, name string) (*uploadReq, error) {
+	// length is what the policy test reports as contentLength: the
+	// request's, since a multipart part's own length is unknown until read.
 	up := &uploadReq{bucket: b, name: name, length: r.ContentLength}
 	limit := s.limit(b)
 	ct := r.Header.Get("Content-Type")
@@ -117,6 +119,8 @@ func (s *Service) parseUpload(r *http.Request, b bucket, name string) (*uploadRe
 	if err := validateKey(name); err != nil {
 		return nil, err
 	}
+	// Every body is cut off once it passes the limit, whatever
+	// Content-Length claimed (chunked bodies claim nothing).
 	up.body = &limitReader{r: up.body, limit: limit}
 	return up, nil
 }
@@ -285,6 +289,8 @@ func (s *Service) store(r *http.Request, up *uploadReq) (object, error) {
 	version := uuid.NewString()
 	key := objectKey(up.bucket.ID, up.name, version)
 	hr := &hashReader{r: up.body, h: md5.New()}
+	// A raw body with a Content-Length tells the backend the exact size
+	// (S3 then uploads in one request); multipart parts stay unknown.
 	size := int64(-1)
 	if up.length >= 0 && up.body != nil {
 		if lr, ok := up.body.(*limitReader); ok && lr.r == r.Body {
@@ -319,29 +325,24 @@ func (s *Service) store(r *http.Request, up *uploadReq) (object, error) {
 }
 
 // writeRow inserts or upserts the final row as the owner and returns it with
-// the version it replaced ("" for a new object).
+// the version it replaced ("" for a new object). One statement: the CTE reads
+// the previous version from the statement's snapshot, the INSERT writes the
+// new one. (FOR UPDATE would skip the row the INSERT itself updates.) Two
+// racing upserts may both report the same previous version; the version
+// the loser replaced is then unreferenced and left to the sweep.
 func (s *Service) writeRow(r *http.Request, up *uploadReq, meta sysMeta, version string) (object, string, error) {
 	metaJSON, _ := json.Marshal(meta)
 	sql := insertSQL
 	if up.upsert {
 		sql = upsertSQL
 	}
+	sql = `WITH old AS (SELECT version FROM storage.objects WHERE bucket_id = $1 AND name = $2) ` +
+		sql + ` RETURNING ` + objectColumns + `, (SELECT version FROM old)`
 	var o object
 	var old *string
-	err := pgx.BeginFunc(r.Context(), s.admin, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(r.Context(), `SELECT version FROM storage.objects WHERE bucket_id = $1 AND name = $2 FOR UPDATE`,
-			up.bucket.ID, up.name).Scan(&old); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if _, err := tx.Exec(r.Context(), sql, up.bucket.ID, up.name, ownerUUID(up.owner), up.owner,
-			metaJSON, userMetaOrEmpty(up.userMeta), version); err != nil {
-			return err
-		}
-		var err error
-		o, err = scanObject(tx.QueryRow(r.Context(),
-			`SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`, up.bucket.ID, up.name))
-		return err
-	})
+	err := s.admin.QueryRow(r.Context(), sql, up.bucket.ID, up.name, ownerUUID(up.owner), up.owner,
+		metaJSON, userMetaOrEmpty(up.userMeta), version).Scan(&o.ID, &o.BucketID, &o.Name, &o.Owner, &o.OwnerID,
+		&o.Version, &o.CreatedAt, &o.UpdatedAt, &o.LastAccessedAt, &o.Metadata, &o.UserMetadata, &old)
 	if pg.Is(err, "23505") {
 		return o, "", errKeyExists()
 	}

@@ -7,6 +7,7 @@ package mail
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -124,6 +125,18 @@ type SMTP struct {
 	SenderName string
 	// Timeout bounds one delivery; 0 means 10 s.
 	Timeout time.Duration
+	// ImplicitTLS speaks TLS from the first byte (always on port 465);
+	// otherwise STARTTLS is used when the server offers it.
+	ImplicitTLS bool
+	// TLS overrides the TLS settings (default: system roots, TLS 1.2+).
+	TLS *tls.Config
+}
+
+func (s *SMTP) tlsConfig() *tls.Config {
+	if s.TLS != nil {
+		return s.TLS
+	}
+	return tlsConfig(s.Host)
 }
 
 // Send implements Sender. SMS messages are ignored.
@@ -137,7 +150,13 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 	}
 	addr := net.JoinHostPort(s.Host, strconv.Itoa(s.Port))
 	d := net.Dialer{Timeout: timeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	var conn net.Conn
+	var err error
+	if s.ImplicitTLS || s.Port == 465 {
+		conn, err = (&tls.Dialer{NetDialer: &d, Config: s.tlsConfig()}).DialContext(ctx, "tcp", addr)
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return fmt.Errorf("smtp dial %s: %w", addr, err)
 	}
@@ -148,9 +167,11 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 		return fmt.Errorf("smtp hello %s: %w", addr, err)
 	}
 	defer c.Close()
-	if ok, _ := c.Extension("STARTTLS"); ok {
-		if err := c.StartTLS(tlsConfig(s.Host)); err != nil {
-			return fmt.Errorf("smtp starttls: %w", err)
+	if _, isTLS := conn.(*tls.Conn); !isTLS {
+		if ok, _ := c.Extension("STARTTLS"); ok {
+			if err := c.StartTLS(s.tlsConfig()); err != nil {
+				return fmt.Errorf("smtp starttls: %w", err)
+			}
 		}
 	}
 	if s.User != "" {

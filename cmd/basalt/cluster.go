@@ -103,6 +103,14 @@ func startEmbedded(ctx context.Context, c *pgcluster.Cluster) error {
 	if err := c.Init(ctx); err != nil {
 		return fmt.Errorf("initialise PostgreSQL cluster in %s: %w", c.DataDir, err)
 	}
+	if c.Running() {
+		// Callers only get here when no live basalt owns the data dir: the
+		// server was left behind by a basalt that was killed. Restart it so
+		// it runs with this run's settings (ports, socket).
+		if err := c.Stop(ctx, "fast"); err != nil {
+			return fmt.Errorf("stop PostgreSQL left running by a previous basalt: %w", err)
+		}
+	}
 	if err := c.Start(ctx); err != nil {
 		return fmt.Errorf("start PostgreSQL: %w", err)
 	}

@@ -28,17 +28,24 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
+	// Absolute paths: the state file and socket URLs are read by other
+	// processes (basalt status, compat runners) from other directories.
 	if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	// 0755, not 0700: when we run as root the server runs as postgres and
+	// must traverse this folder to reach pg/. Secrets inside are 0600.
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
+	// One dev per data dir: a second one would fight over the cluster.
 	if st, err := readState(cfg.DataDir); err == nil {
 		return fmt.Errorf("basalt dev is already running on %s (pid %d, %s)", cfg.DataDir, st.PID, st.APIURL)
 	}
 
+	// Keys are generated once and kept, so API keys pasted into an app's
+	// .env keep working across restarts.
 	keys, created, err := jwt.LoadOrCreate(filepath.Join(cfg.DataDir, "keys.json"), time.Now())
 	if err != nil {
 		return fmt.Errorf("keys: %w", err)
@@ -51,6 +58,8 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
+	// Start-up (initdb on first run, migrations, seeds) gets a deadline of
+	// its own; Ctrl-C during it still cancels through ctx.
 	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := startEmbedded(startCtx, cluster); err != nil {
@@ -69,6 +78,8 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		}
 	}()
 
+	// Both pools use the unix socket: trusted, so the authenticator role
+	// needs no password in dev, and no TCP round trip through the stack.
 	admin, err := pg.Connect(startCtx, cluster.SocketURL(embeddedUser, embeddedDB), nil)
 	if err != nil {
 		return err
@@ -90,7 +101,13 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
+	if err := seedDemoMedia(startCtx, s.handler, admin, keys, log); err != nil {
+		return fmt.Errorf("seed demo media: %w", err)
+	}
 	apiURL, appURL := s.urls()
+	// The state file is how `basalt status` in another process learns the
+	// URLs and keys; it is removed on a clean exit, and ignored when the
+	// pid it names is gone.
 	st := state{
 		APIURL:         apiURL,
 		DBURL:          cluster.TCPURL(embeddedUser, embeddedPassword, embeddedDB),
@@ -110,7 +127,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	defer os.Remove(statePath(cfg.DataDir))
-	printBanner(stdout, st)
+	printBanner(stdout, st, seedNotes(cfg.SQLDir))
 	log.Info("basalt dev ready", "api_url", apiURL, "app_url", appURL, "pid", strconv.Itoa(os.Getpid()))
 	err = s.serve(ctx)
 	log.Info("shutting down")

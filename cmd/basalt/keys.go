@@ -23,6 +23,8 @@ var apiKeyEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // JWT_SECRET, JWT_PRIVATE_KEY, JWT_KEY_ID, JWT_SIGNING_ALG, ANON_KEY,
 // SERVICE_ROLE_KEY, PUBLISHABLE_KEY and SECRET_KEY.
 func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
+	// Order of precedence: the file gives a complete set, variables override
+	// single parts (an operator rotating only the secret, say).
 	k := &jwt.Keys{}
 	if cfg.KeysFile != "" {
 		var err error
@@ -46,6 +48,8 @@ func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
 			k.KID = base64.RawURLEncoding.EncodeToString(sum[:12])
 		}
 	}
+	// Access tokens are ES256 when a key pair is available: clients can then
+	// verify them from the JWKS without the shared secret.
 	switch {
 	case cfg.JWTSigningAlg != "":
 		k.SigningAlg = cfg.JWTSigningAlg
@@ -116,6 +120,8 @@ func cmdKeys(args []string, stdout io.Writer, getenv func(string) string) error 
 			return err
 		}
 	case "rotate":
+		// The running dev holds the old keys in memory; rotating under it
+		// would leave the banner, keys.json and the server disagreeing.
 		if _, err := readState(cfg.DataDir); err == nil {
 			return errors.New("stop basalt dev before rotating keys")
 		}

@@ -30,6 +30,7 @@ Usage:
                                        apply or list migrations (DATABASE_URL, else the embedded cluster)
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
+  basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
   basalt version                       print the version
 
 Environment variables are listed in deploy/README.md.
@@ -53,6 +54,7 @@ func main() {
 // usageError marks a wrong command line.
 type usageError struct{ msg string }
 
+// Error returns the message.
 func (e usageError) Error() string { return e.msg }
 
 // run dispatches a command line. It is main without the process exit, so
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return cmdMigrate(ctx, rest, stdout, stderr, getenv)
 	case "keys":
 		return cmdKeys(rest, stdout, getenv)
+	case "storage":
+		return cmdStorage(ctx, rest, stdout, stderr, getenv)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "basalt", buildVersion())
 		return nil

@@ -102,6 +102,8 @@ func withAdminPool(ctx context.Context, cfg config.Config, log interface{ Info(s
 			return aerr
 		}
 		cfg.DataDir = abs
+		// Prefer the running dev's cluster (through its socket); otherwise
+		// start the cluster just for this command and stop it afterwards.
 		if st, serr := readState(abs); serr == nil {
 			url = fmt.Sprintf("postgres://%s@/%s?host=%s&port=%d&sslmode=disable", embeddedUser, embeddedDB, st.SocketDir, st.DBPort)
 		} else {
@@ -137,6 +139,8 @@ func newMigration(dir, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Numbers follow the highest existing one; timestamped or odd names
+	// (longer than six digits) do not move the sequence.
 	next := 1
 	for _, e := range entries {
 		v, _, ok := strings.Cut(e.Name(), "_")
@@ -151,6 +155,7 @@ func newMigration(dir, name string) (string, error) {
 		return "", errors.New("migration name must contain letters or digits")
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%04d_%s", next, desc))
+	// O_EXCL: never overwrite a migration, even in a race.
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return "", err

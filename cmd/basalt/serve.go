@@ -32,6 +32,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	defer admin.Close()
+	// Migrations run before the user pool connects: on a fresh database the
+	// authenticator role only exists after the platform migration.
 	if cfg.ApplyMigrations {
 		if err := applyMigrations(ctx, admin, cfg.SQLDir, log); err != nil {
 			return err
@@ -42,6 +44,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return err
 		}
 	}
+	// User requests never run as the admin role: authenticator can only
+	// become anon, authenticated or service_role, so RLS always applies.
 	userURL, err := cfg.UserDatabaseURL()
 	if err != nil {
 		return err

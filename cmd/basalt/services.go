@@ -9,8 +9,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/auth"
-	"github.com/basaltdev/basalt/functions"
-	"github.com/basaltdev/basalt/functions/backline"
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -125,27 +123,9 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	}
 	svcs.Storage = storageSvc
 
-	fnCfg, err := functions.ConfigFromEnv(getenv)
+	fnSvc, err := buildFunctions(d, getenv)
 	if err != nil {
-		return svcs, cleanup, err
-	}
-	fnCfg.Log = d.Log
-	blCfg, err := backline.ConfigFromEnv(getenv)
-	if err != nil {
-		return svcs, cleanup, err
-	}
-	blCfg.Log = d.Log
-	if d.Mode == config.Dev && getenv("FLUTTERWAVE_SECRET_KEY") == "" && getenv("PAYSTACK_SECRET_KEY") == "" {
-		// No provider keys: card payments go through the local sandbox.
-		blCfg.UseSandbox(d.PublicURL + "/functions/v1")
-	}
-	bl, err := backline.New(blCfg, d.User)
-	if err != nil {
-		return svcs, cleanup, err
-	}
-	fnSvc, err := functions.New(fnCfg, bl.Functions()...)
-	if err != nil {
-		return svcs, cleanup, err
+		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}
 	svcs.Functions = fnSvc
 	return svcs, cleanup, nil

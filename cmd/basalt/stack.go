@@ -76,6 +76,8 @@ func applySeeds(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *sl
 		if err != nil {
 			return fmt.Errorf("read seed %s: %w", n, err)
 		}
+		// A seed that fails leaves nothing half-inserted, and the error
+		// names the file.
 		err = pgx.BeginFunc(ctx, admin, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, string(b))
 			return err
@@ -88,7 +90,9 @@ func applySeeds(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *sl
 	return nil
 }
 
-// stack is a running API: the gateway and the app server.
+// stack is a running API: the gateway and the app server. dev and serve
+// differ only in where the database, pools and keys come from; from here on
+// they share one code path.
 type stack struct {
 	cfg     config.Config
 	log     *slog.Logger
@@ -176,6 +180,8 @@ func (s *stack) serve(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Both servers drain in parallel on shutdown; services are closed only
+	// after both have finished, so no in-flight request loses its service.
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	wg.Add(1)

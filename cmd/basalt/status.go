@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/basaltdev/basalt/internal/config"
 )
@@ -26,17 +29,27 @@ func cmdStatus(args []string, stdout io.Writer, getenv func(string) string) erro
 	if err != nil {
 		return err
 	}
+	// -o json mirrors `supabase status -o json` for scripts ported over.
 	if *asJSON || *output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
-	printBanner(stdout, st)
+	printBanner(stdout, st, seedNotes(cfg.SQLDir))
 	return nil
 }
 
+// seedNotes returns sql/seed/banner.txt (the seed's demo logins), or "".
+func seedNotes(sqlDir string) string {
+	b, err := os.ReadFile(filepath.Join(sqlDir, "seed", "banner.txt"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 // printBanner prints the facts a developer needs, like `supabase start`.
-func printBanner(w io.Writer, st state) {
+func printBanner(w io.Writer, st state, notes string) {
 	fmt.Fprintln(w, "Basalt is running.")
 	fmt.Fprintln(w)
 	rows := [][2]string{
@@ -56,4 +69,9 @@ func printBanner(w io.Writer, st state) {
 		}
 	}
 	fmt.Fprintln(w)
+	// The seed's own notes (demo logins), when it ships any.
+	if notes = strings.TrimSpace(notes); notes != "" {
+		fmt.Fprintln(w, notes)
+		fmt.Fprintln(w)
+	}
 }

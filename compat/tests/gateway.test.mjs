@@ -55,6 +55,14 @@ test('an sb_ key in Authorization is swapped, an unknown one refused', async () 
   assert.deepEqual(await bad.json(), { message: 'Invalid API key' })
 })
 
+test('a secret key sent from a browser is refused', async () => {
+  const res = await fetch(`${url}/rest/v1/anything`, {
+    headers: { apikey: secretKey, 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0' },
+  })
+  assert.equal(res.status, 401)
+  assert.deepEqual(await res.json(), { message: 'Forbidden use of secret API key in browser' })
+})
+
 test('websocket-style apikey query parameter is checked', async () => {
   const bad = await fetch(`${url}/realtime/v1/websocket?apikey=wrong&vsn=1.0.0`)
   assert.equal(bad.status, 401)
@@ -133,4 +141,21 @@ test('/metrics exposes request counters per service and status', async () => {
   const text = await (await fetch(`${url}/metrics`)).text()
   assert.match(text, /basalt_http_requests_total\{method="GET",service="rest",status="401"\} \d+/)
   assert.match(text, /basalt_http_request_duration_seconds_bucket\{service="rest",status="401",le="[^"]+"\}/)
+})
+
+test('the app server hands a frontend build its supabase-js configuration', async () => {
+  const appUrl = process.env.BASALT_APP_URL
+  assert.ok(appUrl, 'BASALT_APP_URL is set by the runner')
+  const res = await fetch(`${appUrl}/config.json`)
+  assert.equal(res.status, 200)
+  assert.equal(res.headers.get('cache-control'), 'no-store')
+  const cfg = await res.json()
+  assert.equal(cfg.SUPABASE_URL, url)
+  assert.equal(cfg.SUPABASE_ANON_KEY, anonKey)
+  const js = await (await fetch(`${appUrl}/env.js`)).text()
+  assert.equal(js, `window.__BASALT_ENV__ = ${JSON.stringify(cfg)};\n`)
+  // A client built only from the runtime config gets through the gateway.
+  const { status } = await createClient(cfg.SUPABASE_URL, cfg.SUPABASE_ANON_KEY, { auth: { persistSession: false } })
+    .from('compat_gateway_no_such_table').select()
+  assert.notEqual(status, 401)
 })

@@ -51,6 +51,10 @@ type Config struct {
 	// Flutterwave and Paystack are the provider accounts. A provider without
 	// a secret key is off: starting or verifying its payments fails closed.
 	Flutterwave, Paystack ProviderConfig
+	// WantSandbox asks for the local provider sandbox even with provider
+	// keys configured (BACKLINE_PAYMENT_SANDBOX=true); `basalt dev` uses it
+	// anyway when no provider has a secret key.
+	WantSandbox bool
 	// Sandbox, when set, serves the local provider sandbox as the function
 	// "sandbox", and points both providers at it (see UseSandbox).
 	Sandbox *sandbox.Config
@@ -75,6 +79,7 @@ const (
 //	FLUTTERWAVE_BASE_URL          default https://api.flutterwave.com
 //	PAYSTACK_SECRET_KEY           Paystack secret key (sk_…), also signs webhooks
 //	PAYSTACK_BASE_URL             default https://api.paystack.co
+//	BACKLINE_PAYMENT_SANDBOX      true: use the local sandbox instead of the providers
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	env := func(k, def string) string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
@@ -89,7 +94,19 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			SecretKey: env("FLUTTERWAVE_SECRET_KEY", ""), SecretHash: env("FLUTTERWAVE_SECRET_HASH", "")},
 		Paystack: ProviderConfig{BaseURL: env("PAYSTACK_BASE_URL", PaystackAPI), SecretKey: env("PAYSTACK_SECRET_KEY", "")},
 	}
+	switch v := strings.ToLower(env("BACKLINE_PAYMENT_SANDBOX", "false")); v {
+	case "1", "true", "yes", "on":
+		cfg.WantSandbox = true
+	case "0", "false", "no", "off":
+	default:
+		return cfg, fmt.Errorf("backline config: BACKLINE_PAYMENT_SANDBOX=%q: want true or false", v)
+	}
 	return cfg, cfg.validate()
+}
+
+// ProvidersConfigured reports whether any real provider has a secret key.
+func (c *Config) ProvidersConfigured() bool {
+	return c.Flutterwave.SecretKey != "" || c.Paystack.SecretKey != ""
 }
 
 func (c *Config) validate() error {
@@ -202,6 +219,7 @@ type inProcess struct {
 	h      http.Handler
 }
 
+// RoundTrip serves sandbox URLs in process and passes the rest on.
 func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !strings.HasPrefix(r.URL.String(), t.prefix+"/") {
 		return http.DefaultTransport.RoundTrip(r)

@@ -2,6 +2,7 @@ package backline_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -231,5 +232,44 @@ func TestSandboxFunction(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown checkout = %d, want 404 from the sandbox", res.StatusCode)
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		check   func(backline.Config) bool
+		wantErr string
+	}{
+		{"defaults", nil, func(c backline.Config) bool {
+			return c.SiteURL == "http://localhost:3000" && c.ReturnPath == "/dashboard" &&
+				c.Flutterwave.BaseURL == backline.FlutterwaveAPI && c.Paystack.BaseURL == backline.PaystackAPI &&
+				!c.ProvidersConfigured() && !c.WantSandbox
+		}, ""},
+		{"keys and sandbox", map[string]string{"FLUTTERWAVE_SECRET_KEY": "FLWSECK-x", "FLUTTERWAVE_SECRET_HASH": "h",
+			"PAYSTACK_SECRET_KEY": "sk_live_x", "BACKLINE_PAYMENT_SANDBOX": "true", "SITE_URL": "https://backline.example"},
+			func(c backline.Config) bool {
+				return c.ProvidersConfigured() && c.WantSandbox && c.Flutterwave.SecretHash == "h" && c.SiteURL == "https://backline.example"
+			}, ""},
+		{"bad base URL", map[string]string{"PAYSTACK_BASE_URL": "api.paystack.co"}, nil, "PAYSTACK_BASE_URL"},
+		{"bad return path", map[string]string{"BACKLINE_PAYMENT_RETURN_PATH": "dashboard"}, nil, "BACKLINE_PAYMENT_RETURN_PATH"},
+		{"bad sandbox flag", map[string]string{"BACKLINE_PAYMENT_SANDBOX": "maybe"}, nil, "BACKLINE_PAYMENT_SANDBOX"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := backline.ConfigFromEnv(func(k string) string { return tt.env[k] })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to name %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !tt.check(cfg) {
+				t.Errorf("ConfigFromEnv = %+v, %v", cfg, err)
+			}
+		})
 	}
 }

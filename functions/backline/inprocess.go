@@ -7,7 +7,9 @@ import (
 	"net/http"
 )
 
-// recorder captures a handler's answer for the in-process transport.
+// recorder captures a handler's answer for the in-process transport. It is
+// a minimal http.ResponseWriter: the sandbox only writes JSON bodies, so
+// no flushing or hijacking is needed, and the whole body is buffered.
 type recorder struct {
 	header http.Header
 	status int
@@ -29,6 +31,8 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.body.Write(b)
 }
 
+// result turns the recording into the response a network round trip
+// would have produced.
 func (r *recorder) result(req *http.Request) *http.Response {
 	r.WriteHeader(http.StatusOK)
 	return &http.Response{

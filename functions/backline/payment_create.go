@@ -70,6 +70,9 @@ func (b *Backline) createPayment(w http.ResponseWriter, r *http.Request) error {
 		return failure(http.StatusUnauthorized, "Authentication required", nil)
 	}
 
+	// The pending payment is recorded before the provider hears of it: a
+	// webhook or return for this tx_ref always finds its row, and the amount
+	// due comes from the settings, not from the request.
 	var p createdPayment
 	err := b.asCaller(r, func(tx pgx.Tx) error {
 		doc, err := callJSON(r.Context(), tx, `SELECT public.create_payment($1::text, $2::text, $3::numeric)`,
@@ -111,6 +114,8 @@ func (b *Backline) createPayment(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		link, err = b.ps.Initialize(r.Context(), co)
 	}
+	// The payment row stays pending; nothing was charged, and an unused
+	// tx_ref completes nothing.
 	if err != nil {
 		b.log.Error("start checkout", "provider", req.Provider, "tx_ref", p.TxRef, "err", err)
 		return failure(http.StatusBadGateway, "Could not start the payment. Please try again.", err)

@@ -103,6 +103,12 @@ func (b *Backline) verifyPayment(r *http.Request, prov, ref string,
 		return verifyOutcome{status: http.StatusOK, message: "Failed to verify payment",
 			detail: "Unexpected currency " + tx.Currency, provStat: tx.Status}
 	}
+	// A payment still in progress is not a failure: nothing is recorded, so
+	// a later return or the webhook can complete it.
+	if tx.Pending() {
+		return verifyOutcome{status: http.StatusOK, message: "Payment is not complete yet",
+			detail: "Payment was not successful: " + tx.Status, provStat: tx.Status}
+	}
 	// The paying account is compared with the signed-in one; the userId the
 	// browser sends is not trusted. Without a signed-in user there is
 	// nothing to compare with: the browser path credits only its owner's

@@ -333,3 +333,28 @@ func TestUnderpaidCheckout(t *testing.T) {
 		t.Errorf("balance = %s, want 0.00", bal)
 	}
 }
+
+// TestReturnBeforePaying: the app verifies a Paystack reference whose
+// checkout is still open; nothing is recorded, and paying afterwards
+// completes it.
+func TestReturnBeforePaying(t *testing.T) {
+	t.Parallel()
+	b := setup(t, noWebhooks)
+	id, tok := b.signUp("sponsor")
+	co := b.checkout(tok, provider.Paystack, "topup", 1500)
+	ref := co["tx_ref"].(string)
+	status, got := b.verify(provider.Paystack, tok, ref)
+	if status != 200 || got["status"] != false || got["message"] != "Payment is not complete yet" {
+		t.Fatalf("verify of an open checkout: %d %v", status, got)
+	}
+	if st := scalar[string](b, `SELECT status FROM public.payments WHERE tx_ref = $1`, ref); st != "pending" {
+		t.Errorf("payment status = %s, want pending", st)
+	}
+	b.pay(co["checkout_url"].(string), "pay")
+	if status, got := b.verify(provider.Paystack, tok, ref); status != 200 || got["status"] != true {
+		t.Fatalf("verify after paying: %d %v", status, got)
+	}
+	if bal := b.balance(id); bal != "1500.00" {
+		t.Errorf("balance = %s, want 1500.00", bal)
+	}
+}

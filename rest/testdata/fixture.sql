@@ -137,3 +137,6 @@ INSERT INTO notes(owner, body, public) VALUES
   ('11111111-1111-1111-1111-111111111111', 'alice public', true),
   ('22222222-2222-2222-2222-222222222222', 'bob private', false);
 INSERT INTO personal.users VALUES ('personal_bot', 'ONLINE');
+
+-- Computed field: exposed as messages.blurb, selectable, filterable, orderable.
+CREATE FUNCTION blurb(messages) RETURNS text LANGUAGE sql STABLE AS $$ SELECT substring($1.message, 1, 5) $$;

@@ -31,6 +31,7 @@ INSERT INTO public.app_settings (key, value, description, is_public) VALUES
   ('stream_payment_amount', '50', 'Naira moved from sponsor to artist per valid sponsored stream', true),
   ('sponsor_payment_per_listen', '100', 'Landing-copy figure a sponsor pays per complete listen', true),
   ('min_stream_seconds', '30', 'Minimum server-measured listening time for a valid stream', true),
+  ('play_clock_grace_seconds', '2', 'Allowance for network delay between the player''s clock and the server''s', false),
   ('preview_seconds', '10', 'Visitor preview length', true),
   ('duplicate_limit_per_ip', '3', 'Valid streams of one track from one IP per window', true),
   ('duplicate_window_hours', '24', 'Window of the duplicate limit', true),
@@ -169,7 +170,7 @@ CREATE TABLE public.streams (
   user_id uuid REFERENCES auth.users (id) ON DELETE SET NULL,
   duration integer, -- seconds, capped by the server-measured play time
   is_valid boolean NOT NULL DEFAULT false,
-  ip_address text,
+  ip_address text, -- backline.ip_key of the caller's address, set by the server
   created_at timestamptz NOT NULL DEFAULT now(),
   play_session_id uuid REFERENCES public.play_sessions (id) ON DELETE SET NULL,
   -- Why the server did not count the stream; null for a valid stream.
@@ -181,6 +182,8 @@ CREATE INDEX streams_track_ip_idx ON public.streams (track_id, ip_address, creat
 CREATE INDEX streams_user_idx ON public.streams (user_id, created_at DESC);
 CREATE INDEX streams_valid_user_idx ON public.streams (user_id, created_at DESC) WHERE is_valid;
 CREATE INDEX streams_valid_track_idx ON public.streams (track_id) WHERE is_valid;
+-- The fraud check counts accounts per address.
+CREATE INDEX streams_valid_ip_idx ON public.streams (ip_address, created_at DESC) WHERE is_valid;
 
 CREATE TABLE public.favorites (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -428,7 +431,7 @@ CREATE INDEX activity_log_actor_idx ON public.activity_log (actor_id, created_at
 
 -- A numeric setting; raises when it is missing, so money code fails closed.
 CREATE FUNCTION backline.setting_num(p_key text) RETURNS numeric
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE v jsonb;
 BEGIN
   SELECT value INTO v FROM public.app_settings WHERE key = p_key;
@@ -441,20 +444,37 @@ END $$;
 -- The caller's address as the gateway saw it: request.headers x-real-ip,
 -- which the gateway always overwrites. Never an argument from the client.
 CREATE FUNCTION backline.request_ip() RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT nullif(btrim((nullif(current_setting('request.headers', true), '')::json) ->> 'x-real-ip'), '')
+$$;
+
+-- A secret for keyed hashes, made once per database.
+CREATE TABLE backline.secrets (
+  name text PRIMARY KEY,
+  value text NOT NULL
+);
+INSERT INTO backline.secrets (name, value) VALUES ('ip_key', encode(extensions.gen_random_bytes(32), 'hex'));
+
+-- What streams store instead of the address: a keyed hash. Equal addresses
+-- give equal keys, so the per-address limits work, while the column can be
+-- public (charts and counts read streams) without revealing anyone's IP;
+-- without the secret the key cannot be computed from a guessed address.
+CREATE FUNCTION backline.ip_key(p_ip text) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE WHEN p_ip IS NOT NULL THEN 'ipk_' || left(encode(extensions.hmac(p_ip, value, 'sha256'), 'hex'), 32) END
+  FROM backline.secrets WHERE name = 'ip_key'
 $$;
 
 CREATE FUNCTION backline.log_activity(p_actor uuid, p_action text, p_entity_type text, p_entity_id text,
   p_details jsonb DEFAULT '{}') RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   INSERT INTO public.activity_log (actor_id, action, entity_type, entity_id, details, ip_address)
   VALUES (p_actor, p_action, p_entity_type, p_entity_id, coalesce(p_details, '{}'), backline.request_ip())
 $$;
 
 CREATE FUNCTION backline.notify(p_user uuid, p_type text, p_title text, p_message text,
   p_data jsonb DEFAULT '{}') RETURNS uuid
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   INSERT INTO public.notifications (user_id, type, title, message, data)
   VALUES (p_user, p_type, p_title, p_message, coalesce(p_data, '{}'))
   RETURNING id
@@ -463,31 +483,31 @@ $$;
 -- Policy helpers. They are SECURITY DEFINER so policies can call them without
 -- the caller reading user_roles through its own policies (no recursion).
 CREATE FUNCTION public.is_admin() RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT EXISTS (SELECT 1 FROM public.user_roles WHERE user_id = auth.uid() AND role = 'admin')
 $$;
 
 CREATE FUNCTION public.current_user_role() RETURNS public.app_role
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT role FROM public.user_roles WHERE user_id = auth.uid()
 $$;
 
 -- has_valid_kyc of spec section 3, as a computed column for the REST layer
 -- (select=*,has_valid_kyc).
 CREATE FUNCTION public.has_valid_kyc(a public.artist_profiles) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT a.kyc_status = 'approved' AND (a.kyc_expiry_date IS NULL OR a.kyc_expiry_date > now())
 $$;
 
 -- The verification flag counts only while its expiry is in the future.
 CREATE FUNCTION public.verification_active(p public.public_profiles) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT p.is_verified AND (p.verification_expires_at IS NULL OR p.verification_expires_at > now())
 $$;
 
 -- Keeps updated_at current on every table that has one.
 CREATE FUNCTION backline.touch_updated_at() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   NEW.updated_at := now();
   RETURN NEW;
@@ -511,7 +531,7 @@ END $$;
 -- A free username from a wish: lower-cased, reduced to [a-z0-9_.], padded to
 -- three characters, and suffixed with digits until no one has it.
 CREATE FUNCTION backline.free_username(p_wish text) RETURNS text
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   base text := left(regexp_replace(lower(coalesce(p_wish, '')), '[^a-z0-9_.]', '', 'g'), 24);
   candidate text;
@@ -533,7 +553,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION backline.handle_new_user() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   meta jsonb := coalesce(NEW.raw_user_meta_data, '{}');
   wished text := lower(coalesce(meta ->> 'role', ''));
@@ -583,7 +603,7 @@ CREATE TRIGGER on_auth_user_created AFTER INSERT ON auth.users
 -- Operator command: make an existing user an admin (psql as the owner; not
 -- callable through the API).
 CREATE FUNCTION backline.promote_to_admin(p_user_id uuid) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM auth.users WHERE id = p_user_id) THEN
     RAISE EXCEPTION 'no user %', p_user_id USING ERRCODE = 'P0002';
@@ -594,7 +614,10 @@ BEGIN
   PERFORM backline.log_activity(NULL, 'user.promote_admin', 'user', p_user_id::text);
 END $$;
 
--- Realtime: the notifications bell subscribes to INSERTs on notifications.
+-- Realtime: the notifications bell subscribes to INSERTs on notifications;
+-- full replica identity gives subscribers the old row (with user_id, for
+-- filters and RLS) on updates and deletes too.
+ALTER TABLE public.notifications REPLICA IDENTITY FULL;
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = 'supabase_realtime') THEN

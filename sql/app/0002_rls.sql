@@ -46,7 +46,7 @@ REVOKE INSERT, UPDATE, DELETE ON public.public_profiles FROM anon;
 -- Owners edit their presentation; role, verification and suspension are the
 -- platform's (payments, admins). Admin changes to role flow to user_roles.
 CREATE FUNCTION backline.guard_public_profile() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF current_user::text NOT IN ('anon', 'authenticated') THEN
     RETURN NEW;
@@ -87,7 +87,7 @@ CREATE TRIGGER guard_public_profile BEFORE INSERT OR UPDATE ON public.public_pro
 -- Keeps user_roles and public_profiles.role in step after an admin change,
 -- and records suspensions in the activity log.
 CREATE FUNCTION backline.sync_profile_role() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF NEW.role IS NOT NULL AND NEW.role IS DISTINCT FROM OLD.role THEN
     UPDATE public.user_roles SET role = NEW.role WHERE user_id = NEW.id AND role IS DISTINCT FROM NEW.role;
@@ -114,7 +114,7 @@ CREATE POLICY "admin can delete roles" ON public.user_roles
 REVOKE INSERT, UPDATE, DELETE ON public.user_roles FROM anon;
 
 CREATE FUNCTION backline.sync_user_role() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   UPDATE public.public_profiles SET role = NEW.role WHERE id = NEW.user_id AND role IS DISTINCT FROM NEW.role;
   PERFORM backline.log_activity(auth.uid(), 'user.role_changed', 'user', NEW.user_id::text,
@@ -163,7 +163,7 @@ REVOKE INSERT, UPDATE, DELETE ON public.artist_profiles, public.sponsor_profiles
 
 -- Counters follow valid streams; KYC is decided by admins.
 CREATE FUNCTION backline.guard_artist_profile() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF current_user::text NOT IN ('anon', 'authenticated') THEN
     RETURN NEW;
@@ -210,7 +210,7 @@ REVOKE INSERT, UPDATE, DELETE ON public.tracks FROM anon;
 -- sponsor the artist has an accepted invite with, and a sponsored track
 -- cannot be moved to another sponsor (spec: it cannot be pitched again).
 CREATE FUNCTION backline.guard_track() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF current_user::text NOT IN ('anon', 'authenticated') THEN
     RETURN NEW;
@@ -243,7 +243,7 @@ END $$;
 -- True when an accepted invite binds the pair, for the track or for no track.
 CREATE FUNCTION public.check_active_sponsorship_for_track(p_artist_id uuid, p_sponsor_id uuid, p_track_id uuid)
 RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT EXISTS (
     SELECT 1 FROM public.sponsor_artist_invites
     WHERE artist_id = p_artist_id AND sponsor_id = p_sponsor_id AND status = 'accepted'
@@ -256,7 +256,7 @@ CREATE TRIGGER guard_track BEFORE INSERT OR UPDATE ON public.tracks
 
 -- track_count follows the artist's tracks.
 CREATE FUNCTION backline.count_tracks() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
     UPDATE public.artist_profiles SET track_count = (SELECT count(*) FROM public.tracks WHERE artist_id = NEW.artist_id)
@@ -277,15 +277,15 @@ CREATE TRIGGER count_tracks AFTER INSERT OR DELETE OR UPDATE OF artist_id ON pub
   FOR EACH ROW EXECUTE FUNCTION backline.count_tracks();
 
 -- ---------------------------------------------------------------------------
--- streams: everyone may count them (charts, top fans, platform stats), but
--- the caller's address and play session stay private to the server. Inserts
--- come from signed-in users; a trigger (0003) decides every server column.
+-- streams: everyone may count them (charts, top fans, platform stats); the
+-- address column holds a keyed hash, never an IP. Inserts come from
+-- signed-in users with the spec's columns; a trigger (0003) decides every
+-- server column.
 CREATE POLICY "anyone can read streams" ON public.streams
   FOR SELECT TO anon, authenticated USING (true);
 CREATE POLICY "users can insert own streams" ON public.streams
   FOR INSERT TO authenticated WITH CHECK (user_id = (SELECT auth.uid()));
-REVOKE SELECT, INSERT, UPDATE, DELETE ON public.streams FROM anon, authenticated;
-GRANT SELECT (id, track_id, user_id, duration, is_valid, created_at, invalid_reason) ON public.streams TO anon, authenticated;
+REVOKE INSERT, UPDATE, DELETE ON public.streams FROM anon, authenticated;
 GRANT INSERT (track_id, user_id, duration, is_valid, ip_address) ON public.streams TO authenticated;
 
 CREATE POLICY "users can read own play sessions" ON public.play_sessions

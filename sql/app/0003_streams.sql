@@ -16,14 +16,14 @@
 
 -- The day a fan's allowance belongs to: Nigerian local date.
 CREATE FUNCTION backline.today() RETURNS date
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT (now() AT TIME ZONE 'Africa/Lagos')::date
 $$;
 
 -- Refuses to act for anyone but the caller, unless the caller is the
 -- service role, the owner, or an admin.
 CREATE FUNCTION backline.require_self(p_user_id uuid) RETURNS uuid
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE uid uuid := auth.uid();
 BEGIN
   IF current_setting('role', true) NOT IN ('anon', 'authenticated') THEN
@@ -44,13 +44,13 @@ END $$;
 -- Per-user and per-(track, IP) transaction locks serialise the checks that
 -- count streams, so concurrent inserts cannot both slip under a limit.
 CREATE FUNCTION backline.lock_key(p_text text) RETURNS void
-LANGUAGE sql SET search_path = pg_catalog AS $$
+LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$
   SELECT pg_advisory_xact_lock(hashtextextended(p_text, 0))
 $$;
 
 -- The caller's allowance row for today, created on first use.
 CREATE FUNCTION backline.daily_limit(p_user_id uuid) RETURNS public.daily_stream_limits
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE r public.daily_stream_limits;
 BEGIN
   INSERT INTO public.daily_stream_limits (user_id, limit_date, daily_limit)
@@ -66,7 +66,7 @@ END $$;
 -- 15 no hardware-concurrency, 40 WebDriver, 45 automation framework; 0..100.
 CREATE FUNCTION backline.device_trust_score(p_user_agent text, p_screen_resolution text, p_details jsonb)
 RETURNS integer
-LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   d jsonb := coalesce(p_details, '{}');
   score int := 100;
@@ -99,11 +99,12 @@ END $$;
 -- The fraud assessment used by detect_stream_fraud, the stream trigger and
 -- the sponsored-payment check. Signals: the device's trust score, a device
 -- shared by many accounts, many accounts streaming from one address, and the
--- user's own velocity. Risk: low < 25 <= medium < 55 <= high < 80 <= critical;
+-- user's own velocity. p_ip_key is the address as streams store it
+-- (backline.ip_key). Risk: low < 25 <= medium < 55 <= high < 80 <= critical;
 -- critical means block, high throttle, otherwise allow.
-CREATE FUNCTION backline.assess_fraud(p_user_id uuid, p_track_id uuid, p_fingerprint text, p_ip text)
+CREATE FUNCTION backline.assess_fraud(p_user_id uuid, p_track_id uuid, p_fingerprint text, p_ip_key text)
 RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   trust int;
   suspicious_below int := backline.setting_num('device_trust_suspicious_below')::int;
@@ -142,13 +143,13 @@ BEGIN
     END IF;
   END IF;
 
-  IF p_ip IS NULL THEN
+  IF p_ip_key IS NULL THEN
     ip_risk := 20;
     risk := risk + 10;
     reasons := reasons || 'IP address unknown'::text;
   ELSE
     SELECT count(DISTINCT user_id) INTO ip_users FROM public.streams
-    WHERE ip_address = p_ip AND is_valid AND created_at > now() - interval '24 hours';
+    WHERE ip_address = p_ip_key AND is_valid AND created_at > now() - interval '24 hours';
     ip_risk := least(100, ip_users * 8);
     IF ip_users >= 10 THEN
       risk := risk + 35;
@@ -180,7 +181,7 @@ END $$;
 -- The user's most recently seen device fingerprint (the stream trigger and
 -- the payment check have no fingerprint argument).
 CREATE FUNCTION backline.latest_fingerprint(p_user_id uuid) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT fingerprint FROM public.device_fingerprints WHERE user_id = p_user_id ORDER BY last_seen DESC LIMIT 1
 $$;
 
@@ -191,7 +192,7 @@ $$;
 -- caller's other open plays: one listener plays one track at a time, so a
 -- stream needs its own 30 s of wall-clock time.
 CREATE FUNCTION public.start_play(p_track_id uuid) RETURNS uuid
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   v_id uuid;
@@ -213,7 +214,7 @@ END $$;
 -- Decides every server column of a stream inserted by an end user. Inserts
 -- by the service role or the owner (imports, seed) keep what they give.
 CREATE FUNCTION backline.stream_before_insert() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   t record;
@@ -223,6 +224,8 @@ DECLARE
   suspended boolean;
   elapsed int;
   min_seconds int := backline.setting_num('min_stream_seconds')::int;
+  grace numeric := backline.setting_num('play_clock_grace_seconds');
+  exact numeric;
   dup_max int := backline.setting_num('duplicate_limit_per_ip')::int;
   dup_window interval := make_interval(hours => backline.setting_num('duplicate_window_hours')::int);
   per_hour int := backline.setting_num('velocity_per_hour')::int;
@@ -241,12 +244,12 @@ BEGIN
   NEW.id := gen_random_uuid();
   NEW.user_id := uid;
   NEW.created_at := now();
-  NEW.ip_address := backline.request_ip();
+  NEW.ip_address := backline.ip_key(backline.request_ip());
   NEW.is_valid := false;
   NEW.invalid_reason := NULL;
   NEW.paid_reference := NULL;
   NEW.play_session_id := NULL;
-  NEW.duration := greatest(coalesce(NEW.duration, 0), 0);
+  NEW.duration := greatest(NEW.duration, 0);
 
   PERFORM backline.lock_key('user:' || uid);
   SELECT id, artist_id INTO t FROM public.tracks WHERE id = NEW.track_id;
@@ -259,9 +262,11 @@ BEGIN
   WHERE user_id = uid AND track_id = NEW.track_id AND closed_at IS NULL
   ORDER BY started_at DESC LIMIT 1 FOR UPDATE;
   IF FOUND THEN
-    elapsed := floor(extract(epoch FROM now() - ps.started_at))::int;
+    exact := extract(epoch FROM now() - ps.started_at);
+    elapsed := floor(exact)::int;
     NEW.play_session_id := ps.id;
-    NEW.duration := least(NEW.duration, elapsed);
+    -- What the player reports, never more than the server measured.
+    NEW.duration := least(coalesce(NEW.duration, elapsed), elapsed);
     UPDATE public.play_sessions SET closed_at = now(), stream_id = NEW.id WHERE id = ps.id;
   ELSE
     NEW.duration := 0;
@@ -281,7 +286,9 @@ BEGIN
     NEW.invalid_reason := 'Stream not valid (no play of this track was started)';
     RETURN NEW;
   END IF;
-  IF elapsed < min_seconds THEN
+  -- The play started when start_play reached the server, a moment after the
+  -- player started; a small grace absorbs that delay.
+  IF exact + grace < min_seconds THEN
     NEW.invalid_reason := format('Stream not valid (listened %s s, minimum %s s)', elapsed, min_seconds);
     RETURN NEW;
   END IF;
@@ -349,7 +356,7 @@ CREATE TRIGGER stream_before_insert BEFORE INSERT ON public.streams
 -- Counters follow valid streams: one increment per valid stream, in the
 -- same transaction, so they can never drift from the rows.
 CREATE FUNCTION backline.stream_after_insert() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE artist uuid;
 BEGIN
   IF NEW.is_valid THEN
@@ -365,7 +372,7 @@ CREATE TRIGGER stream_after_insert AFTER INSERT ON public.streams
 -- they recount valid streams. The row lock is taken before counting, so a
 -- concurrent stream's increment is never lost.
 CREATE FUNCTION public.increment_track_streams(p_track_id uuid) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE n bigint;
 BEGIN
   PERFORM 1 FROM public.tracks WHERE id = p_track_id FOR UPDATE;
@@ -378,7 +385,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.increment_artist_streams(p_artist_id uuid) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE n bigint;
 BEGIN
   PERFORM 1 FROM public.artist_profiles WHERE id = p_artist_id FOR UPDATE;
@@ -395,13 +402,13 @@ END $$;
 -- Daily allowance.
 CREATE FUNCTION public.get_or_create_daily_stream_limit(p_user_id uuid)
 RETURNS SETOF public.daily_stream_limits
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   RETURN NEXT backline.daily_limit(backline.require_self(p_user_id));
 END $$;
 
 CREATE FUNCTION public.has_remaining_streams(p_user_id uuid) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   RETURN (backline.daily_limit(backline.require_self(p_user_id))).streams_remaining > 0;
 END $$;
@@ -411,7 +418,7 @@ END $$;
 -- consuming more. Without an open play it only reports whether room is left
 -- (the stream itself consumes then).
 CREATE FUNCTION public.consume_stream(p_user_id uuid) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   ps public.play_sessions;
@@ -440,14 +447,14 @@ END $$;
 -- ---------------------------------------------------------------------------
 -- Suspension, sponsorship, fraud, duplicates, devices.
 CREATE FUNCTION public.is_user_suspended(p_user_id uuid) RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT coalesce((SELECT is_suspended FROM public.public_profiles WHERE id = p_user_id), false)
 $$;
 
 -- Only an accepted invite, or a track the sponsor sponsors, is an active
 -- relationship (spec section 4).
 CREATE FUNCTION public.check_active_sponsorship(p_artist_id uuid, p_sponsor_id uuid) RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT EXISTS (SELECT 1 FROM public.sponsor_artist_invites
                  WHERE artist_id = p_artist_id AND sponsor_id = p_sponsor_id AND status = 'accepted')
       OR EXISTS (SELECT 1 FROM public.tracks
@@ -457,13 +464,13 @@ $$;
 CREATE FUNCTION public.detect_stream_fraud(p_user_id uuid, p_track_id uuid, p_device_fingerprint text,
   p_ip_address text DEFAULT NULL, p_user_agent text DEFAULT NULL, p_session_id text DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   fp text := coalesce(nullif(p_device_fingerprint, ''), backline.latest_fingerprint(uid));
   result jsonb;
 BEGIN
-  result := backline.assess_fraud(uid, p_track_id, fp, backline.request_ip());
+  result := backline.assess_fraud(uid, p_track_id, fp, backline.ip_key(backline.request_ip()));
   -- A user agent naming a headless or automated browser is itself a signal,
   -- even for a device never registered.
   IF p_user_agent IS NOT NULL AND backline.device_trust_score(p_user_agent, '1920x1080', '{"hardwareConcurrency": 1}') < 60
@@ -481,7 +488,7 @@ CREATE FUNCTION public.record_stream_for_duplicate_prevention(p_user_id uuid, p_
   p_device_fingerprint text DEFAULT NULL, p_ip_address text DEFAULT NULL, p_session_id text DEFAULT NULL,
   p_stream_duration integer DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   v_id uuid;
@@ -501,7 +508,7 @@ CREATE FUNCTION public.update_device_fingerprint(p_user_id uuid, p_device_finger
   p_language text DEFAULT NULL, p_platform text DEFAULT NULL, p_ip_address text DEFAULT NULL,
   p_device_details jsonb DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
   score int := backline.device_trust_score(p_user_agent, p_screen_resolution, p_device_details);
@@ -526,10 +533,10 @@ END $$;
 -- Would one more stream of the track count? Per IP when the gateway knows
 -- the address, else per user (the spec's server-side fallback).
 CREATE FUNCTION public.check_duplicate_stream_enhanced(p_track_id uuid, p_user_id uuid) RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := backline.require_self(p_user_id);
-  ip text := backline.request_ip();
+  ip text := backline.ip_key(backline.request_ip());
   max_n int := backline.setting_num('duplicate_limit_per_ip')::int;
   hours int := backline.setting_num('duplicate_window_hours')::int;
   by_ip int := 0;
@@ -559,7 +566,7 @@ END $$;
 -- ---------------------------------------------------------------------------
 -- Sessions and presence.
 CREATE FUNCTION backline.expire_verifications() RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   UPDATE public.public_profiles SET is_verified = false
   WHERE is_verified AND verification_expires_at IS NOT NULL AND verification_expires_at <= now()
 $$;
@@ -567,7 +574,7 @@ $$;
 CREATE FUNCTION public.upsert_user_session(p_user_id uuid, p_session_id text, p_device_info text DEFAULT NULL,
   p_ip_address text DEFAULT NULL)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE uid uuid := backline.require_self(p_user_id);
 BEGIN
   IF coalesce(btrim(p_session_id), '') = '' THEN
@@ -582,7 +589,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.remove_user_session(p_session_id text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF auth.uid() IS NULL THEN
     RAISE EXCEPTION 'not signed in' USING ERRCODE = '42501';
@@ -591,7 +598,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.get_online_users() RETURNS TABLE (user_id uuid, last_seen timestamptz)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT s.user_id, max(s.last_seen)
   FROM public.user_sessions s
   WHERE s.last_seen > now() - make_interval(secs => backline.setting_num('online_window_seconds')::int)
@@ -601,7 +608,7 @@ $$;
 -- ---------------------------------------------------------------------------
 -- Settings and public stats.
 CREATE FUNCTION public.get_app_setting(setting_key text) RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE v jsonb;
 BEGIN
   SELECT value INTO v FROM public.app_settings WHERE key = setting_key AND (is_public OR public.is_admin());
@@ -616,7 +623,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.get_app_text_setting(setting_key text) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT coalesce((SELECT value #>> '{}' FROM public.app_settings
                    WHERE key = setting_key AND (is_public OR public.is_admin())), '')
 $$;
@@ -624,7 +631,7 @@ $$;
 -- Home-page figures anyone may see, without exposing wallets or streams'
 -- private columns.
 CREATE FUNCTION public.get_platform_stats() RETURNS jsonb
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT jsonb_build_object(
     'total_users', (SELECT count(*) FROM public.user_roles),
     'fans', (SELECT count(*) FROM public.user_roles WHERE role = 'fan'),
@@ -643,7 +650,7 @@ $$;
 -- Top fans: ranked by valid streams, role fan only (spec section 9).
 CREATE FUNCTION public.get_top_fans(p_limit integer DEFAULT 8)
 RETURNS TABLE (user_id uuid, display_name text, username text, avatar_url text, stream_count bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT p.id, p.display_name, p.username, p.avatar_url, count(*) AS stream_count
   FROM public.streams s
   JOIN public.user_roles r ON r.user_id = s.user_id AND r.role = 'fan'

@@ -23,7 +23,7 @@ $$;
 CREATE FUNCTION public.transfer_funds(p_from uuid, p_to uuid, p_amount numeric, p_reference text, p_kind text,
   p_stream_id uuid DEFAULT NULL, p_track_id uuid DEFAULT NULL, p_metadata jsonb DEFAULT '{}')
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   w_from public.wallets;
   w_to public.wallets;
@@ -83,7 +83,7 @@ END $$;
 -- Operator/seed helper: money entering from outside (the seed's provider
 -- account), recorded in the ledger like any top-up.
 CREATE FUNCTION backline.fund_wallet(p_user_id uuid, p_amount numeric, p_reference text) RETURNS jsonb
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT public.transfer_funds('00000000-0000-0000-0000-00000000f004', p_user_id, p_amount, p_reference, 'topup')
 $$;
 
@@ -101,7 +101,7 @@ $$;
 CREATE FUNCTION backline.settle_stream(p_uid uuid, p_artist_id uuid, p_sponsor_id uuid, p_reference text,
   p_amount numeric)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   amount numeric := backline.setting_num('stream_payment_amount');
   win interval := make_interval(mins => backline.setting_num('settlement_window_minutes')::int);
@@ -215,11 +215,11 @@ END $$;
 -- again returns it and moves nothing. Any unexpected error pays nothing.
 CREATE FUNCTION public.settle_sponsored_stream(p_artist_id uuid, p_sponsor_id uuid, p_reference text, p_amount numeric)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   prior public.stream_settlements;
-  result jsonb;
+  v_result jsonb;
 BEGIN
   IF uid IS NULL THEN
     RETURN backline.settlement_failure('Authentication required');
@@ -243,17 +243,17 @@ BEGIN
   END IF;
 
   BEGIN
-    result := backline.settle_stream(uid, p_artist_id, p_sponsor_id, p_reference, p_amount);
+    v_result := backline.settle_stream(uid, p_artist_id, p_sponsor_id, p_reference, p_amount);
   EXCEPTION WHEN OTHERS THEN
     -- The subtransaction rolled back any partial work: nothing moved.
     RAISE WARNING 'settle_sponsored_stream %: %', p_reference, SQLERRM;
-    result := backline.settlement_failure('Payment could not be processed');
+    v_result := backline.settlement_failure('Payment could not be processed');
   END;
-  UPDATE public.stream_settlements SET result = settle_sponsored_stream.result,
-    success = (settle_sponsored_stream.result ->> 'success')::boolean,
+  UPDATE public.stream_settlements SET result = v_result,
+    success = (v_result ->> 'success')::boolean,
     stream_id = (SELECT id FROM public.streams WHERE paid_reference = p_reference)
   WHERE reference = p_reference;
-  RETURN result;
+  RETURN v_result;
 END $$;
 
 -- ---------------------------------------------------------------------------
@@ -263,7 +263,7 @@ END $$;
 -- whole naira, plus a flat processing fee.
 CREATE FUNCTION public.create_payment(p_provider text, p_purpose text, p_amount numeric DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   prov text := lower(btrim(coalesce(p_provider, '')));
@@ -320,7 +320,7 @@ END $$;
 CREATE FUNCTION public.complete_payment(p_provider text, p_tx_ref text, p_user_id uuid, p_amount numeric,
   p_status text, p_raw jsonb DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   p public.payments;
   ok boolean := lower(coalesce(p_status, '')) IN ('successful', 'success', 'completed');
@@ -393,7 +393,7 @@ END $$;
 CREATE FUNCTION public.request_cashout(p_amount numeric, p_bank_name text DEFAULT NULL,
   p_account_number text DEFAULT NULL, p_account_name text DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   min_amount numeric := backline.setting_num('min_cashout');
@@ -434,7 +434,7 @@ END $$;
 
 -- Admins (or the service role) only.
 CREATE FUNCTION backline.require_admin() RETURNS uuid
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF current_setting('role', true) IN ('anon', 'authenticated') AND NOT public.is_admin() THEN
     RAISE EXCEPTION 'Only admins can do this' USING ERRCODE = '42501';
@@ -443,7 +443,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.complete_cashout(p_id uuid) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   actor uuid := backline.require_admin();
   req public.cashout_requests;
@@ -470,12 +470,12 @@ BEGIN
 END $$;
 
 CREATE FUNCTION public.reject_cashout(p_id uuid, p_reason text DEFAULT NULL) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   actor uuid := backline.require_admin();
   req public.cashout_requests;
   moved jsonb;
-  reason text := nullif(btrim(coalesce(p_reason, '')), '');
+  v_reason text := left(nullif(btrim(coalesce(p_reason, '')), ''), 500);
 BEGIN
   SELECT * INTO req FROM public.cashout_requests WHERE id = p_id FOR UPDATE;
   IF NOT FOUND THEN
@@ -486,15 +486,15 @@ BEGIN
   END IF;
   moved := public.transfer_funds('00000000-0000-0000-0000-00000000c001', req.user_id, req.amount,
     'cashout-release:' || req.id, 'cashout_release', NULL, NULL, jsonb_build_object('cashout_id', req.id));
-  UPDATE public.cashout_requests SET status = 'rejected', reason = left(reason, 500), processed_by = actor,
+  UPDATE public.cashout_requests SET status = 'rejected', reason = v_reason, processed_by = actor,
     processed_at = now(), settle_transaction_id = (moved ->> 'transaction_id')::uuid
   WHERE id = req.id;
   PERFORM backline.notify(req.user_id, 'cashout_updated', 'Cash-out Rejected',
     format('Your cash-out request of ₦%s was rejected%s. The amount has been returned to your wallet.',
-      backline.naira(req.amount), coalesce(': ' || reason, '')),
-    jsonb_build_object('amount', req.amount, 'cashout_id', req.id, 'status', 'rejected', 'reason', reason));
+      backline.naira(req.amount), coalesce(': ' || v_reason, '')),
+    jsonb_build_object('amount', req.amount, 'cashout_id', req.id, 'status', 'rejected', 'reason', v_reason));
   PERFORM backline.log_activity(actor, 'cashout.rejected', 'cashout', req.id::text,
-    jsonb_build_object('amount', req.amount, 'reason', reason));
+    jsonb_build_object('amount', req.amount, 'reason', v_reason));
   RETURN jsonb_build_object('success', true, 'id', req.id, 'status', 'rejected', 'amount', req.amount);
 END $$;
 
@@ -504,7 +504,7 @@ END $$;
 -- and the after-update trigger marks the track sponsored and notifies.
 
 CREATE FUNCTION backline.guard_invite() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   t record;
@@ -549,7 +549,7 @@ CREATE TRIGGER guard_invite BEFORE INSERT OR UPDATE ON public.sponsor_artist_inv
   FOR EACH ROW EXECUTE FUNCTION backline.guard_invite();
 
 CREATE FUNCTION backline.display_name(p_id uuid) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT coalesce(
     (SELECT coalesce(nullif(company_name, ''), nullif(name, '')) FROM public.sponsor_profiles WHERE id = p_id),
     (SELECT nullif(name, '') FROM public.artist_profiles WHERE id = p_id),
@@ -558,7 +558,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 $$;
 
 CREATE FUNCTION backline.invite_changed() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   artist text := backline.display_name(NEW.artist_id);
   sponsor text := backline.display_name(NEW.sponsor_id);
@@ -615,7 +615,7 @@ CREATE TRIGGER invite_changed AFTER INSERT OR UPDATE OF status ON public.sponsor
 
 -- The invitee answers (for a sponsor's invite that is the artist).
 CREATE FUNCTION public.respond_to_invite(p_invite_id uuid, p_accept boolean) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   inv public.sponsor_artist_invites;
@@ -641,6 +641,25 @@ BEGIN
 END $$;
 
 -- ---------------------------------------------------------------------------
+-- Admin dashboard: users with their e-mail (which lives in auth.users),
+-- role, status and wallet, newest first.
+CREATE FUNCTION public.admin_list_users(p_limit integer DEFAULT 50, p_offset integer DEFAULT 0)
+RETURNS TABLE (id uuid, email text, role public.app_role, display_name text, username text, is_verified boolean,
+  is_suspended boolean, suspended_reason text, balance numeric, created_at timestamptz, last_sign_in_at timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+  PERFORM backline.require_admin();
+  RETURN QUERY
+  SELECT p.id, u.email::text, p.role, p.display_name, p.username, p.is_verified, p.is_suspended, p.suspended_reason,
+    w.balance, p.created_at, u.last_sign_in_at
+  FROM public.public_profiles p
+  JOIN auth.users u ON u.id = p.id
+  LEFT JOIN public.wallets w ON w.id = p.id
+  ORDER BY p.created_at DESC, p.id
+  LIMIT least(greatest(coalesce(p_limit, 50), 1), 500) OFFSET greatest(coalesce(p_offset, 0), 0);
+END $$;
+
+-- ---------------------------------------------------------------------------
 -- Who may call what.
 REVOKE EXECUTE ON FUNCTION
   public.transfer_funds(uuid, uuid, numeric, text, text, uuid, uuid, jsonb),
@@ -656,6 +675,7 @@ REVOKE EXECUTE ON FUNCTION
   public.request_cashout(numeric, text, text, text),
   public.complete_cashout(uuid),
   public.reject_cashout(uuid, text),
-  public.respond_to_invite(uuid, boolean)
+  public.respond_to_invite(uuid, boolean),
+  public.admin_list_users(integer, integer)
 FROM PUBLIC, anon;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA backline FROM PUBLIC;

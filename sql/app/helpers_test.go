@@ -257,3 +257,5 @@ func (e *env) conserved() {
 		e.t.Errorf("%d wallets are negative", n)
 	}
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -122,11 +122,11 @@ func TestPolicies(t *testing.T) {
 		})
 	})
 	t.Run("streams", func(t *testing.T) {
+		e.listen(fan, w.plainTrack, 31)
 		runPolicyCases(t, e, []policyCase{
-			{"visitor counts streams", anon, `SELECT id, track_id, user_id, is_valid, created_at FROM public.streams`, nil, 0, ""},
-			{"visitor cannot read addresses", anon, `SELECT ip_address FROM public.streams`, nil, 0, denied},
-			{"fan cannot read addresses", fan, `SELECT ip_address FROM public.streams`, nil, 0, denied},
-			{"fan cannot filter by address", fan, `SELECT id FROM public.streams WHERE ip_address = '1.2.3.4'`, nil, 0, denied},
+			{"visitor reads streams", anon, `SELECT * FROM public.streams`, nil, 1, ""},
+			{"fan reads streams", fan, `SELECT * FROM public.streams`, nil, 1, ""},
+			{"an address filter finds nothing: streams keep keys, not IPs", fan, `SELECT id FROM public.streams WHERE ip_address = '198.51.100.7'`, nil, 0, ""},
 			{"fan inserts a stream", fan, `INSERT INTO public.streams (track_id, user_id, duration, is_valid) VALUES ($1, $2, 30, true)`, []any{w.track, w.fan}, 1, ""},
 			{"visitor cannot insert", anon, `INSERT INTO public.streams (track_id, duration) VALUES ($1, 30)`, []any{w.track}, 0, denied},
 			{"fan cannot update streams", fan, `UPDATE public.streams SET is_valid = true`, nil, 0, denied},
@@ -236,6 +236,14 @@ func TestPolicies(t *testing.T) {
 		}
 	})
 
+	t.Run("admin user list", func(t *testing.T) {
+		runPolicyCases(t, e, []policyCase{
+			{"admin lists users with e-mail", admin, `SELECT * FROM public.admin_list_users(100, 0) WHERE email LIKE '%@example.com'`, nil, profiles, ""},
+			{"fan cannot list users", fan, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
+			{"visitor cannot list users", anon, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
+		})
+	})
+
 	t.Run("guarded columns keep their values", func(t *testing.T) {
 		e.exec(`UPDATE public.tracks SET streams = 0 WHERE id = $1`, w.track)
 		if _, err := e.execAs(artist, `UPDATE public.tracks SET streams = 1000000 WHERE id = $1`, w.track); err != nil {
@@ -246,8 +254,66 @@ func TestPolicies(t *testing.T) {
 		}
 		got := scalar[string](e, `SELECT t.streams || '/' || a.stream_count || '/' || a.track_count FROM public.tracks t
 			JOIN public.artist_profiles a ON a.id = t.artist_id WHERE t.id = $1`, w.track)
-		if got != "0/0/2" {
-			t.Errorf("streams/stream_count/track_count = %s, want 0/0/2", got)
+		if got != "0/1/2" {
+			t.Errorf("streams/stream_count/track_count = %s, want 0/1/2", got)
 		}
 	})
+}
+
+// TestMediaPolicies checks the storage policies of 0005: media is public to
+// read; users write only into their own folder; audio and covers only artists.
+func TestMediaPolicies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if !scalar[bool](e, `SELECT to_regclass('storage.objects') IS NOT NULL`) {
+		t.Skip("no storage schema")
+	}
+	w := e.newWorld()
+	e.exec(`INSERT INTO storage.objects (bucket_id, name) VALUES ('covers', $1 || '/cover.jpg')`, w.artist)
+	put := `INSERT INTO storage.objects (bucket_id, name) VALUES ($1, $2)`
+	runPolicyCases(t, e, []policyCase{
+		{"visitor reads media", anon, `SELECT * FROM storage.objects WHERE bucket_id = 'covers'`, nil, 1, ""},
+		{"artist uploads audio to own folder", user(w.artist), put, []any{"tracks", w.artist + "/song.mp3"}, 1, ""},
+		{"artist uploads a cover", user(w.artist), put, []any{"covers", w.artist + "/new.jpg"}, 1, ""},
+		{"artist cannot upload into another folder", user(w.artist), put, []any{"tracks", w.artist2 + "/song.mp3"}, 0, denied},
+		{"fan uploads an avatar", user(w.fan), put, []any{"avatars", w.fan + "/me.png"}, 1, ""},
+		{"fan cannot upload audio", user(w.fan), put, []any{"tracks", w.fan + "/song.mp3"}, 0, denied},
+		{"fan cannot upload into another folder", user(w.fan), put, []any{"avatars", w.fan2 + "/me.png"}, 0, denied},
+		{"visitor cannot upload", anon, put, []any{"avatars", "x/me.png"}, 0, denied},
+		{"another artist cannot replace the cover", user(w.artist2), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 0, ""},
+		{"artist replaces own cover", user(w.artist), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 1, ""},
+	})
+	if n := scalar[int64](e, `SELECT count(*) FROM storage.buckets WHERE id IN ('avatars', 'covers', 'tracks') AND public`); n != 3 {
+		t.Errorf("%d public media buckets, want 3", n)
+	}
+}
+
+// TestFunctionPrivileges pins who may call what: visitors only the public
+// read functions, nobody but the service role the money primitives, and no
+// API role reaches the internal schema.
+func TestFunctionPrivileges(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	list := func(sql string) string {
+		return scalar[string](e, `SELECT coalesce(string_agg(p.proname, ',' ORDER BY p.proname), '') FROM pg_proc p
+			JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND `+sql)
+	}
+	got := map[string]string{
+		"anon": list(`has_function_privilege('anon', p.oid, 'EXECUTE')`),
+		"service only": list(`NOT has_function_privilege('authenticated', p.oid, 'EXECUTE')
+			AND has_function_privilege('service_role', p.oid, 'EXECUTE')`),
+		"invoker rights": list(`NOT p.prosecdef`),
+		"backline usage": scalar[string](e, `SELECT has_schema_privilege('anon', 'backline', 'USAGE') || '/' || has_schema_privilege('authenticated', 'backline', 'USAGE')`),
+	}
+	want := map[string]string{
+		"anon":           "get_app_setting,get_app_text_setting,get_platform_stats,get_top_fans,has_valid_kyc,is_admin,verification_active",
+		"service only":   "complete_payment,transfer_funds",
+		"invoker rights": "has_valid_kyc,verification_active",
+		"backline usage": "false/false",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %s, want %s", k, got[k], w)
+		}
+	}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestStreamValidity: the server, not the client, decides whether a stream
@@ -27,6 +30,7 @@ func TestStreamValidity(t *testing.T) {
 		noPlay bool
 	}{
 		{"listening under 30 s", func() caller { return user(e.signUp("fan")) }, 12, "Stream not valid (listened 12 s, minimum 30 s)", false},
+		{"27 s is too short even with the network grace", func() caller { return user(e.signUp("fan")) }, 27, "Stream not valid (listened 27 s, minimum 30 s)", false},
 		{"no play started", func() caller { return user(e.signUp("fan")) }, 0, "Stream not valid (no play of this track was started)", true},
 		{"the artist on own track", func() caller { return user(w.artist) }, 40, "Stream not valid (not from fan or self-streaming)", false},
 		{"another artist", func() caller { return user(w.artist2) }, 40, "Stream not valid (not from fan or self-streaming)", false},
@@ -52,6 +56,13 @@ func TestStreamValidity(t *testing.T) {
 		}
 	}
 
+	t.Run("28 s counts: 2 s of grace for the start_play round trip", func(t *testing.T) {
+		fan := user(e.signUp("fan"))
+		fan.ip = "192.0.2.128"
+		if valid, reason := e.listen(fan, w.plainTrack, 28); !valid {
+			t.Errorf("28 s: %s", reason)
+		}
+	})
 	t.Run("server columns are the server's", func(t *testing.T) {
 		fan := user(e.signUp("fan"))
 		fan.ip = "203.0.113.50"
@@ -68,9 +79,14 @@ func TestStreamValidity(t *testing.T) {
 		}
 		got := scalar[string](e, `SELECT user_id || ' ' || ip_address || ' ' || duration || ' ' || is_valid || ' ' || (created_at > now() - interval '1 minute')
 			FROM public.streams WHERE play_session_id = $1`, play)
-		want := fan.uid + " 203.0.113.50 35 true true"
+		key := scalar[string](e, `SELECT backline.ip_key('203.0.113.50')`)
+		want := fan.uid + " " + key + " 35 true true"
 		if got != want {
 			t.Errorf("stream = %q, want %q", got, want)
+		}
+		if strings.Contains(key, "203.0.113") || len(key) != 36 || key != scalar[string](e, `SELECT backline.ip_key('203.0.113.50')`) ||
+			key == scalar[string](e, `SELECT backline.ip_key('203.0.113.51')`) {
+			t.Errorf("address key %q", key)
 		}
 		// The play is used up: a second insert from it does not count.
 		if valid, reason := e.insertStream(fan, w.plainTrack); valid || reason != "Stream not valid (no play of this track was started)" {
@@ -124,7 +140,7 @@ func TestStreamLimits(t *testing.T) {
 			t.Errorf("another IP: %s", reason)
 		}
 		// Streams older than the window no longer count.
-		e.exec(`UPDATE public.streams SET created_at = now() - interval '25 hours' WHERE ip_address = '198.51.100.7'`)
+		e.exec(`UPDATE public.streams SET created_at = now() - interval '25 hours' WHERE ip_address = backline.ip_key('198.51.100.7')`)
 		if valid, reason := e.listen(user(e.signUp("fan")), w.track, 31); !valid {
 			t.Errorf("after the window: %s", reason)
 		}
@@ -396,6 +412,30 @@ func TestFraudAndDevices(t *testing.T) {
 	if valid, reason := e.listen(suspicious, w.plainTrack, 31); !valid {
 		t.Errorf("high-risk stream: %s", reason)
 	}
+	// Many accounts on one address, and a user past the hourly velocity.
+	crowd := user(e.signUp("fan"))
+	crowd.ip = "192.0.2.250"
+	register(crowd, "crowd-device", chrome, good)
+	e.exec(`INSERT INTO public.streams (track_id, user_id, is_valid, ip_address, created_at)
+		SELECT $1, u.id, true, backline.ip_key('192.0.2.250'), now() - interval '2 hours'
+		FROM (SELECT id FROM auth.users LIMIT 10) u`, w.plainTrack)
+	r = detect(crowd, "crowd-device")
+	if got := outcome(r); got != "medium/allow/false" || !strings.Contains(fmt.Sprint(r["fraud_reasons"]), "10 accounts streaming from this IP in 24 hours") || r["ip_risk_score"].(float64) != 80 {
+		t.Errorf("crowded address: %s %v", got, r)
+	}
+	e.exec(`INSERT INTO public.streams (track_id, user_id, is_valid, ip_address, created_at)
+		SELECT $1, $2, true, 'elsewhere', now() - interval '10 minutes' FROM generate_series(1, 25)`, w.plainTrack, crowd.uid)
+	r = detect(crowd, "crowd-device")
+	if got := outcome(r); got != "high/throttle/true" || !strings.Contains(fmt.Sprint(r["fraud_reasons"]), "Velocity limit exceeded: 25 streams in last hour") {
+		t.Errorf("crowded address and fast listener: %s %v", got, r)
+	}
+
+	// A user agent naming a headless browser blocks even a clean device.
+	var raw string
+	if err := e.query(clean, `SELECT public.detect_stream_fraud($1, $2, 'clean-device', NULL, 'HeadlessChrome/120', NULL)::text`,
+		[]any{clean.uid, w.track}, &raw); err != nil || !strings.Contains(raw, `"recommendation": "block"`) || !strings.Contains(raw, "Automated or headless browser") {
+		t.Errorf("headless user agent: %s %v", raw, err)
+	}
 	// The address is the gateway's, never the argument.
 	noIP := caller{uid: clean.uid}
 	if r := detect(noIP, "clean-device"); !strings.Contains(fmt.Sprint(r["fraud_reasons"]), "IP address unknown") {
@@ -502,9 +542,45 @@ func TestSessionsSettingsAndStatus(t *testing.T) {
 		t.Errorf("private setting leaked to a visitor: %q %v", date, err)
 	}
 
-	var stats string
-	if err := e.query(anon, `SELECT public.get_platform_stats()::text`, nil, &stats); err != nil || !strings.Contains(stats, `"artists": 2`) {
-		t.Errorf("stats = %s %v", stats, err)
+	// Home-page figures, as a visitor.
+	e.fund(w.sponsor, 500)
+	for i := 0; i < 2; i++ {
+		e.listen(e.freshFan(), w.track, 31)
+	}
+	fanB := e.freshFan()
+	e.listen(fanB, w.plainTrack, 31)
+	stats, err := e.callJSON(anon, `SELECT public.get_platform_stats()::text`)
+	wantStats := map[string]any{"total_users": 10.0, "fans": 5.0, "artists": 2.0, "sponsors": 2.0, "admins": 1.0,
+		"total_tracks": 2.0, "total_streams": 3.0, "sponsored_streams": 2.0, "total_wallet_balance": 500.0,
+		"total_sponsor_payments": 0.0, "total_paid_out": 0.0}
+	if diff := cmp.Diff(wantStats, stats); err != nil || diff != "" {
+		t.Errorf("stats (-want +got):\n%s %v", diff, err)
+	}
+	e.listen(fanB, w.track, 31)
+	var top []string
+	if err := e.as(anon, func(tx pgx.Tx) error {
+		rows, err := tx.Query(e.ctx, `SELECT user_id::text || ':' || stream_count FROM public.get_top_fans(8)`)
+		if err != nil {
+			return err
+		}
+		top, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	}); err != nil || len(top) != 3 || top[0] != fanB.uid+":2" {
+		t.Errorf("top fans = %v %v", top, err)
+	}
+
+	// An admin's role change reaches both places the app reads it from.
+	if _, err := e.execAs(user(w.admin), `UPDATE public.user_roles SET role = 'artist' WHERE user_id = $1`, w.fan2); err != nil {
+		t.Fatal(err)
+	}
+	if r := scalar[string](e, `SELECT role::text FROM public.public_profiles WHERE id = $1`, w.fan2); r != "artist" {
+		t.Errorf("profile role after admin change = %s", r)
+	}
+	if _, err := e.execAs(user(w.admin), `UPDATE public.public_profiles SET role = 'sponsor' WHERE id = $1`, w.fan2); err != nil {
+		t.Fatal(err)
+	}
+	if r := scalar[string](e, `SELECT role::text FROM public.user_roles WHERE user_id = $1`, w.fan2); r != "sponsor" {
+		t.Errorf("user_roles after profile change = %s", r)
 	}
 
 	// Suspension and sponsorship checks.

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/basaltdev/basalt/storage"
@@ -46,14 +47,33 @@ func New(dir string) (*Backend, error) {
 func (b *Backend) Root() string { return b.root }
 
 // path maps a key to a file path: each '/'-separated segment is escaped on
-// its own, so the result always stays below the root.
+// its own, so the result always stays below the root. The last segment (the
+// file) also gets a leafMark, which escaping never produces, so a key and
+// a longer key below it ("b/a" and "b/a/v1") never need the same path as
+// both a file and a directory.
 func (b *Backend) path(key string) string {
 	segs := strings.Split(key, "/")
 	for i, s := range segs {
 		segs[i] = escapeSegment(s)
 	}
+	segs[len(segs)-1] = leafMark + segs[len(segs)-1]
 	return filepath.Join(append([]string{b.root}, segs...)...)
 }
+
+// unmarkedPath is where builds before the leaf mark kept key's file.
+func (b *Backend) unmarkedPath(key string) string {
+	p := b.path(key)
+	return filepath.Join(filepath.Dir(p), strings.TrimPrefix(filepath.Base(p), leafMark))
+}
+
+// isFile reports whether p is a regular file.
+func isFile(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// leafMark starts every file name; '~' is always escaped inside segments.
+const leafMark = "~"
 
 // escapeSegment keeps [A-Za-z0-9_-] and non-leading dots, and writes every
 // other byte as %XX. An empty segment becomes "%" (never produced by the
@@ -119,7 +139,11 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 			os.Remove(tmp)
 		}
 	}()
-	n, err := io.Copy(f, ctxReader{ctx, r})
+	buf := bufPool.Get().(*[]byte)
+	defer bufPool.Put(buf)
+	// The anonymous struct hides (*os.File).ReadFrom, whose generic path
+	// would copy through a 32 KB buffer: large reads mean fewer syscalls.
+	n, err := io.CopyBuffer(struct{ io.Writer }{f}, ctxReader{ctx, r}, *buf)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", key, err)
 	}
@@ -139,6 +163,9 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	return nil
 }
 
+// bufPool holds copy buffers for Put.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
 // ctxReader stops a long copy when the request is cancelled.
 type ctxReader struct {
 	ctx context.Context
@@ -155,6 +182,12 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // Get opens key at offset, limited to length bytes when length >= 0.
 func (b *Backend) Get(_ context.Context, key string, offset, length int64) (io.ReadCloser, error) {
 	f, err := os.Open(b.path(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		// Data directories written before files carried the leaf mark.
+		if legacy := b.unmarkedPath(key); isFile(legacy) {
+			f, err = os.Open(legacy)
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, storage.ErrNotExist
 	}
@@ -190,12 +223,17 @@ func (b *Backend) Copy(ctx context.Context, src, dst string) error {
 func (b *Backend) Delete(_ context.Context, keys ...string) error {
 	var errs []error
 	for _, k := range keys {
-		p := b.path(k)
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("delete %s: %w", k, err))
-			continue
+		paths := []string{b.path(k)}
+		if legacy := b.unmarkedPath(k); isFile(legacy) {
+			paths = append(paths, legacy)
 		}
-		b.pruneDirs(filepath.Dir(p))
+		for _, p := range paths {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("delete %s: %w", k, err))
+				continue
+			}
+			b.pruneDirs(filepath.Dir(p))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -231,6 +269,11 @@ func (b *Backend) Walk(ctx context.Context, prefix string, fn func(string, time.
 			return nil
 		}
 		segs := strings.Split(filepath.ToSlash(rel), "/")
+		last, ok := strings.CutPrefix(segs[len(segs)-1], leafMark)
+		if !ok {
+			return nil // not a file this backend wrote
+		}
+		segs[len(segs)-1] = last
 		for i, s := range segs {
 			if segs[i], err = unescapeSegment(s); err != nil {
 				return nil // not a file this backend wrote

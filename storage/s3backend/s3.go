@@ -53,8 +53,8 @@ func New(ctx context.Context, cfg storage.S3Config) (*Backend, error) {
 }
 
 // partSize bounds the memory minio-go uses per upload of unknown length
-// (it buffers one part at a time).
-const partSize = 16 << 20
+// (it buffers one part at a time); 8 MB parts allow objects up to 80 GB.
+const partSize = 8 << 20
 
 // Put uploads r; S3 makes the object visible only when the upload completes.
 func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {

@@ -37,6 +37,7 @@ type APIError struct {
 	Message  string
 }
 
+// Error names the provider, the HTTP status and the provider's message.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, e.Message)
 }
@@ -61,6 +62,17 @@ type Transaction struct {
 func (t *Transaction) Successful() bool {
 	switch strings.ToLower(t.Status) {
 	case "successful", "success", "completed":
+		return true
+	}
+	return false
+}
+
+// Pending reports whether the transaction may still succeed: the customer
+// has not finished (Paystack abandoned or ongoing, either provider's
+// pending or processing).
+func (t *Transaction) Pending() bool {
+	switch strings.ToLower(t.Status) {
+	case "pending", "ongoing", "abandoned", "processing", "queued":
 		return true
 	}
 	return false

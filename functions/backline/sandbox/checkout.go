@@ -10,6 +10,9 @@ import (
 	"github.com/basaltdev/basalt/functions/backline/provider"
 )
 
+// page is the hosted checkout. html/template escapes every value, so a
+// title or e-mail from the API cannot inject markup. The form posts back to
+// the same URL; the button pressed is the customer's choice.
 var page = template.Must(template.New("checkout").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Sandbox checkout</title>
@@ -78,6 +81,7 @@ func (s *Sandbox) checkoutSubmit(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This payment is closed", http.StatusConflict)
 		return
 	}
+	// Each provider's words for the outcome.
 	switch {
 	case action == "pay" && t.provider == provider.Flutterwave:
 		t.status = "successful"
@@ -100,6 +104,8 @@ func (s *Sandbox) checkoutSubmit(w http.ResponseWriter, r *http.Request) {
 	c := *t
 	s.mu.Unlock()
 
+	// As the providers do, the webhook goes out before the browser is sent
+	// back, so the return may find the payment already completed.
 	back, err := url.Parse(c.redirect)
 	if err != nil {
 		http.Error(w, "Invalid redirect URL", http.StatusBadRequest)

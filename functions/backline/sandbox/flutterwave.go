@@ -25,6 +25,8 @@ func (s *Sandbox) flwAuth(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// flwCreatePayment is Flutterwave Standard: the merchant posts the payment
+// and gets a hosted link. The amount is in naira, as a number or string.
 func (s *Sandbox) flwCreatePayment(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		TxRef       string          `json:"tx_ref"`
@@ -61,6 +63,8 @@ func (s *Sandbox) flwCreatePayment(w http.ResponseWriter, r *http.Request) {
 	if req.Currency == "" {
 		req.Currency = "NGN"
 	}
+	// A tx_ref may be posted again until a payment was attempted with it,
+	// then it is spent.
 	s.mu.Lock()
 	prev := s.byRef[provider.Flutterwave][req.TxRef]
 	done := prev != nil && prev.status != ""
@@ -75,6 +79,8 @@ func (s *Sandbox) flwCreatePayment(w http.ResponseWriter, r *http.Request) {
 		"data": map[string]string{"link": s.checkoutURL(t)}})
 }
 
+// flwVerifyByReference is how the browser's return is verified (by our
+// tx_ref); flwVerifyByID is how webhooks are (by Flutterwave's id).
 func (s *Sandbox) flwVerifyByReference(w http.ResponseWriter, r *http.Request) {
 	ref := r.URL.Query().Get("tx_ref")
 	s.mu.Lock()

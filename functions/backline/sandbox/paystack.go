@@ -42,6 +42,8 @@ func (s *Sandbox) psInitialize(w http.ResponseWriter, r *http.Request) {
 		psError(w, http.StatusBadRequest, "Invalid request body", "")
 		return
 	}
+	// Paystack takes whole kobo and generates a reference when none is
+	// given; a reference is single-use across the integration.
 	koboAmount, ok := parseAmount(req.Amount)
 	switch {
 	case req.Email == "":
@@ -64,12 +66,16 @@ func (s *Sandbox) psInitialize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount := koboAmount.Quo(koboAmount, bigHundred())
+	// Paystack creates the transaction at initialize time with status
+	// "abandoned"; it becomes "success" or "failed" when the customer pays.
 	t := s.add(&txn{provider: provider.Paystack, ref: req.Reference, amount: amount, currency: req.Currency,
 		email: req.Email, redirect: req.CallbackURL, metadata: req.Metadata, status: "abandoned"})
 	writeJSON(w, http.StatusOK, map[string]any{"status": true, "message": "Authorization URL created",
 		"data": map[string]string{"authorization_url": s.checkoutURL(t), "access_code": t.checkoutID, "reference": t.ref}})
 }
 
+// psVerify answers 200 for any known reference, whatever its status (the
+// caller must read data.status), and 400 transaction_not_found otherwise.
 func (s *Sandbox) psVerify(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	t := s.byRef[provider.Paystack][r.PathValue("reference")]
@@ -82,7 +88,8 @@ func (s *Sandbox) psVerify(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": psData(&c)})
 }
 
-// psData is the transaction object of verify responses and webhooks.
+// psData is the transaction object of verify responses and webhooks: the
+// fields of Paystack's own, amounts in kobo, with fixed test card details.
 func psData(t *txn) map[string]any {
 	gateway := map[string]string{"success": "Successful", "failed": "Declined", "abandoned": "The transaction was not completed"}[t.status]
 	var paidAt any

@@ -1,0 +1,53 @@
+package auth
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestWellKnownSettingsHealth(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	j := e.req("GET", "/.well-known/jwks.json", nil, "")
+	keys := j.json(t)["keys"].([]any)
+	k := keys[0].(map[string]any)
+	if j.Status != 200 || len(keys) != 1 || k["kty"] != "EC" || k["alg"] != "ES256" || k["kid"] != e.keys.KID ||
+		j.Header.Get("Cache-Control") != "public, max-age=600" {
+		t.Fatalf("jwks %d %s %v", j.Status, j.Body, j.Header)
+	}
+	st := e.req("GET", "/settings", nil, "").json(t)
+	if st["mailer_autoconfirm"] != false || st["external"].(map[string]any)["email"] != true || st["disable_signup"] != false {
+		t.Fatalf("settings %v", st)
+	}
+	if h := e.req("GET", "/health", nil, "").json(t); h["name"] != "GoTrue" {
+		t.Fatalf("health %v", h)
+	}
+	wantErr(t, e.req("POST", "/sso", `{}`, ""), 404, "saml_provider_disabled", "SAML 2.0 is disabled")
+}
+
+// Without X-Supabase-Api-Version the legacy error body is used.
+func TestLegacyErrorFormat(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	r := httptest.NewRequest("POST", "/signup", strings.NewReader(`{"email":"a@b.co"}`))
+	w := httptest.NewRecorder()
+	e.svc.ServeHTTP(w, r)
+	if w.Code != 400 || w.Header().Get(apiVersionHeader) != "" || w.Header().Get("x-sb-error-code") != "validation_failed" ||
+		strings.TrimSpace(w.Body.String()) != `{"code":400,"error_code":"validation_failed","msg":"Signup requires a valid password"}` {
+		t.Fatalf("%d %v %s", w.Code, w.Header(), w.Body)
+	}
+}
+
+func TestMethodNotAllowedAndNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	r := e.req("GET", "/signup", nil, "")
+	if r.Status != 405 || r.Header.Get("Allow") != "POST" || len(r.Body) != 0 {
+		t.Fatalf("GET /signup: %d %v %q", r.Status, r.Header, r.Body)
+	}
+	if r := e.req("PATCH", "/user", nil, ""); r.Status != 405 || r.Header.Get("Allow") != "GET, PUT" {
+		t.Fatalf("PATCH /user: %d %v", r.Status, r.Header)
+	}
+	wantErr(t, e.req("GET", "/nope", nil, ""), 404, "not_found", "")
+}

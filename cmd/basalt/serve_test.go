@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/basaltdev/basalt/internal/config"
+	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func TestServe(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewEmptyDB(t) // serve applies the migrations itself
+	port := freePort(t)
+	secret := strings.Repeat("k", 40)
+	vars := map[string]string{
+		"DATABASE_URL": db.AdminURL, "BASALT_AUTHENTICATOR_URL": db.UserURL, "JWT_SECRET": secret,
+		"BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1", "BASALT_SQL_DIR": t.TempDir(),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuf{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}, out, out, func(k string) string { return vars[k] }) }()
+	base := "http://127.0.0.1:" + port
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err := http.Get(base + "/health")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				break
+			}
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve exited: %v\n%s", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("serve not healthy:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The platform migrations ran against DATABASE_URL.
+	var roles int
+	if err := db.Admin.QueryRow(ctx, `SELECT count(*) FROM basalt.schema_migrations WHERE source = 'platform'`).Scan(&roles); err != nil || roles < 2 {
+		t.Errorf("platform migrations recorded: %d (%v)", roles, err)
+	}
+	// Keys derived from JWT_SECRET alone are accepted by the gateway.
+	keys, err := keysFromConfig(config.Config{JWTSecret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", base+"/rest/v1/x", nil)
+	req.Header.Set("apikey", keys.AnonKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode == http.StatusUnauthorized {
+		t.Errorf("derived anon key refused: %s", body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve stop: %v\n%s", err, out.String())
+	}
+}
+
+func TestServeConfigErrors(t *testing.T) {
+	t.Parallel()
+	err := run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is required") || !strings.Contains(err.Error(), "JWT_SECRET") {
+		t.Errorf("serve without configuration: %v", err)
+	}
+}
+
+func TestKeysFromConfig(t *testing.T) {
+	t.Parallel()
+	gen, err := jwt.Generate(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := string(gen.Secret)
+	other := strings.Repeat("o", 40)
+	foreign, _ := (&jwt.Keys{Secret: []byte(other), SigningAlg: "HS256"}).APIKey("anon", time.Now())
+	swapped, _ := gen.APIKey("service_role", time.Now())
+	tests := []struct {
+		name    string
+		cfg     config.Config
+		check   func(t *testing.T, k *jwt.Keys)
+		wantErr string
+	}{
+		{name: "secret only: HS256, derived keys stable across nodes", cfg: config.Config{JWTSecret: secret},
+			check: func(t *testing.T, k *jwt.Keys) {
+				again, _ := keysFromConfig(config.Config{JWTSecret: secret})
+				if k.SigningAlg != "HS256" || k.AnonKey != again.AnonKey || k.ServiceRoleKey != again.ServiceRoleKey {
+					t.Errorf("alg %s, anon keys equal %v", k.SigningAlg, k.AnonKey == again.AnonKey)
+				}
+			}},
+		{name: "keys supplied", cfg: config.Config{JWTSecret: secret, AnonKey: gen.AnonKey, ServiceRoleKey: gen.ServiceRoleKey, PublishableKey: gen.PublishableKey},
+			check: func(t *testing.T, k *jwt.Keys) {
+				if k.AnonKey != gen.AnonKey || k.PublishableKey != gen.PublishableKey {
+					t.Error("supplied keys not used")
+				}
+			}},
+		{name: "ES256 private key gives a stable kid", cfg: config.Config{JWTSecret: secret, JWTPrivateKey: pemOf(t, gen)},
+			check: func(t *testing.T, k *jwt.Keys) {
+				again, _ := keysFromConfig(config.Config{JWTSecret: secret, JWTPrivateKey: pemOf(t, gen)})
+				if k.SigningAlg != "ES256" || k.KID == "" || k.KID != again.KID || len(k.JWKS()["keys"]) != 1 {
+					t.Errorf("alg %s kid %q/%q", k.SigningAlg, k.KID, again.KID)
+				}
+			}},
+		{name: "anon key from another secret", cfg: config.Config{JWTSecret: secret, AnonKey: foreign}, wantErr: "does not verify"},
+		{name: "anon key with the wrong role", cfg: config.Config{JWTSecret: secret, AnonKey: swapped}, wantErr: `carries role "service_role"`},
+		{name: "bad PEM", cfg: config.Config{JWTSecret: secret, JWTPrivateKey: "nope"}, wantErr: "JWT_PRIVATE_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k, err := keysFromConfig(tt.cfg)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, k)
+		})
+	}
+}
+
+// pemOf returns the PEM of k's ES256 key as keys.json stores it.
+func pemOf(t *testing.T, k *jwt.Keys) string {
+	t.Helper()
+	path := t.TempDir() + "/keys.json"
+	if err := k.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		PEM string `json:"es256_private_key"`
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.PEM
+}
+
+func TestSetAuthenticatorPassword(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	// A quote in the password must not break (or inject into) the statement.
+	if err := setAuthenticatorPassword(ctx, db.Admin, "it's-a-secret"); err != nil {
+		t.Fatal(err)
+	}
+	var set, login bool
+	err := db.Admin.QueryRow(ctx, `SELECT rolpassword IS NOT NULL, rolcanlogin FROM pg_authid WHERE rolname = 'authenticator'`).Scan(&set, &login)
+	if err != nil || !set || !login {
+		t.Errorf("password set %v, login %v (%v)", set, login, err)
+	}
+}

@@ -1,0 +1,109 @@
+package rest
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// The "Perhaps you meant …" hints of PGRST200/202/205 come from a fuzzy
+// set, as in PostgREST: names are compared by cosine similarity of their
+// 3-gram (then 2-gram) counts, the best candidates are re-ranked by
+// normalised Levenshtein distance, and anything scoring under 0.33 is no
+// suggestion.
+
+const fuzzyMinScore = 0.33
+
+func fuzzyNormalize(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == ',' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func grams(s string, n int) map[string]int {
+	padded := []rune("-" + s + "-")
+	out := map[string]int{}
+	if len(padded) < n {
+		out[string(padded)]++
+		return out
+	}
+	for i := 0; i+n <= len(padded); i++ {
+		out[string(padded[i:i+n])]++
+	}
+	return out
+}
+
+func cosine(a, b map[string]int) float64 {
+	var dot, na, nb float64
+	for k, v := range a {
+		na += float64(v * v)
+		dot += float64(v * b[k])
+	}
+	for _, v := range b {
+		nb += float64(v * v)
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / (math.Sqrt(na) * math.Sqrt(nb))
+}
+
+func levenshtein(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// fuzzyBest returns the candidate closest to name, or "" when none is
+// close enough. An exact match is not a suggestion.
+func fuzzyBest(name string, candidates []string) string {
+	q := fuzzyNormalize(name)
+	type scored struct {
+		score float64
+		name  string
+	}
+	for n := 3; n >= 2; n-- {
+		qg := grams(q, n)
+		var res []scored
+		for _, c := range candidates {
+			if s := cosine(qg, grams(fuzzyNormalize(c), n)); s > 0 {
+				res = append(res, scored{s, c})
+			}
+		}
+		sort.SliceStable(res, func(i, j int) bool { return res[i].score > res[j].score })
+		if len(res) > 50 {
+			res = res[:50]
+		}
+		for i := range res {
+			a, b := []rune(q), []rune(fuzzyNormalize(res[i].name))
+			res[i].score = 1 - float64(levenshtein(a, b))/float64(max(len(a), len(b), 1))
+		}
+		sort.SliceStable(res, func(i, j int) bool { return res[i].score > res[j].score })
+		if len(res) > 0 && res[0].score >= fuzzyMinScore {
+			if res[0].name == name {
+				return ""
+			}
+			return res[0].name
+		}
+	}
+	return ""
+}

@@ -1,0 +1,93 @@
+package rpc
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func fn(name string, params ...Param) *Function {
+	return &Function{Schema: "public", Name: name, Params: params, Kind: Scalar}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	a := Param{Name: "a", Type: "integer"}
+	aText := Param{Name: "a", Type: "text"}
+	b := Param{Name: "b", Type: "integer"}
+	bDef := Param{Name: "b", Type: "integer", HasDefault: true}
+	unnamedJSON := Param{Type: "json"}
+	unnamedText := Param{Type: "text"}
+	f1 := fn("f", a)
+	f2 := fn("f", aText)
+	f3 := fn("f", a, bDef)
+	f4 := fn("f", a, b)
+	j := fn("j", unnamedJSON)
+	tx := fn("t", unnamedText)
+	none := fn("n")
+	cases := []struct {
+		name      string
+		cands     []*Function
+		keys      []string
+		body      Body
+		want      *Function
+		whole     bool
+		ambiguous int
+		notFound  bool
+	}{
+		{name: "exact", cands: []*Function{f1}, keys: []string{"a"}, want: f1},
+		{name: "default may be omitted", cands: []*Function{f3}, keys: []string{"a"}, want: f3},
+		{name: "default may be given", cands: []*Function{f3}, keys: []string{"a", "b"}, want: f3},
+		{name: "required missing", cands: []*Function{f4}, keys: []string{"a"}, notFound: true},
+		{name: "extra key", cands: []*Function{f1}, keys: []string{"a", "z"}, notFound: true},
+		{name: "same names differ by type", cands: []*Function{f1, f2}, keys: []string{"a"}, ambiguous: 2},
+		{name: "exact arity wins over defaults", cands: []*Function{f1, f3}, keys: []string{"a"}, want: f1},
+		{name: "no args", cands: []*Function{none, f1}, keys: nil, want: none},
+		{name: "single unnamed json takes the body", cands: []*Function{j}, keys: []string{"x", "y"}, body: BodyJSON, want: j, whole: true},
+		{name: "single unnamed json not for GET", cands: []*Function{j}, keys: []string{"x"}, body: BodyNone, notFound: true},
+		{name: "text body to unnamed text", cands: []*Function{tx}, body: BodyText, want: tx, whole: true},
+		{name: "unknown", cands: nil, keys: []string{"b", "a"}, notFound: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, whole, err := Resolve(tc.cands, tc.keys, tc.body)
+			var amb *AmbiguousError
+			var nf *NotFoundError
+			switch {
+			case tc.ambiguous > 0:
+				if !errors.As(err, &amb) || len(amb.Candidates) != tc.ambiguous {
+					t.Fatalf("want %d candidates, got %v", tc.ambiguous, err)
+				}
+			case tc.notFound:
+				if !errors.As(err, &nf) {
+					t.Fatalf("want not found, got %v %v", got, err)
+				}
+			default:
+				if err != nil || got != tc.want || whole != tc.whole {
+					t.Fatalf("got %v whole=%v err=%v", got, whole, err)
+				}
+			}
+		})
+	}
+}
+
+func TestCall(t *testing.T) {
+	t.Parallel()
+	f := &Function{Schema: "public", Name: "f", Params: []Param{{Name: "a", Type: "integer"}, {Name: "b", Type: "text", HasDefault: true},
+		{Name: "xs", Type: "integer[]", Variadic: true}}}
+	from, call := Call(f, []string{"a", "xs"}, "$1", false)
+	if d := cmp.Diff(`json_to_record($1::json) AS pgrst_args("a" integer, "xs" integer[])`, from); d != "" {
+		t.Error(d)
+	}
+	if d := cmp.Diff(`"public"."f"("a" := pgrst_args."a", VARIADIC "xs" := pgrst_args."xs")`, call); d != "" {
+		t.Error(d)
+	}
+	from, call = Call(&Function{Schema: "s", Name: `we"ird`, Params: []Param{{Type: "json"}}}, nil, "$1", true)
+	if from != "" || call != `"s"."we""ird"($1::json)` {
+		t.Errorf("whole: %q %q", from, call)
+	}
+	if got := f.Signature(); got != "public.f(a => integer, b => text, xs => integer[])" {
+		t.Errorf("signature %q", got)
+	}
+}
