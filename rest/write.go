@@ -19,7 +19,9 @@ type writePlan struct {
 	payload  *payload
 	wantRows bool // RETURNING needed (representation, count, single, max-affected …)
 	hasCols  bool // ?columns= chose the written columns
-	rep      bool // body = representation
+	// headersOnly is Prefer: return=headers-only (Location from the key).
+	headersOnly bool
+	rep         bool // body = representation
 }
 
 func (s *Service) prepareWrite(rc *reqCtx, t *Table, needPayload bool) (*writePlan, error) {
@@ -40,6 +42,7 @@ func (s *Service) prepareWrite(rc *reqCtx, t *Table, needPayload bool) (*writePl
 		return nil, err
 	}
 	w.rep = rc.prefs.ret == "representation"
+	w.headersOnly = rc.prefs.ret == "headers-only"
 	w.wantRows = w.rep || rc.prefs.count != "" || acc.kind == mediaObject ||
 		(rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil) || rc.prefs.ret == "headers-only"
 	if !needPayload {
@@ -80,21 +83,19 @@ func (s *Service) returning(w *writePlan, flag string, b *builder) (ret string, 
 	if !w.wantRows && flag == "" {
 		return "", "SELECT NULL WHERE false", nil
 	}
-	if !w.wantRows || (!w.rep && w.acc.kind != mediaObject) {
-		ret = " RETURNING 1"
-		if len(w.t.PK) > 0 {
+	if !w.rep {
+		// Without a representation only the row count matters (and the
+		// key for Location): RETURNING 1 references no column, so no
+		// SELECT privilege or policy is needed, as in PostgREST.
+		cols := "1"
+		if w.headersOnly && len(w.t.PK) > 0 {
 			pk := make([]string, len(w.t.PK))
 			for i, c := range w.t.PK {
 				pk[i] = w.target + "." + quoteIdent(c)
 			}
-			ret = " RETURNING " + strings.Join(pk, ", ")
+			cols = strings.Join(pk, ", ")
 		}
-		ret += flag
-		inner = "SELECT * FROM pgrst_source"
-		if flag != "" {
-			inner = "SELECT " + pkOrOne(w.t) + " FROM pgrst_source"
-		}
-		return ret, inner, nil
+		return " RETURNING " + cols + flag, "SELECT * FROM pgrst_source", nil
 	}
 	ret = " RETURNING " + w.target + ".*" + flag
 	w.root.expandStar = flag != ""
@@ -106,17 +107,6 @@ func (s *Service) returning(w *writePlan, flag string, b *builder) (ret string, 
 	b.maxRows = saved
 	w.root.filters, w.root.trees = filters, trees
 	return ret, inner, err
-}
-
-func pkOrOne(t *Table) string {
-	if len(t.PK) == 0 {
-		return "1"
-	}
-	q := make([]string, len(t.PK))
-	for i, c := range t.PK {
-		q[i] = quoteIdent(c)
-	}
-	return strings.Join(q, ", ")
 }
 
 // mutationBody is the body aggregate: representation, or PK values for

@@ -204,3 +204,27 @@ test('a fan who really listens 30 s pays the artist once per stream', { timeout:
   assert.equal(await balance(artist.sb, artist.id), 50)
   assert.equal(await balance(sponsor.sb, sponsor.id), 950)
 })
+
+test('a fan who calls the increment RPCs or updates counters by hand cannot inflate them', async () => {
+  const { artist, track } = await sponsorship()
+  const fan = await signUp('fan')
+  const counters = async () => {
+    const { data: t, error: tErr } = await fan.sb.from('tracks').select('streams').eq('id', track).single()
+    assert.equal(tErr, null, tErr?.message)
+    const { data: a, error: aErr } = await fan.sb.from('artist_profiles').select('stream_count').eq('id', artist.id).single()
+    assert.equal(aErr, null, aErr?.message)
+    return [Number(t.streams), Number(a.stream_count)]
+  }
+  assert.deepEqual(await counters(), [0, 0])
+  for (let i = 0; i < 5; i++) {
+    const r1 = await fan.sb.rpc('increment_track_streams', { p_track_id: track })
+    assert.equal(r1.error, null, r1.error?.message)
+    const r2 = await fan.sb.rpc('increment_artist_streams', { p_artist_id: artist.id })
+    assert.equal(r2.error, null, r2.error?.message)
+  }
+  // The spec's fallback direct updates change nothing either: RLS lets a fan
+  // update neither another user's track nor an artist profile.
+  await fan.sb.from('tracks').update({ streams: 1000 }).eq('id', track)
+  await fan.sb.from('artist_profiles').update({ stream_count: 1000 }).eq('id', artist.id)
+  assert.deepEqual(await counters(), [0, 0], 'counters follow valid streams only')
+})

@@ -389,6 +389,47 @@ test("an artist streaming their own track gets the spec's message", async () => 
   await context.close()
 })
 
+test('a suspended user sees Account Suspended with the reason; a fan is denied sponsor pages', async () => {
+  const stamp = Date.now()
+  const email = `susp${stamp}@e2e.backline.test`
+  const password = 'fan-password-123'
+  const id = await adminCreateUser({ email, password, role: 'fan', username: `susp${stamp}` })
+  const { context, page } = await newPage()
+  await signIn(page, email, password)
+  await page.goto(`${app}/transactions`)
+  await page.getByText('Access Denied').waitFor()
+  await page.getByRole('link', { name: 'Go to Dashboard' }).waitFor()
+  psql(`UPDATE public.public_profiles SET is_suspended = true, suspended_reason = 'Repeated stream manipulation' WHERE id = '${id}'`)
+  await page.goto(`${app}/favorites`)
+  await page.getByText('Account Suspended').waitFor()
+  await page.getByText('Repeated stream manipulation').waitFor()
+  await page.getByRole('button', { name: 'Sign Out' }).click()
+  await page.waitForURL(`${app}/`)
+  await page.getByText('Signed out successfully').waitFor()
+  await context.close()
+})
+
+test(
+  'mobile top bar hides on scrolling down past 100px and returns on scrolling up',
+  async () => {
+    const { context, page } = await newPage(mobile)
+    await page.goto(`${app}/terms`)
+    const header = page.locator('header').first()
+    await page.getByRole('heading', { name: 'Terms of Service' }).waitFor()
+    // Small moves first: under 5px nothing changes.
+    await page.evaluate(() => window.scrollTo(0, 3))
+    await page.waitForTimeout(100)
+    assert.equal(await header.evaluate((h) => h.classList.contains('-translate-y-full')), false)
+    await page.evaluate(() => window.scrollTo(0, 600))
+    await page.waitForFunction(() => document.querySelector('header')?.classList.contains('-translate-y-full'))
+    await page.evaluate(() => window.scrollTo(0, 400))
+    await page.waitForFunction(() => !document.querySelector('header')?.classList.contains('-translate-y-full'))
+    assert.ok(await header.isVisible())
+    await context.close()
+  },
+  { backend: false },
+)
+
 test('coming-soon mode gates visitors but not the login page or signed-in users', async () => {
   const stamp = Date.now()
   const email = `cs${stamp}@e2e.backline.test`

@@ -140,3 +140,10 @@ INSERT INTO personal.users VALUES ('personal_bot', 'ONLINE');
 
 -- Computed field: exposed as messages.blurb, selectable, filterable, orderable.
 CREATE FUNCTION blurb(messages) RETURNS text LANGUAGE sql STABLE AS $$ SELECT substring($1.message, 1, 5) $$;
+
+-- Write-only for anon: inserts without a SELECT policy (like a signup list).
+CREATE TABLE inbox (id serial PRIMARY KEY, email text NOT NULL);
+ALTER TABLE inbox ENABLE ROW LEVEL SECURITY;
+CREATE POLICY inbox_insert ON inbox FOR INSERT TO anon WITH CHECK (true);
+GRANT INSERT ON inbox TO anon;
+GRANT USAGE ON SEQUENCE inbox_id_seq TO anon;
