@@ -130,7 +130,7 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 				return verr
 			}
 			// An email change can be resent naming either the current or the new
-			// address.
+			// address (auth-js sends whichever the app has at hand).
 			u, err = loadUser(ctx, tx, `u.instance_id = $1 AND (lower(u.email) = $2 OR u.email_change = $2)`, instanceID, email)
 		case "sms":
 			phone, verr := validatePhone(p.Phone)

@@ -66,6 +66,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 	if err := decode(r, &p); err != nil {
 		return err
 	}
+	// app_metadata holds what the server vouches for (providers, roles an
+	// app grants); a user writing it would be granting themselves rights.
 	if p.AppData != nil {
 		return forbidden("not_admin", "Updating app_metadata requires admin privileges")
 	}
@@ -76,6 +78,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 	if changingSecurity && u.hasVerifiedFactor() && (a.session == nil || a.session.AAL != "aal2") {
 		return newErr(http.StatusUnauthorized, "insufficient_aal", "AAL2 session is required to update email or password when MFA is enabled.")
 	}
+	// A password alone would give an anonymous account a password nobody
+	// can ever sign in with (there is no address to name the account by).
 	if u.IsAnonymous && p.Password != nil && *p.Password != "" && p.Email == "" && p.Phone == "" && u.Email == "" && u.Phone == "" {
 		return unprocessable("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
 	}
@@ -190,6 +194,8 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 func (s *Service) changeEmail(r *http.Request, tx pgx.Tx, u *user, email, redirect string, pkce bool, p updateUserParams) error {
 	ctx := r.Context()
 	now := s.now()
+	// A signed-in user may learn that an address is taken: they could sign
+	// up with it anyway, and the reference answers the same.
 	if other, err := userByEmail(ctx, tx, email); err == nil && other.ID != u.ID {
 		return unprocessable("email_exists", "A user with this email address has already been registered")
 	} else if err != nil && !errors.Is(err, pg.ErrNotFound) {
@@ -257,6 +263,7 @@ func (s *Service) applyEmail(ctx context.Context, tx pgx.Tx, u *user, email stri
 		return err
 	}
 	*u = *fresh
+	// The change is done: its codes must not confirm anything later.
 	_, _ = tx.Exec(ctx, `DELETE FROM auth.one_time_tokens WHERE user_id = $1 AND token_type IN ('email_change_token_new','email_change_token_current')`, u.ID)
 	return syncProviders(ctx, tx, u)
 }
