@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -31,12 +32,20 @@ var (
 // ErrNotFound is returned by stores when a row does not exist.
 var ErrNotFound = errors.New("not found")
 
+// DefaultMaxConns is the pool size when the URL sets no pool_max_conns:
+// PostgREST's default (db-pool = 10). pgx's own default (4 or the CPU count)
+// queues requests behind a handful of connections on small machines.
+const DefaultMaxConns = 10
+
 // Connect opens a pool and pings it, because pgxpool.New returns before any
 // connection is made.
 func Connect(ctx context.Context, url string, configure func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	if configure != nil {
 		configure(cfg)

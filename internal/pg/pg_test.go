@@ -104,3 +104,29 @@ func TestWithClaims(t *testing.T) {
 		}
 	})
 }
+
+func TestConnectPoolSize(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		url  string
+		want int32
+	}{
+		{"default is PostgREST's pool size", db.UserURL, pg.DefaultMaxConns},
+		{"the URL's pool_max_conns wins", db.UserURL + "&pool_max_conns=3", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pool, err := pg.Connect(ctx, tt.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			if got := pool.Config().MaxConns; got != tt.want {
+				t.Errorf("MaxConns = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
