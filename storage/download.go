@@ -187,8 +187,11 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 		return errInternal(fmt.Errorf("open %s: %w", o.key(), err))
 	}
 	defer body.Close()
-	// io.Copy hands a whole-file *os.File to the ResponseWriter's ReadFrom,
-	// which uses sendfile; nothing is buffered beyond the copy window.
+	// io.Copy hands the file backend's reader (an *os.File, or a section
+	// whose WriteTo passes an *io.LimitedReader over it) to the
+	// ResponseWriter's ReadFrom, which uses sendfile; nothing is buffered
+	// beyond the copy window. Every writer wrapped around the server's
+	// (the gateway's recorder) must pass ReadFrom on for that to happen.
 	h.Set("Content-Length", contentLengthHeader(rg.length))
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
