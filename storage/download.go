@@ -30,14 +30,10 @@ func (s *Service) downloadAuthenticated(w http.ResponseWriter, r *http.Request) 
 }
 
 // downloadAs serves bucket/path for caller c: the bucket is looked up as the
-// owner (its existence is not secret, its objects are), then readObject
-// applies the public-bucket shortcut or RLS.
+// owner (its existence is not secret, its objects are), then
+// readBucketObject applies the public-bucket shortcut or RLS.
 func (s *Service) downloadAs(w http.ResponseWriter, r *http.Request, c caller) error {
-	b, err := s.findBucket(r, param(r, "bucket"))
-	if err != nil {
-		return err
-	}
-	o, err := s.readObject(r, c, b, param(r, "path"), false)
+	_, o, err := s.readBucketObject(r, c, param(r, "bucket"), param(r, "path"), false)
 	if err != nil {
 		return err
 	}
@@ -294,14 +290,7 @@ func (s *Service) infoPublic(w http.ResponseWriter, r *http.Request) error {
 // download; metadata here is the user's metadata ({} when none), the system
 // metadata is spread into size, content_type, etag and cache_control.
 func (s *Service) infoAs(w http.ResponseWriter, r *http.Request, c caller, public bool) error {
-	b, err := s.findBucket(r, param(r, "bucket"))
-	if err != nil {
-		return err
-	}
-	if public && !b.Public {
-		return errNoSuchBucket()
-	}
-	o, err := s.readObject(r, c, b, param(r, "path"), public)
+	_, o, err := s.readBucketObject(r, c, param(r, "bucket"), param(r, "path"), public)
 	if err != nil {
 		return err
 	}

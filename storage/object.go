@@ -119,28 +119,26 @@ func validateKey(name string) error {
 // ones need a verified token and an RLS-visible row. Failures are reported
 // as not found, never as 403, like the reference.
 func (s *Service) readObject(r *http.Request, c caller, b bucket, name string, forcePublic bool) (object, error) {
-	const q = `SELECT ` + objectColumns + ` FROM storage.objects WHERE bucket_id = $1 AND name = $2`
 	if b.Public || forcePublic {
-		o, err := scanObject(s.admin.QueryRow(r.Context(), q, b.ID, name))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return o, errNoSuchKey()
-		}
-		if err != nil {
-			return o, errInternal(fmt.Errorf("load object %s/%s: %w", b.ID, name, err))
-		}
-		return o, nil
+		return s.adminObject(r, b.ID, name)
 	}
+	return s.readPrivate(r, c, b, name)
+}
+
+// readPrivate loads bucket/name from a private bucket as the caller: the row
+// must pass the caller's SELECT policies, and a hidden row and a missing row
+// are the same NoSuchKey. Requests without a token never see private
+// objects.
+func (s *Service) readPrivate(r *http.Request, c caller, b bucket, name string) (object, error) {
 	if c.claims == nil {
 		return object{}, errNoSuchBucket()
 	}
-	// Private bucket: the row must pass the caller's SELECT policies. A
-	// hidden row and a missing row are the same NoSuchKey.
 	var o object
-	err := s.asUser(r.Context(), r, c, "storage.object.get", func(tx pgx.Tx) error {
+	err := s.queryRowAsUser(r.Context(), r, c, "storage.object.get", func(row pgx.Row) error {
 		var err error
-		o, err = scanObject(tx.QueryRow(r.Context(), q, b.ID, name))
+		o, err = scanObject(row)
 		return err
-	})
+	}, `SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`, b.ID, name)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return o, errNoSuchKey()
 	}
@@ -148,6 +146,45 @@ func (s *Service) readObject(r *http.Request, c caller, b bucket, name string, f
 		return o, rlsError(err, "load object")
 	}
 	return o, nil
+}
+
+// bucketObjectSQL reads a bucket and, as the owner, its object name ($2)
+// in one round trip; the object columns are null when there is no such
+// object.
+const bucketObjectSQL = `SELECT b.id, b.name, coalesce(b.owner_id, b.owner::text, ''), coalesce(b.public, false),
+	b.type::text, b.file_size_limit, b.allowed_mime_types, coalesce(b.created_at, now()), coalesce(b.updated_at, now()),
+	o.id::text, o.bucket_id, o.name, o.owner::text, o.owner_id, o.version, o.created_at, o.updated_at,
+	o.last_accessed_at, o.metadata, o.user_metadata
+	FROM storage.buckets b LEFT JOIN storage.objects o ON o.bucket_id = b.id AND o.name = $2
+	WHERE b.id = $1`
+
+// readBucketObject is findBucket followed by readObject for the read
+// routes, with the bucket and (for public reads) the object from one query;
+// private buckets then cost one more round trip, for the RLS check.
+// forcePublic serves public buckets only, whatever the caller.
+func (s *Service) readBucketObject(r *http.Request, c caller, bucketID, name string, forcePublic bool) (bucket, object, error) {
+	var b bucket
+	var o object
+	var oid, obucket, oname *string
+	err := s.admin.QueryRow(r.Context(), bucketObjectSQL, bucketID, name).Scan(
+		&b.ID, &b.Name, &b.Owner, &b.Public, &b.Type, &b.FileSizeLimit, &b.AllowedMimeTypes, &b.CreatedAt, &b.UpdatedAt,
+		&oid, &obucket, &oname, &o.Owner, &o.OwnerID, &o.Version, &o.CreatedAt, &o.UpdatedAt,
+		&o.LastAccessedAt, &o.Metadata, &o.UserMetadata)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return b, o, errNoSuchBucket()
+	case err != nil:
+		return b, o, errInternal(fmt.Errorf("load bucket %s and object: %w", bucketID, err))
+	case forcePublic && !b.Public:
+		return b, o, errNoSuchBucket()
+	case !b.Public:
+		o, err = s.readPrivate(r, c, b, name)
+		return b, o, err
+	case oid == nil:
+		return b, o, errNoSuchKey()
+	}
+	o.ID, o.BucketID, o.Name = *oid, deref(obucket), deref(oname)
+	return b, o, nil
 }
 
 // adminObject loads a row without RLS (signed URLs, the sweep).

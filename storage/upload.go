@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/basaltdev/basalt/internal/pg"
 )
@@ -245,27 +244,19 @@ const upsertSQL = insertSQL + ` ON CONFLICT (name, bucket_id) DO UPDATE SET
 	metadata = EXCLUDED.metadata, user_metadata = EXCLUDED.user_metadata, version = EXCLUDED.version,
 	owner = EXCLUDED.owner, owner_id = EXCLUDED.owner_id`
 
-// errRollback ends a policy-test transaction without committing it.
-var errRollback = errors.New("rollback policy test")
-
 // canInsert runs the upload's INSERT (or upsert) as the caller and rolls it
-// back: it reports whether the policies allow it and whether the key is
-// taken.
+// back, in one round trip: it reports whether the policies allow it and
+// whether the key is taken.
 func (s *Service) canInsert(r *http.Request, c caller, up *uploadReq) error {
 	meta, _ := json.Marshal(map[string]any{"mimetype": up.mimetype, "contentLength": up.length})
 	sql := insertSQL
 	if up.upsert {
 		sql = upsertSQL
 	}
-	err := s.asUser(r.Context(), r, c, "storage.object.upload", func(tx pgx.Tx) error {
-		if _, err := tx.Exec(r.Context(), sql, up.bucket.ID, up.name, ownerUUID(up.owner), up.owner,
-			meta, userMetaOrEmpty(up.userMeta), uuid.NewString()); err != nil {
-			return err
-		}
-		return errRollback
-	})
+	err := s.probeAsUser(r.Context(), r, c, "storage.object.upload", sql, up.bucket.ID, up.name,
+		ownerUUID(up.owner), up.owner, meta, userMetaOrEmpty(up.userMeta), uuid.NewString())
 	switch {
-	case errors.Is(err, errRollback):
+	case err == nil:
 		return nil
 	case pg.Is(err, "23505"):
 		return errKeyExists()

@@ -1,0 +1,81 @@
+package storage_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pgtest"
+	"github.com/basaltdev/basalt/storage"
+)
+
+// TestPipelinesLeaveTheConnectionClean runs the one-round-trip policy
+// pipelines on a user pool of a single connection: failed probes (denied by
+// RLS, key taken) must neither commit anything nor leave the role, the
+// claims or an aborted transaction behind for the next request, and must
+// not cost the pool its connection.
+func TestPipelinesLeaveTheConnectionClean(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	cfg, err := pgxpool.ParseConfig(db.UserURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 1
+	user, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(user.Close)
+	clk := &clock{t: time.Now()}
+	keys, err := jwt.Generate(clk.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := storage.New(storage.Config{}, db.Admin, user, keys, newBackend(t, "fs"), storage.WithClock(clk.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, svc: svc, db: db, keys: keys, clock: clk, service: keys.ServiceRoleKey, anon: keys.AnonKey}
+	e.alice, e.bob = e.userToken(alice), e.userToken(bob)
+	e.bucket("private", false)
+	e.sql(ownFolderPolicies)
+
+	aliceFile := alice + "/a.txt"
+	if rec := e.put(e.alice, "private", aliceFile, "text/plain", []byte("one"), false); rec.Code != 200 {
+		t.Fatalf("alice upload = %d %s", rec.Code, rec.Body)
+	}
+	for range 3 {
+		// Denied by RLS, then refused as a duplicate: both fail inside the
+		// pipeline, before its ROLLBACK.
+		wantErr(t, e.put(e.bob, "private", aliceFile, "text/plain", []byte("x"), true), 400, "403", "AccessDenied",
+			"new row violates row-level security policy")
+		wantErr(t, e.put(e.alice, "private", aliceFile, "text/plain", []byte("x"), false), 400, "409", "KeyAlreadyExists",
+			"The resource already exists")
+		// A read that RLS hides, then one it allows.
+		wantErr(t, e.get(e.bob, "private", aliceFile, nil), 400, "404", "NoSuchKey", "Object not found")
+		if got := e.get(e.alice, "private", aliceFile, nil).Body.String(); got != "one" {
+			t.Fatalf("alice reads %q", got)
+		}
+	}
+
+	var role, claims, op string
+	if err := user.QueryRow(ctx, `SELECT current_user::text, coalesce(current_setting('request.jwt.claims', true), ''),
+		coalesce(current_setting('storage.operation', true), '')`).Scan(&role, &claims, &op); err != nil {
+		t.Fatal(err)
+	}
+	if role != "authenticator" || claims != "" || op != "" {
+		t.Errorf("after the pipelines the connection runs as %q with claims %q and operation %q; want authenticator and none",
+			role, claims, op)
+	}
+	if n := e.count(`SELECT count(*) FROM storage.objects`); n != 1 {
+		t.Errorf("objects = %d, want 1: a probe committed its row", n)
+	}
+	if n := user.Stat().NewConnsCount(); n != 1 {
+		t.Errorf("the pool opened %d connections, want 1: a failed probe cost the pool its connection", n)
+	}
+}
