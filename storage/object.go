@@ -148,43 +148,65 @@ func (s *Service) readPrivate(r *http.Request, c caller, b bucket, name string) 
 	return o, nil
 }
 
-// bucketObjectSQL reads a bucket and, as the owner, its object name ($2)
-// in one round trip; the object columns are null when there is no such
-// object.
-const bucketObjectSQL = `SELECT b.id, b.name, coalesce(b.owner_id, b.owner::text, ''), coalesce(b.public, false),
-	b.type::text, b.file_size_limit, b.allowed_mime_types, coalesce(b.created_at, now()), coalesce(b.updated_at, now()),
-	o.id::text, o.bucket_id, o.name, o.owner::text, o.owner_id, o.version, o.created_at, o.updated_at,
-	o.last_accessed_at, o.metadata, o.user_metadata
-	FROM storage.buckets b LEFT JOIN storage.objects o ON o.bucket_id = b.id AND o.name = $2
-	WHERE b.id = $1`
-
 // readBucketObject is findBucket followed by readObject for the read
-// routes, with the bucket and (for public reads) the object from one query;
-// private buckets then cost one more round trip, for the RLS check.
-// forcePublic serves public buckets only, whatever the caller.
+// routes, in one round trip on the user pool: storage.read_target, still as
+// authenticator, returns the bucket and, for a public bucket, the object;
+// then the role switch and the caller's RLS read of the object, which
+// private buckets use. forcePublic serves public buckets only, whatever the
+// caller.
 func (s *Service) readBucketObject(r *http.Request, c caller, bucketID, name string, forcePublic bool) (bucket, object, error) {
 	var b bucket
-	var o object
+	var pub, priv object
 	var oid, obucket, oname *string
-	err := s.admin.QueryRow(r.Context(), bucketObjectSQL, bucketID, name).Scan(
-		&b.ID, &b.Name, &b.Owner, &b.Public, &b.Type, &b.FileSizeLimit, &b.AllowedMimeTypes, &b.CreatedAt, &b.UpdatedAt,
-		&oid, &obucket, &oname, &o.Owner, &o.OwnerID, &o.Version, &o.CreatedAt, &o.UpdatedAt,
-		&o.LastAccessedAt, &o.Metadata, &o.UserMetadata)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return b, o, errNoSuchBucket()
-	case err != nil:
-		return b, o, errInternal(fmt.Errorf("load bucket %s and object: %w", bucketID, err))
-	case forcePublic && !b.Public:
-		return b, o, errNoSuchBucket()
-	case !b.Public:
-		o, err = s.readPrivate(r, c, b, name)
-		return b, o, err
-	case oid == nil:
-		return b, o, errNoSuchKey()
+	var targetErr error
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT * FROM storage.read_target($1, $2)`, bucketID, name).QueryRow(func(row pgx.Row) error {
+		targetErr = row.Scan(&b.ID, &b.Name, &b.Owner, &b.Public, &b.Type, &b.FileSizeLimit, &b.AllowedMimeTypes,
+			&b.CreatedAt, &b.UpdatedAt, &oid, &obucket, &oname, &pub.Owner, &pub.OwnerID, &pub.Version,
+			&pub.CreatedAt, &pub.UpdatedAt, &pub.LastAccessedAt, &pub.Metadata, &pub.UserMetadata)
+		return targetErr
+	})
+	// Without a token a private object is never visible, and an invalid
+	// role is only an error where RLS would run: no RLS read then.
+	setup, setupErr := setupArgs(r, c, "storage.object.get")
+	hidden := false
+	if c.claims != nil && setupErr == nil && !forcePublic {
+		batch.Queue(setupSQL, setup...)
+		batch.Queue(`SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`,
+			bucketID, name).QueryRow(func(row pgx.Row) error {
+			var err error
+			priv, err = scanObject(row)
+			if errors.Is(err, pgx.ErrNoRows) {
+				hidden = true
+				return nil
+			}
+			return err
+		})
 	}
-	o.ID, o.BucketID, o.Name = *oid, deref(obucket), deref(oname)
-	return b, o, nil
+	err := s.user.SendBatch(r.Context(), batch).Close()
+	switch {
+	case errors.Is(targetErr, pgx.ErrNoRows):
+		return b, pub, errNoSuchBucket()
+	case targetErr != nil:
+		return b, pub, errInternal(fmt.Errorf("load bucket %s and object: %w", bucketID, targetErr))
+	case forcePublic && !b.Public:
+		return b, pub, errNoSuchBucket()
+	case b.Public && oid == nil:
+		return b, pub, errNoSuchKey()
+	case b.Public:
+		// The RLS read does not matter here, whatever it returned.
+		pub.ID, pub.BucketID, pub.Name = *oid, deref(obucket), deref(oname)
+		return b, pub, nil
+	case c.claims == nil:
+		return b, priv, errNoSuchBucket()
+	case setupErr != nil:
+		return b, priv, setupErr
+	case err != nil:
+		return b, priv, rlsError(err, "load object")
+	case hidden:
+		return b, priv, errNoSuchKey()
+	}
+	return b, priv, nil
 }
 
 // adminObject loads a row without RLS (signed URLs, the sweep).

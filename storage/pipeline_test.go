@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgtest"
 	"github.com/basaltdev/basalt/storage"
 )
@@ -77,5 +79,27 @@ func TestPipelinesLeaveTheConnectionClean(t *testing.T) {
 	}
 	if n := user.Stat().NewConnsCount(); n != 1 {
 		t.Errorf("the pool opened %d connections, want 1: a failed probe cost the pool its connection", n)
+	}
+}
+
+// TestReadTargetIsNotForAPIRoles checks that the security-definer function
+// the read pipeline starts with cannot be called by SQL running as an API
+// role: it would show bucket settings and public rows past RLS.
+func TestReadTargetIsNotForAPIRoles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	for _, role := range []string{"anon", "authenticated", "service_role"} {
+		err := pg.WithClaims(ctx, db.User, pg.Request{Role: role}, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `SELECT * FROM storage.read_target('b', 'x')`)
+			return err
+		})
+		if !pg.Is(err, "42501") {
+			t.Errorf("%s calling storage.read_target: err = %v, want permission denied", role, err)
+		}
+	}
+	var n int
+	if err := db.User.QueryRow(ctx, `SELECT count(*) FROM storage.read_target('b', 'x')`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("authenticator calling storage.read_target: %d rows, %v; want 0 rows and no error", n, err)
 	}
 }
