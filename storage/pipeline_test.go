@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,5 +102,49 @@ func TestReadTargetIsNotForAPIRoles(t *testing.T) {
 	var n int
 	if err := db.User.QueryRow(ctx, `SELECT count(*) FROM storage.read_target('b', 'x')`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("authenticator calling storage.read_target: %d rows, %v; want 0 rows and no error", n, err)
+	}
+}
+
+// TestUploadErrorPrecedence checks that the bucket lookup and the policy
+// test sharing one round trip do not change which error an upload that
+// breaks several rules gets: a missing bucket first, then the request and
+// the bucket's rules, and the policy verdict last.
+func TestUploadErrorPrecedence(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "fs")
+	e.bucket("private", false, map[string]any{"allowed_mime_types": []string{"image/*"}, "file_size_limit": 8})
+	e.sql(ownFolderPolicies)
+	notMine := bob + "/x.png" // alice may not write in bob's folder
+	tests := []struct {
+		name, bucket, path, contentType string
+		header                          map[string]string
+		body                            string
+		status                          string
+		code, message                   string
+	}{
+		{"missing bucket before bad metadata", "nope", notMine, "image/png", map[string]string{"x-metadata": "%%%"}, "x",
+			"404", "NoSuchBucket", "Bucket not found"},
+		{"bad metadata before the bucket's rules", "private", notMine, "text/plain", map[string]string{"x-metadata": "%%%"}, "x",
+			"400", "InvalidRequest", "Invalid metadata"},
+		{"size before mime type", "private", notMine, "text/plain", nil, "more than eight bytes",
+			"413", "EntityTooLarge", "The object exceeded the maximum allowed size"},
+		{"mime type before the policy", "private", notMine, "text/plain", nil, "x",
+			"415", "InvalidMimeType", "mime type text/plain is not supported"},
+		{"the policy last", "private", notMine, "image/png", nil, "x",
+			"403", "AccessDenied", "new row violates row-level security policy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := map[string]string{"Content-Type": tt.contentType}
+			for k, v := range tt.header {
+				hdr[k] = v
+			}
+			rec := e.do(req{method: "POST", path: "/object/" + tt.bucket + "/" + tt.path, token: e.alice,
+				body: strings.NewReader(tt.body), header: hdr})
+			wantErr(t, rec, 400, tt.status, tt.code, tt.message)
+		})
+	}
+	if n := e.count(`SELECT count(*) FROM storage.objects`); n != 0 {
+		t.Errorf("objects = %d after refused uploads, want 0", n)
 	}
 }

@@ -231,8 +231,10 @@ func (s *Service) queryRowAsUser(ctx context.Context, r *http.Request, c caller,
 // It reports the statement's error, which is how policy tests learn whether
 // the caller may write. When the statement fails, Postgres skips the rest
 // of the pipeline and leaves the transaction aborted, so a second round trip
-// ends it before the connection goes back to the pool.
-func (s *Service) probeAsUser(ctx context.Context, r *http.Request, c caller, op, sql string, args ...any) error {
+// ends it before the connection goes back to the pool. head, when not nil,
+// queues statements to run first, still as authenticator.
+func (s *Service) probeAsUser(ctx context.Context, r *http.Request, c caller, op string, head func(*pgx.Batch),
+	sql string, args ...any) error {
 	setup, err := setupArgs(r, c, op)
 	if err != nil {
 		return err
@@ -244,6 +246,9 @@ func (s *Service) probeAsUser(ctx context.Context, r *http.Request, c caller, op
 	defer conn.Release()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
+	if head != nil {
+		head(b)
+	}
 	b.Queue(setupSQL, setup...)
 	b.Queue(sql, args...)
 	b.Queue("ROLLBACK")
