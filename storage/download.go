@@ -30,14 +30,10 @@ func (s *Service) downloadAuthenticated(w http.ResponseWriter, r *http.Request) 
 }
 
 // downloadAs serves bucket/path for caller c: the bucket is looked up as the
-// owner (its existence is not secret, its objects are), then readObject
-// applies the public-bucket shortcut or RLS.
+// owner (its existence is not secret, its objects are), then
+// readBucketObject applies the public-bucket shortcut or RLS.
 func (s *Service) downloadAs(w http.ResponseWriter, r *http.Request, c caller) error {
-	b, err := s.findBucket(r, param(r, "bucket"))
-	if err != nil {
-		return err
-	}
-	o, err := s.readObject(r, c, b, param(r, "path"), false)
+	_, o, err := s.readBucketObject(r, c, param(r, "bucket"), param(r, "path"), false)
 	if err != nil {
 		return err
 	}
@@ -187,8 +183,11 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 		return errInternal(fmt.Errorf("open %s: %w", o.key(), err))
 	}
 	defer body.Close()
-	// io.Copy hands a whole-file *os.File to the ResponseWriter's ReadFrom,
-	// which uses sendfile; nothing is buffered beyond the copy window.
+	// io.Copy hands the file backend's reader (an *os.File, or a section
+	// whose WriteTo passes an *io.LimitedReader over it) to the
+	// ResponseWriter's ReadFrom, which uses sendfile; nothing is buffered
+	// beyond the copy window. Every writer wrapped around the server's
+	// (the gateway's recorder) must pass ReadFrom on for that to happen.
 	h.Set("Content-Length", contentLengthHeader(rg.length))
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
@@ -291,14 +290,7 @@ func (s *Service) infoPublic(w http.ResponseWriter, r *http.Request) error {
 // download; metadata here is the user's metadata ({} when none), the system
 // metadata is spread into size, content_type, etag and cache_control.
 func (s *Service) infoAs(w http.ResponseWriter, r *http.Request, c caller, public bool) error {
-	b, err := s.findBucket(r, param(r, "bucket"))
-	if err != nil {
-		return err
-	}
-	if public && !b.Public {
-		return errNoSuchBucket()
-	}
-	o, err := s.readObject(r, c, b, param(r, "path"), public)
+	_, o, err := s.readBucketObject(r, c, param(r, "bucket"), param(r, "path"), public)
 	if err != nil {
 		return err
 	}

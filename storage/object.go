@@ -119,28 +119,26 @@ func validateKey(name string) error {
 // ones need a verified token and an RLS-visible row. Failures are reported
 // as not found, never as 403, like the reference.
 func (s *Service) readObject(r *http.Request, c caller, b bucket, name string, forcePublic bool) (object, error) {
-	const q = `SELECT ` + objectColumns + ` FROM storage.objects WHERE bucket_id = $1 AND name = $2`
 	if b.Public || forcePublic {
-		o, err := scanObject(s.admin.QueryRow(r.Context(), q, b.ID, name))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return o, errNoSuchKey()
-		}
-		if err != nil {
-			return o, errInternal(fmt.Errorf("load object %s/%s: %w", b.ID, name, err))
-		}
-		return o, nil
+		return s.adminObject(r, b.ID, name)
 	}
+	return s.readPrivate(r, c, b, name)
+}
+
+// readPrivate loads bucket/name from a private bucket as the caller: the row
+// must pass the caller's SELECT policies, and a hidden row and a missing row
+// are the same NoSuchKey. Requests without a token never see private
+// objects.
+func (s *Service) readPrivate(r *http.Request, c caller, b bucket, name string) (object, error) {
 	if c.claims == nil {
 		return object{}, errNoSuchBucket()
 	}
-	// Private bucket: the row must pass the caller's SELECT policies. A
-	// hidden row and a missing row are the same NoSuchKey.
 	var o object
-	err := s.asUser(r.Context(), r, c, "storage.object.get", func(tx pgx.Tx) error {
+	err := s.queryRowAsUser(r.Context(), r, c, "storage.object.get", func(row pgx.Row) error {
 		var err error
-		o, err = scanObject(tx.QueryRow(r.Context(), q, b.ID, name))
+		o, err = scanObject(row)
 		return err
-	})
+	}, `SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`, b.ID, name)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return o, errNoSuchKey()
 	}
@@ -148,6 +146,67 @@ func (s *Service) readObject(r *http.Request, c caller, b bucket, name string, f
 		return o, rlsError(err, "load object")
 	}
 	return o, nil
+}
+
+// readBucketObject is findBucket followed by readObject for the read
+// routes, in one round trip on the user pool: storage.read_target, still as
+// authenticator, returns the bucket and, for a public bucket, the object;
+// then the role switch and the caller's RLS read of the object, which
+// private buckets use. forcePublic serves public buckets only, whatever the
+// caller.
+func (s *Service) readBucketObject(r *http.Request, c caller, bucketID, name string, forcePublic bool) (bucket, object, error) {
+	var b bucket
+	var pub, priv object
+	var oid, obucket, oname *string
+	var targetErr error
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT * FROM storage.read_target($1, $2)`, bucketID, name).QueryRow(func(row pgx.Row) error {
+		targetErr = row.Scan(&b.ID, &b.Name, &b.Owner, &b.Public, &b.Type, &b.FileSizeLimit, &b.AllowedMimeTypes,
+			&b.CreatedAt, &b.UpdatedAt, &oid, &obucket, &oname, &pub.Owner, &pub.OwnerID, &pub.Version,
+			&pub.CreatedAt, &pub.UpdatedAt, &pub.LastAccessedAt, &pub.Metadata, &pub.UserMetadata)
+		return targetErr
+	})
+	// Without a token a private object is never visible, and an invalid
+	// role is only an error where RLS would run: no RLS read then.
+	setup, setupErr := setupArgs(r, c, "storage.object.get")
+	hidden := false
+	if c.claims != nil && setupErr == nil && !forcePublic {
+		batch.Queue(setupSQL, setup...)
+		batch.Queue(`SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`,
+			bucketID, name).QueryRow(func(row pgx.Row) error {
+			var err error
+			priv, err = scanObject(row)
+			if errors.Is(err, pgx.ErrNoRows) {
+				hidden = true
+				return nil
+			}
+			return err
+		})
+	}
+	err := s.user.SendBatch(r.Context(), batch).Close()
+	switch {
+	case errors.Is(targetErr, pgx.ErrNoRows):
+		return b, pub, errNoSuchBucket()
+	case targetErr != nil:
+		return b, pub, errInternal(fmt.Errorf("load bucket %s and object: %w", bucketID, targetErr))
+	case forcePublic && !b.Public:
+		return b, pub, errNoSuchBucket()
+	case b.Public && oid == nil:
+		return b, pub, errNoSuchKey()
+	case b.Public:
+		// The RLS read does not matter here, whatever it returned.
+		pub.ID, pub.BucketID, pub.Name = *oid, deref(obucket), deref(oname)
+		return b, pub, nil
+	case c.claims == nil:
+		return b, priv, errNoSuchBucket()
+	case setupErr != nil:
+		return b, priv, setupErr
+	case err != nil:
+		return b, priv, rlsError(err, "load object")
+	case hidden:
+		return b, priv, errNoSuchKey()
+	}
+	return b, priv, nil
 }
 
 // adminObject loads a row without RLS (signed URLs, the sweep).

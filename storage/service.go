@@ -182,21 +182,83 @@ func joseMessage(err error) string {
 // settings policies read (those pg.WithClaims sets) plus the storage ones,
 // all in one statement: a round trip saved on every API call.
 func (s *Service) asUser(ctx context.Context, r *http.Request, c caller, op string, fn func(pgx.Tx) error) error {
+	args, err := setupArgs(r, c, op)
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, s.user, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, setupSQL, args...); err != nil {
+			return fmt.Errorf("set request role and claims: %w", err)
+		}
+		return fn(tx)
+	})
+}
+
+// setupArgs are setupSQL's arguments for caller c; a role outside the API
+// roles is refused before it reaches Postgres.
+func setupArgs(r *http.Request, c caller, op string) ([]any, error) {
 	role := c.role()
 	if role != "anon" && role != "authenticated" && role != "service_role" {
-		return errAccessDenied("Invalid JWT role")
+		return nil, errAccessDenied("Invalid JWT role")
 	}
 	claims := `{"role":"anon"}`
 	if c.claims != nil && len(c.claims.Raw) > 0 {
 		claims = string(c.claims.Raw)
 	}
-	return pgx.BeginFunc(ctx, s.user, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, setupSQL, role, claims, r.Method, r.URL.Path, string(headersJSON(r)),
-			op, c.token); err != nil {
-			return fmt.Errorf("set request role and claims: %w", err)
-		}
-		return fn(tx)
-	})
+	return []any{role, claims, r.Method, r.URL.Path, string(headersJSON(r)), op, c.token}, nil
+}
+
+// queryRowAsUser runs one query as the caller in a single round trip: the
+// setup and the query go out as one pipeline ending in one Sync, which
+// Postgres runs as one implicit transaction, so the set_config(..., true)
+// settings hold for the query and end with it (BEGIN, setup, query and
+// COMMIT as separate statements cost four round trips). scan reads the row;
+// pgx.ErrNoRows comes back as is.
+func (s *Service) queryRowAsUser(ctx context.Context, r *http.Request, c caller, op string,
+	scan func(pgx.Row) error, sql string, args ...any) error {
+	setup, err := setupArgs(r, c, op)
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	b.Queue(setupSQL, setup...)
+	b.Queue(sql, args...).QueryRow(scan)
+	return s.user.SendBatch(ctx, b).Close()
+}
+
+// probeAsUser runs one statement as the caller and rolls it back, in one
+// round trip: BEGIN, the setup, the statement and ROLLBACK are one pipeline.
+// It reports the statement's error, which is how policy tests learn whether
+// the caller may write. When the statement fails, Postgres skips the rest
+// of the pipeline and leaves the transaction aborted, so a second round trip
+// ends it before the connection goes back to the pool. head, when not nil,
+// queues statements to run first, still as authenticator.
+func (s *Service) probeAsUser(ctx context.Context, r *http.Request, c caller, op string, head func(*pgx.Batch),
+	sql string, args ...any) error {
+	setup, err := setupArgs(r, c, op)
+	if err != nil {
+		return err
+	}
+	conn, err := s.user.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection: %w", err)
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	if head != nil {
+		head(b)
+	}
+	b.Queue(setupSQL, setup...)
+	b.Queue(sql, args...)
+	b.Queue("ROLLBACK")
+	err = conn.SendBatch(ctx, b).Close()
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		// If this fails too, Release sees the open transaction and
+		// discards the connection instead of reusing it.
+		_, _ = conn.Exec(ctx, "ROLLBACK")
+	}
+	return err
 }
 
 // setupSQL is pg.Setup's statement plus storage's own settings.

@@ -34,6 +34,7 @@ type uploadReq struct {
 	cacheControl string
 	userMeta     json.RawMessage
 	length       int64 // declared length for the policy test, -1 unknown
+	raw          bool  // the body is the request body (not a multipart part)
 	body         io.Reader
 	robots       string
 }
@@ -54,19 +55,29 @@ func (s *Service) uploadAs(w http.ResponseWriter, r *http.Request, upsert bool) 
 	if err != nil {
 		return err
 	}
-	b, err := s.findBucket(r, param(r, "bucket"))
+	bucketID := param(r, "bucket")
+	up, err := readUpload(r, param(r, "path"))
 	if err != nil {
-		return err
-	}
-	up, err := s.parseUpload(r, b, param(r, "path"))
-	if err != nil {
+		// A missing bucket is reported before a malformed request.
+		if _, berr := s.findBucket(r, bucketID); berr != nil {
+			return berr
+		}
 		return err
 	}
 	up.upsert, up.owner = upsert, c.sub()
-	// The policy test runs before any byte is stored, with the metadata the
-	// reference exposes to policies at this point.
-	if err := s.canInsert(r, c, up); err != nil {
+	// The bucket and the policy test come back from one round trip; the
+	// test runs before any byte is stored, with the metadata the reference
+	// exposes to policies at this point. Its verdict counts only after the
+	// bucket's own rules, as in the reference.
+	b, probeErr, err := s.bucketAndCanInsert(r, c, bucketID, up)
+	if err != nil {
 		return err
+	}
+	if err := s.applyBucket(up, b); err != nil {
+		return err
+	}
+	if probeErr != nil {
+		return probeErr
 	}
 	o, err := s.store(r, up)
 	if err != nil {
@@ -78,13 +89,25 @@ func (s *Service) uploadAs(w http.ResponseWriter, r *http.Request, upsert bool) 
 // parseUpload reads headers or the leading multipart fields, checks the
 // limits the reference checks before storing, and leaves the file streaming.
 func (s *Service) parseUpload(r *http.Request, b bucket, name string) (*uploadReq, error) {
+	up, err := readUpload(r, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.applyBucket(up, b); err != nil {
+		return nil, err
+	}
+	return up, nil
+}
+
+// readUpload is the part of parseUpload that needs no bucket: the headers
+// or the leading multipart fields.
+func readUpload(r *http.Request, name string) (*uploadReq, error) {
 	// length is what the policy test reports as contentLength: the
 	// request's, since a multipart part's own length is unknown until read.
-	up := &uploadReq{bucket: b, name: name, length: r.ContentLength}
-	limit := s.limit(b)
+	up := &uploadReq{name: name, length: r.ContentLength}
 	ct := r.Header.Get("Content-Type")
 	if mt, _, _ := mime.ParseMediaType(ct); mt == "multipart/form-data" {
-		if err := s.parseMultipart(r, up); err != nil {
+		if err := parseMultipart(r, up); err != nil {
 			return nil, err
 		}
 	} else {
@@ -100,35 +123,44 @@ func (s *Service) parseUpload(r *http.Request, b bucket, name string) (*uploadRe
 			}
 			up.userMeta = raw
 		}
-		if r.ContentLength > limit {
-			return nil, errTooLarge()
-		}
+		up.raw = true
 		up.body = r.Body
 	}
 	if up.cacheControl == "" {
 		up.cacheControl = "no-cache"
 	}
 	up.robots = r.Header.Get("x-robots-tag")
+	return up, nil
+}
+
+// applyBucket checks an upload against bucket b's rules and the service's
+// limits, in the reference's order, and caps the body at the limit.
+func (s *Service) applyBucket(up *uploadReq, b bucket) error {
+	up.bucket = b
+	limit := s.limit(b)
+	if up.raw && up.length > limit {
+		return errTooLarge()
+	}
 	if len(up.userMeta) > maxUserMetadata {
-		return nil, &Error{Status: 413, Code: "EntityTooLarge", Label: "Payload too large",
+		return &Error{Status: 413, Code: "EntityTooLarge", Label: "Payload too large",
 			Message: "The user_metadata exceeded the maximum allowed size"}
 	}
-	if !strings.HasSuffix(name, ".emptyFolderPlaceholder") && !mimeAllowed(b.AllowedMimeTypes, up.mimetype) {
-		return nil, errMime(up.mimetype)
+	if !strings.HasSuffix(up.name, ".emptyFolderPlaceholder") && !mimeAllowed(b.AllowedMimeTypes, up.mimetype) {
+		return errMime(up.mimetype)
 	}
-	if err := validateKey(name); err != nil {
-		return nil, err
+	if err := validateKey(up.name); err != nil {
+		return err
 	}
 	// Every body is cut off once it passes the limit, whatever
 	// Content-Length claimed (chunked bodies claim nothing).
 	up.body = &limitReader{r: up.body, limit: limit}
-	return up, nil
+	return nil
 }
 
 // parseMultipart reads the fields that precede the first file part and
 // leaves up.body on that part, as the reference does (later fields are
 // ignored).
-func (s *Service) parseMultipart(r *http.Request, up *uploadReq) error {
+func parseMultipart(r *http.Request, up *uploadReq) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return errInvalid("No content provided")
@@ -245,27 +277,60 @@ const upsertSQL = insertSQL + ` ON CONFLICT (name, bucket_id) DO UPDATE SET
 	metadata = EXCLUDED.metadata, user_metadata = EXCLUDED.user_metadata, version = EXCLUDED.version,
 	owner = EXCLUDED.owner, owner_id = EXCLUDED.owner_id`
 
-// errRollback ends a policy-test transaction without committing it.
-var errRollback = errors.New("rollback policy test")
-
 // canInsert runs the upload's INSERT (or upsert) as the caller and rolls it
-// back: it reports whether the policies allow it and whether the key is
-// taken.
+// back, in one round trip: it reports whether the policies allow it and
+// whether the key is taken.
 func (s *Service) canInsert(r *http.Request, c caller, up *uploadReq) error {
+	sql, args := insertProbe(up)
+	return insertVerdict(s.probeAsUser(r.Context(), r, c, "storage.object.upload", nil, sql, args...))
+}
+
+// bucketAndCanInsert is findBucket and canInsert in one round trip: the
+// bucket comes from storage.read_target at the head of the probe pipeline.
+// err is the bucket's failure; probeErr the policy test's verdict.
+func (s *Service) bucketAndCanInsert(r *http.Request, c caller, bucketID string, up *uploadReq) (b bucket, probeErr, err error) {
+	if _, err := setupArgs(r, c, ""); err != nil {
+		// No pipeline for a role the API refuses: the bucket alone, so
+		// that a missing bucket is still reported first.
+		b, berr := s.findBucket(r, bucketID)
+		return b, err, berr
+	}
+	var targetErr error
+	head := func(batch *pgx.Batch) {
+		// A NULL name matches no object: only the bucket is wanted.
+		batch.Queue(`SELECT id, name, owner, public, type, file_size_limit, allowed_mime_types, created_at, updated_at
+			FROM storage.read_target($1, NULL)`, bucketID).QueryRow(func(row pgx.Row) error {
+			b, targetErr = scanBucket(row)
+			return nil // the pipeline goes on; the verdict is read below
+		})
+	}
+	up.bucket.ID = bucketID
+	sql, args := insertProbe(up)
+	probeErr = s.probeAsUser(r.Context(), r, c, "storage.object.upload", head, sql, args...)
+	switch {
+	case errors.Is(targetErr, pgx.ErrNoRows):
+		return b, nil, errNoSuchBucket()
+	case targetErr != nil:
+		return b, nil, errInternal(fmt.Errorf("load bucket %s: %w", bucketID, targetErr))
+	}
+	return b, insertVerdict(probeErr), nil
+}
+
+// insertProbe is the policy test's statement for up.
+func insertProbe(up *uploadReq) (string, []any) {
 	meta, _ := json.Marshal(map[string]any{"mimetype": up.mimetype, "contentLength": up.length})
 	sql := insertSQL
 	if up.upsert {
 		sql = upsertSQL
 	}
-	err := s.asUser(r.Context(), r, c, "storage.object.upload", func(tx pgx.Tx) error {
-		if _, err := tx.Exec(r.Context(), sql, up.bucket.ID, up.name, ownerUUID(up.owner), up.owner,
-			meta, userMetaOrEmpty(up.userMeta), uuid.NewString()); err != nil {
-			return err
-		}
-		return errRollback
-	})
+	return sql, []any{up.bucket.ID, up.name, ownerUUID(up.owner), up.owner, meta, userMetaOrEmpty(up.userMeta),
+		uuid.NewString()}
+}
+
+// insertVerdict maps the policy test's error to the API's.
+func insertVerdict(err error) error {
 	switch {
-	case errors.Is(err, errRollback):
+	case err == nil:
 		return nil
 	case pg.Is(err, "23505"):
 		return errKeyExists()

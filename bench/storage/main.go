@@ -1,11 +1,24 @@
-// Command storage benchmarks /storage/v1 against its own backend: each
-// case moves the same bytes twice in the same run, once through the storage
-// API over loopback HTTP (JWT check, RLS policy test, Postgres row, MD5,
-// backend write or read) and once straight to the backend, and reports the
-// ratio. A last case streams one very large object up and down while
-// sampling the heap, to show memory stays flat.
+// Command storage benchmarks /storage/v1 against its own backend. Each case
+// moves the same bytes three ways in the same run, at the same concurrency:
 //
-//	go run ./bench/storage            # full run (about a minute)
+//   - API: through the gateway and the storage service over loopback HTTP,
+//     as an authenticated user under RLS policies (JWT, policy test, MD5,
+//     backend write, the storage.objects row; for reads the bucket, the RLS
+//     read, the headers and the bytes);
+//   - bare HTTP: a handler that only moves the bytes between the request
+//     and the backend over the same loopback HTTP client (the transport's
+//     own cost, with no API work);
+//   - direct: the backend's Put and Get called in process, with the keys
+//     the service would use.
+//
+// The ratio is API over direct (1.0 = the API costs nothing on top of the
+// disk); API over bare HTTP isolates what the service itself adds. Every
+// figure is the median over several rounds; the three sides take turns
+// going first and the page cache is flushed before each timed phase, so no
+// side pays for another's writeback. A last case streams one very large
+// object up and down while sampling the heap, to show memory stays flat.
+//
+//	go run ./bench/storage            # full run
 //	go run ./bench/storage -smoke     # CI: a few seconds
 //	BENCH_SMOKE=1 go run ./bench/storage
 package main
@@ -23,13 +36,22 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
+	gojwt "github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/pg"
@@ -51,30 +73,55 @@ type benchCase struct {
 func main() {
 	smoke := flag.Bool("smoke", os.Getenv("BENCH_SMOKE") == "1", "short run for CI")
 	huge := flag.Int64("stream-mb", 500, "size of the memory-check object in MB")
+	rounds := flag.Int("rounds", 3, "rounds per case; figures are medians")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	only := flag.String("case", "", "run only the cases whose name contains this (e.g. \"10 KB\"; \"-\" for none)")
 	flag.Parse()
 	cases := []benchCase{
 		{"1 MB objects", 1 << 20, 128, 16},
 		{"50 MB objects", 50 << 20, 8, 4},
-		{"10 KB objects", 10 << 10, 4000, 16},
+		{"10 KB objects", 10 << 10, 2000, 16},
 	}
 	if *smoke {
 		cases = []benchCase{{"1 MB objects", 1 << 20, 16, 4}, {"10 KB objects", 10 << 10, 100, 4}}
-		*huge = 32
+		*huge, *rounds = 32, 1
 	}
-	if err := run(cases, *huge<<20); err != nil {
+	if *only != "" {
+		cases = slices.DeleteFunc(cases, func(c benchCase) bool { return !strings.Contains(c.name, *only) })
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(cases, *rounds, *huge<<20); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// env is the service under test and its backend.
+// env is the service under test, the bare HTTP server and the backend.
 type env struct {
-	url     string
-	token   string
+	api     string // gateway base URL
+	bare    string // bare HTTP server URL
+	anonKey string
+	token   string // an authenticated user's JWT
 	backend *fsbackend.Backend
+	admin   *pgxpool.Pool
 	client  *http.Client
 }
 
-func run(cases []benchCase, hugeSize int64) error {
+// benchPolicies let every authenticated user read and write the bench
+// bucket, so API requests run real policy checks.
+const benchPolicies = `
+CREATE POLICY bench_select ON storage.objects FOR SELECT TO authenticated USING (bucket_id = 'bench');
+CREATE POLICY bench_insert ON storage.objects FOR INSERT TO authenticated WITH CHECK (bucket_id = 'bench');`
+
+func run(cases []benchCase, rounds int, hugeSize int64) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "stbench")
 	if err != nil {
@@ -89,7 +136,15 @@ func run(cases []benchCase, hugeSize int64) error {
 		return err
 	}
 	defer stop()
+	if _, err := admin.Exec(ctx, benchPolicies); err != nil {
+		return fmt.Errorf("policies: %w", err)
+	}
 	keys, err := jwt.Generate(time.Now())
+	if err != nil {
+		return err
+	}
+	token, err := keys.Sign(gojwt.MapClaims{"sub": uuid.NewString(), "role": "authenticated",
+		"aud": "authenticated", "exp": time.Now().Add(24 * time.Hour).Unix()})
 	if err != nil {
 		return err
 	}
@@ -102,64 +157,194 @@ func run(cases []benchCase, hugeSize int64) error {
 	if err != nil {
 		return err
 	}
-	srv := httptest.NewServer(svc)
-	defer srv.Close()
-	e := &env{url: srv.URL, token: keys.ServiceRoleKey, backend: backend,
+	// The service behind the gateway, as cmd/basalt serves it.
+	gw, err := gateway.New(gateway.Config{}, gateway.Services{Storage: svc}, keys, nil)
+	if err != nil {
+		return err
+	}
+	apiSrv := httptest.NewServer(gw)
+	defer apiSrv.Close()
+	bareSrv := httptest.NewServer(bareHandler(backend))
+	defer bareSrv.Close()
+	e := &env{api: apiSrv.URL + "/storage/v1", bare: bareSrv.URL, anonKey: keys.AnonKey, token: token,
+		backend: backend, admin: admin,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
-	if err := e.call("POST", "/bucket", bytes.NewReader([]byte(`{"name":"bench"}`)), "application/json", nil); err != nil {
+	if _, err := admin.Exec(ctx, `INSERT INTO storage.buckets (id, name) VALUES ('bench', 'bench')`); err != nil {
 		return fmt.Errorf("create bucket: %w", err)
 	}
 
+	fmt.Printf("median of %d rounds; ratio = API / direct, API/bare = API / bare HTTP\n", rounds)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\tconc\tAPI\tdirect backend\tratio\t")
+	fmt.Fprintln(tw, "case\tconc\tAPI\tbare HTTP\tdirect\tratio\tAPI/bare\t")
 	for _, c := range cases {
-		data := make([]byte, c.size)
-		_, _ = rand.Read(data)
-		unit, scale := "MB/s", func(d time.Duration) float64 { return float64(c.size*int64(c.count)) / d.Seconds() / 1e6 }
-		if c.size < 1<<20 {
-			unit, scale = "req/s", func(d time.Duration) float64 { return float64(c.count) / d.Seconds() }
-		}
-		// Uploads: the API (multipart-free raw body, as storage-js sends a
-		// Buffer) against Put on the backend with the same bytes.
-		api, err := parallel(c, func(i int) error {
-			return e.call("POST", fmt.Sprintf("/object/bench/%s/%d", c.name, i), bytes.NewReader(data), "application/octet-stream", nil)
-		})
+		up, down, err := e.runCase(ctx, c, rounds)
 		if err != nil {
-			return fmt.Errorf("%s upload: %w", c.name, err)
-		}
-		direct, err := parallel(c, func(i int) error {
-			return backend.Put(ctx, fmt.Sprintf("direct/%s/%d", c.name, i), bytes.NewReader(data), c.size, "")
-		})
-		if err != nil {
-			return fmt.Errorf("%s direct put: %w", c.name, err)
-		}
-		fmt.Fprintf(tw, "upload %s\t%d\t%.1f %s\t%.1f %s\t%.2f\t\n", c.name, c.concurrency, scale(api), unit, scale(direct), unit,
-			direct.Seconds()/api.Seconds())
-
-		api, err = parallel(c, func(i int) error {
-			return e.call("GET", fmt.Sprintf("/object/bench/%s/%d", c.name, i), nil, "", io.Discard)
-		})
-		if err != nil {
-			return fmt.Errorf("%s download: %w", c.name, err)
-		}
-		direct, err = parallel(c, func(i int) error {
-			r, err := backend.Get(ctx, fmt.Sprintf("direct/%s/%d", c.name, i), 0, -1)
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			_, err = io.Copy(io.Discard, r)
 			return err
-		})
-		if err != nil {
-			return fmt.Errorf("%s direct get: %w", c.name, err)
 		}
-		fmt.Fprintf(tw, "download %s\t%d\t%.1f %s\t%.1f %s\t%.2f\t\n", c.name, c.concurrency, scale(api), unit, scale(direct), unit,
-			direct.Seconds()/api.Seconds())
+		unit := "MB/s"
+		if c.size < 1<<20 {
+			unit = "req/s"
+		}
+		for _, row := range []struct {
+			op string
+			r  [3]float64
+		}{{"upload", up}, {"download", down}} {
+			fmt.Fprintf(tw, "%s %s\t%d\t%.1f %s\t%.1f %s\t%.1f %s\t%.2f\t%.2f\t\n", row.op, c.name, c.concurrency,
+				row.r[0], unit, row.r[1], unit, row.r[2], unit, row.r[0]/row.r[2], row.r[0]/row.r[1])
+		}
 		tw.Flush()
 	}
-	tw.Flush()
 	return e.streamCheck(hugeSize)
+}
+
+// bareHandler moves bytes between HTTP and the backend and does nothing
+// else: PUT /key stores the body, GET /key?size=n serves n bytes with the
+// same copy the service uses.
+func bareHandler(b *fsbackend.Backend) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.URL.Path[1:]
+		switch r.Method {
+		case http.MethodPut:
+			if err := b.Put(r.Context(), key, r.Body, r.ContentLength, ""); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+		case http.MethodGet:
+			size, _ := strconv.ParseInt(r.URL.Query().Get("size"), 10, 64)
+			body, err := b.Get(r.Context(), key, 0, size)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusNotFound)
+				return
+			}
+			defer body.Close()
+			w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+			_, _ = io.Copy(w, body)
+		}
+	})
+}
+
+// side is one way of moving the bytes of a case.
+type side struct {
+	up, down func(i int) error
+}
+
+// runCase runs rounds of uploads then downloads on the three sides and
+// returns the median throughput of each (API, bare, direct), in the case's
+// unit.
+func (e *env) runCase(ctx context.Context, c benchCase, rounds int) (up, down [3]float64, err error) {
+	data := make([]byte, c.size)
+	_, _ = rand.Read(data)
+	scale := func(d time.Duration) float64 { return float64(c.size*int64(c.count)) / d.Seconds() / 1e6 }
+	if c.size < 1<<20 {
+		scale = func(d time.Duration) float64 { return float64(c.count) / d.Seconds() }
+	}
+	var ups, downs [3][]float64
+	for round := range rounds {
+		prefix := fmt.Sprintf("%s/r%d", c.name, round)
+		// The backend sides write the key shape the service writes
+		// (bucket/name/version), so the same directories are created.
+		bareKeys, directKeys := versionKeys("bare/"+prefix, c.count), versionKeys("direct/"+prefix, c.count)
+		sides := [3]side{
+			{
+				up: func(i int) error {
+					return e.call("POST", e.api+fmt.Sprintf("/object/bench/%s/%d", prefix, i), data, nil)
+				},
+				down: func(i int) error {
+					return e.call("GET", e.api+fmt.Sprintf("/object/bench/%s/%d", prefix, i), nil, nil)
+				},
+			},
+			{
+				up: func(i int) error { return e.call("PUT", e.bare+"/"+bareKeys[i], data, nil) },
+				down: func(i int) error {
+					return e.call("GET", fmt.Sprintf("%s/%s?size=%d", e.bare, bareKeys[i], c.size), nil, nil)
+				},
+			},
+			{
+				up: func(i int) error {
+					return e.backend.Put(ctx, directKeys[i], bytes.NewReader(data), c.size, "")
+				},
+				down: func(i int) error {
+					r, err := e.backend.Get(ctx, directKeys[i], 0, c.size)
+					if err != nil {
+						return err
+					}
+					defer r.Close()
+					_, err = io.Copy(io.Discard, r)
+					return err
+				},
+			},
+		}
+		// The sides take turns going first.
+		order := [3]int{round % 3, (round + 1) % 3, (round + 2) % 3}
+		for _, s := range order {
+			syscall.Sync()
+			d, err := parallel(c, sides[s].up)
+			if err != nil {
+				return up, down, fmt.Errorf("%s upload (side %d): %w", c.name, s, err)
+			}
+			ups[s] = append(ups[s], scale(d))
+		}
+		for _, s := range order {
+			syscall.Sync()
+			d, err := parallel(c, sides[s].down)
+			if err != nil {
+				return up, down, fmt.Errorf("%s download (side %d): %w", c.name, s, err)
+			}
+			downs[s] = append(downs[s], scale(d))
+		}
+		if err := e.cleanRound(ctx, prefix, bareKeys, directKeys); err != nil {
+			return up, down, err
+		}
+	}
+	for s := range 3 {
+		up[s], down[s] = median(ups[s]), median(downs[s])
+	}
+	return up, down, nil
+}
+
+// versionKeys names count backend keys under prefix the way the service
+// does: bucket/name/version.
+func versionKeys(prefix string, count int) []string {
+	keys := make([]string, count)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%s/%d/%s", prefix, i, uuid.NewString())
+	}
+	return keys
+}
+
+// cleanRound removes a round's objects and bytes so the disk does not fill
+// up over the rounds.
+func (e *env) cleanRound(ctx context.Context, prefix string, more ...[]string) error {
+	var keys []string
+	err := pgx.BeginFunc(ctx, e.admin, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('storage.allow_delete_query', 'true', true)`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `DELETE FROM storage.objects WHERE bucket_id = 'bench' AND name LIKE $1 || '/%'
+			RETURNING bucket_id || '/' || name || '/' || version`, prefix)
+		if err != nil {
+			return err
+		}
+		keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("clean %s: %w", prefix, err)
+	}
+	for _, k := range more {
+		keys = append(keys, k...)
+	}
+	return e.backend.Delete(ctx, keys...)
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // parallel runs op for 0..count-1 on c.concurrency workers and returns the
@@ -194,16 +379,24 @@ func parallel(c benchCase, op func(i int) error) (time.Duration, error) {
 	return time.Since(start), firstErr
 }
 
-// call makes one API request and drains the answer into sink (or checks it
-// is a 200).
-func (e *env) call(method, path string, body io.Reader, contentType string, sink io.Writer) error {
-	req, err := http.NewRequest(method, e.url+path, body)
+// call makes one request (raw body, as storage-js sends a Buffer) and
+// drains the answer, which must be a 200.
+func (e *env) call(method, url string, body []byte, stream io.Reader) error {
+	var r io.Reader
+	switch {
+	case stream != nil:
+		r = stream
+	case body != nil:
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
 	if err != nil {
 		return err
 	}
+	req.Header.Set("apikey", e.anonKey)
 	req.Header.Set("Authorization", "Bearer "+e.token)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+	if r != nil {
+		req.Header.Set("Content-Type", "application/octet-stream")
 	}
 	res, err := e.client.Do(req)
 	if err != nil {
@@ -212,12 +405,9 @@ func (e *env) call(method, path string, body io.Reader, contentType string, sink
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(res.Body)
-		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
+		return fmt.Errorf("%s %s: %d %s", method, url, res.StatusCode, b)
 	}
-	if sink == nil {
-		sink = io.Discard
-	}
-	_, err = io.Copy(sink, res.Body)
+	_, err = io.Copy(io.Discard, res.Body)
 	return err
 }
 
@@ -243,6 +433,14 @@ func (e *env) streamCheck(size int64) error {
 	runtime.ReadMemStats(&ms)
 	base := ms.HeapInuse
 	var peak atomic.Uint64
+	peak.Store(base)
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		if m.HeapInuse > peak.Load() {
+			peak.Store(m.HeapInuse)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(20 * time.Millisecond)
@@ -252,23 +450,20 @@ func (e *env) streamCheck(size int64) error {
 			case <-done:
 				return
 			case <-t.C:
-				var m runtime.MemStats
-				runtime.ReadMemStats(&m)
-				if m.HeapInuse > peak.Load() {
-					peak.Store(m.HeapInuse)
-				}
+				sample()
 			}
 		}
 	}()
 	start := time.Now()
-	err := e.call("POST", "/object/bench/huge.bin", io.MultiReader(&zeroReader{n: size}), "application/octet-stream", nil)
+	err := e.call("POST", e.api+"/object/bench/huge.bin", nil, io.MultiReader(&zeroReader{n: size}))
 	up := time.Since(start)
 	if err == nil {
 		start = time.Now()
-		err = e.call("GET", "/object/bench/huge.bin", nil, "", io.Discard)
+		err = e.call("GET", e.api+"/object/bench/huge.bin", nil, nil)
 	}
 	down := time.Since(start)
 	close(done)
+	sample()
 	if err != nil {
 		return fmt.Errorf("stream %d MB: %w", size>>20, err)
 	}

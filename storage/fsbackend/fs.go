@@ -203,11 +203,28 @@ func (b *Backend) Get(_ context.Context, key string, offset, length int64) (io.R
 	if length < 0 {
 		return f, nil
 	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{io.LimitReader(f, length), f}, nil
+	return &section{LimitedReader: io.LimitedReader{R: f, N: length}, f: f}, nil
 }
+
+// section is length bytes of an open file. Its WriteTo hands the writer an
+// *io.LimitedReader over the *os.File, the one shape net/http's ReadFrom
+// turns into sendfile(2); any other wrapper would make the server copy the
+// bytes through user space.
+type section struct {
+	io.LimitedReader
+	f *os.File
+}
+
+// WriteTo copies the section to w, zero-copy when w is a socket writer.
+func (s *section) WriteTo(w io.Writer) (int64, error) {
+	if rf, ok := w.(io.ReaderFrom); ok {
+		return rf.ReadFrom(&s.LimitedReader)
+	}
+	return io.Copy(w, struct{ io.Reader }{&s.LimitedReader})
+}
+
+// Close closes the file.
+func (s *section) Close() error { return s.f.Close() }
 
 // Copy duplicates src into dst through a temporary file.
 func (b *Backend) Copy(ctx context.Context, src, dst string) error {

@@ -161,3 +161,60 @@ func TestLegacyLayout(t *testing.T) {
 		t.Error("legacy file survived delete")
 	}
 }
+
+// readFromSpy records what io.Copy hands to a ReaderFrom destination.
+type readFromSpy struct {
+	src io.Reader
+	buf strings.Builder
+}
+
+func (s *readFromSpy) Write(p []byte) (int, error) { return s.buf.Write(p) }
+
+func (s *readFromSpy) ReadFrom(r io.Reader) (int64, error) {
+	s.src = r
+	return io.Copy(&s.buf, r)
+}
+
+// TestGetRangeKeepsTheSendfileShape checks that a ranged read hands the
+// destination's ReadFrom an *io.LimitedReader over the *os.File, the shape
+// net/http turns into sendfile, and still yields exactly the range.
+func TestGetRangeKeepsTheSendfileShape(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(ctx, "bk/obj/v1", strings.NewReader("0123456789"), 10, ""); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		offset, length int64
+		want           string
+	}{
+		{0, 10, "0123456789"},
+		{2, 5, "23456"},
+		{9, 1, "9"},
+	}
+	for _, tt := range tests {
+		r, err := b.Get(ctx, "bk/obj/v1", tt.offset, tt.length)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spy := &readFromSpy{}
+		if _, err := io.Copy(spy, r); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if spy.buf.String() != tt.want {
+			t.Errorf("Get(%d, %d) = %q, want %q", tt.offset, tt.length, spy.buf.String(), tt.want)
+		}
+		lr, ok := spy.src.(*io.LimitedReader)
+		if !ok {
+			t.Fatalf("Get(%d, %d): ReadFrom got %T, want *io.LimitedReader", tt.offset, tt.length, spy.src)
+		}
+		if _, ok := lr.R.(*os.File); !ok {
+			t.Errorf("Get(%d, %d): the limited reader wraps %T, want *os.File", tt.offset, tt.length, lr.R)
+		}
+	}
+}
