@@ -1,0 +1,71 @@
+// Runs the e2e suite against a private `basalt dev`: free ports, a fresh data
+// directory, keys read from `basalt status --json`, and a clean stop at the
+// end. The binary is ../bin/basalt (built by `just build`) or BASALT_BIN; the
+// frontend must be built into dist/ first.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const root = new URL('../../', import.meta.url).pathname
+const bin = process.env.BASALT_BIN ?? join(root, 'bin/basalt')
+const dataDir = mkdtempSync(join(tmpdir(), 'backline-e2e-'))
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+
+const env = {
+  ...process.env,
+  BASALT_API_PORT: String(await freePort()),
+  BASALT_DB_PORT: String(await freePort()),
+  BASALT_APP_PORT: String(await freePort()),
+}
+// basalt dev serves frontend/dist relative to the repository root.
+const basalt = spawn(bin, ['dev', '--data-dir', dataDir], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+let log = ''
+const ready = new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`basalt dev not ready after 180 s:\n${log}`)), 180_000)
+  const onData = (d) => {
+    log += d
+    if (log.includes('basalt dev ready')) {
+      clearTimeout(timer)
+      resolve()
+    }
+  }
+  basalt.stdout.on('data', onData)
+  basalt.stderr.on('data', onData)
+  basalt.on('exit', (code) => reject(new Error(`basalt dev exited with ${code}:\n${log}`)))
+})
+
+let code = 1
+try {
+  await ready
+  const status = spawnSync(bin, ['status', '--json', '--data-dir', dataDir], { cwd: root, env, encoding: 'utf8' })
+  if (status.status !== 0) throw new Error(`basalt status: ${status.stderr}`)
+  const s = JSON.parse(status.stdout)
+  const run = spawnSync(process.execPath, [new URL('./run.mjs', import.meta.url).pathname], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      BASALT_APP_URL: s.app_url,
+      BASALT_API_URL: s.api_url,
+      BASALT_ANON_KEY: s.anon_key,
+      BASALT_SERVICE_ROLE_KEY: s.service_role_key,
+      DATABASE_URL: s.db_url,
+    },
+  })
+  code = run.status ?? 1
+} catch (e) {
+  console.error(String(e))
+} finally {
+  basalt.kill('SIGINT')
+  await new Promise((r) => (basalt.exitCode !== null ? r() : basalt.on('exit', r)))
+  rmSync(dataDir, { recursive: true, force: true })
+}
+process.exit(code)
