@@ -3,7 +3,7 @@
 // end. The binary is ../bin/basalt (built by `just build`) or BASALT_BIN; the
 // frontend must be built into dist/ first.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -43,13 +43,16 @@ const ready = new Promise((resolve, reject) => {
   basalt.on('exit', (code) => reject(new Error(`basalt dev exited with ${code}:\n${log}`)))
 })
 
+// Stop basalt (and with it PostgreSQL) also when this runner is interrupted.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => basalt.kill('SIGINT'))
+
 let code = 1
 try {
   await ready
   const status = spawnSync(bin, ['status', '--json', '--data-dir', dataDir], { cwd: root, env, encoding: 'utf8' })
   if (status.status !== 0) throw new Error(`basalt status: ${status.stderr}`)
   const s = JSON.parse(status.stdout)
-  const run = spawnSync(process.execPath, [new URL('./run.mjs', import.meta.url).pathname], {
+  const run = spawn(process.execPath, [new URL('./run.mjs', import.meta.url).pathname], {
     stdio: 'inherit',
     env: {
       ...process.env,
@@ -60,7 +63,9 @@ try {
       DATABASE_URL: s.db_url,
     },
   })
-  code = run.status ?? 1
+  code = await new Promise((resolve) => run.on('exit', (c) => resolve(c ?? 1)))
+  // Keep the server's log next to the screenshots when something failed.
+  if (code !== 0) writeFileSync(new URL('./screenshots/basalt.log', import.meta.url), log)
 } catch (e) {
   console.error(String(e))
 } finally {
