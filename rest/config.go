@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is the REST service's configuration, named after PostgREST's
@@ -29,6 +30,10 @@ type Config struct {
 	PreRequest string
 	// OpenAPIMode is follow-privileges, ignore-privileges or disabled.
 	OpenAPIMode string
+	// PoolAcquisitionTimeout is how long a request waits for a database
+	// connection before failing with 504 PGRST003 (PostgREST's
+	// db-pool-acquisition-timeout, default 10 s).
+	PoolAcquisitionTimeout time.Duration
 	// postgis is set per schema-cache snapshot: geo+json needs PostGIS.
 	postgis bool
 }
@@ -48,6 +53,9 @@ func (c *Config) defaults() {
 	}
 	if c.OpenAPIMode == "" {
 		c.OpenAPIMode = "follow-privileges"
+	}
+	if c.PoolAcquisitionTimeout <= 0 {
+		c.PoolAcquisitionTimeout = 10 * time.Second
 	}
 }
 
@@ -89,6 +97,7 @@ func splitList(s string) []string {
 //	REST_DB_AGGREGATES_ENABLED true/false
 //	REST_DB_PRE_REQUEST        schema.function
 //	REST_OPENAPI_MODE          follow-privileges | ignore-privileges | disabled
+//	REST_DB_POOL_ACQUISITION_TIMEOUT  Go duration, default 10s
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		Schemas:     splitList(getenv("REST_DB_SCHEMAS")),
@@ -107,6 +116,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("REST_DB_MAX_ROWS: %w", err)
 		}
 		c.MaxRows = n
+	}
+	if v := getenv("REST_DB_POOL_ACQUISITION_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("REST_DB_POOL_ACQUISITION_TIMEOUT: %q is not a positive duration", v)
+		}
+		c.PoolAcquisitionTimeout = d
 	}
 	for name, dst := range map[string]*bool{"REST_DB_PLAN_ENABLED": &c.PlanEnabled, "REST_DB_AGGREGATES_ENABLED": &c.AggregatesEnabled} {
 		if v := getenv(name); v != "" {

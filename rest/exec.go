@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/basaltdev/basalt/internal/jwt"
 )
@@ -208,16 +210,18 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		return err
 	}})
 	steps = append(steps, st.extra...)
-	conn, err := s.user.Acquire(ctx)
+	conn, err := s.acquire(ctx)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, errPoolTimeout
-		}
 		return nil, err
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
-	err = runPipeline(ctx, pc, s.gen.Load(), steps)
+	// A deadline on the exchange itself: should a reply never come, the
+	// connection is closed (and dropped from the pool) instead of being held
+	// forever while every later request queues behind it.
+	pctx, cancel := context.WithTimeout(ctx, exchangeTimeout)
+	defer cancel()
+	err = runPipeline(pctx, pc, s.gen.Load(), steps)
 	if err == nil && res == nil {
 		err = errors.New("rest: main statement returned no row")
 	}
@@ -256,6 +260,27 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		return finish(err)
 	}
 	return res, nil
+}
+
+// exchangeTimeout bounds one request's round trips with the database. It is
+// far above any role's statement_timeout, so it only fires when a reply is
+// lost, never on a slow but working query.
+const exchangeTimeout = 2 * time.Minute
+
+// acquire takes a connection from the user pool within the configured
+// acquisition timeout; past it the request fails with 504 PGRST003 instead
+// of queueing forever.
+func (s *Service) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, s.cfg.PoolAcquisitionTimeout)
+	defer cancel()
+	conn, err := s.user.Acquire(actx)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, errPoolTimeout
+		}
+		return nil, err
+	}
+	return conn, nil
 }
 
 // qualifiedFn quotes "schema.fn" or "fn".
@@ -365,11 +390,13 @@ func (s *Service) profileHeader(rc *reqCtx) {
 func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement) ([]byte, error) {
 	ctx := rc.r.Context()
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
-	conn, err := s.user.Acquire(ctx)
+	conn, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Release()
+	ctx, cancel := context.WithTimeout(ctx, exchangeTimeout)
+	defer cancel()
 	var lines []string
 	pc := conn.Conn().PgConn()
 	err = runPipeline(ctx, pc, s.gen.Load(), []step{{sql: "BEGIN"}, {sql: setupSQL, args: setupArgs},
