@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
+	"github.com/klauspost/compress/gzhttp"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -35,6 +36,10 @@ type RuntimeConfig struct {
 type App struct {
 	cfg AppConfig
 	log *slog.Logger
+	// gz is serve behind on-the-fly compression: the entry bundle is a few
+	// hundred KB of JavaScript that gzip shrinks about four times, which is
+	// what keeps the first paint fast on slow mobile networks.
+	gz http.Handler
 }
 
 var _ http.Handler = (*App)(nil)
@@ -44,7 +49,9 @@ func NewApp(cfg AppConfig, log *slog.Logger) *App {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &App{cfg: cfg, log: log}
+	a := &App{cfg: cfg, log: log}
+	a.gz = gzhttp.GzipHandler(http.HandlerFunc(a.serve))
+	return a
 }
 
 // Cache policies. Hashed file names change with their content, so they may
@@ -61,6 +68,11 @@ var hashedName = regexp.MustCompile(`[.-][A-Za-z0-9_]{8,}\.[a-z0-9]+$`)
 
 // ServeHTTP implements http.Handler.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.gz.ServeHTTP(w, r)
+}
+
+// serve answers one request, uncompressed.
+func (a *App) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

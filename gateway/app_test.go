@@ -1,6 +1,8 @@
 package gateway_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -19,11 +21,12 @@ func TestApp(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
-		"index.html":               "<!doctype html><title>app</title>",
-		"sw.js":                    "self.addEventListener('install', () => {})",
-		"favicon.ico":              "ico",
-		"assets/index-BxK3f9aQ.js": "console.log(1)",
-		"nested/index.html":        "<p>nested</p>",
+		"index.html":                "<!doctype html><title>app</title>",
+		"sw.js":                     "self.addEventListener('install', () => {})",
+		"favicon.ico":               "ico",
+		"assets/index-BxK3f9aQ.js":  "console.log(1)",
+		"nested/index.html":         "<p>nested</p>",
+		"assets/vendor-Qz81mXk2.js": strings.Repeat("export const track = 'Lagos Sunrise';\n", 2000),
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, name)
@@ -92,6 +95,51 @@ func TestApp(t *testing.T) {
 		}
 		if diff := cmp.Diff(rt, got); diff != "" {
 			t.Errorf("config.json (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("large assets are gzipped for clients that accept it", func(t *testing.T) {
+		t.Parallel()
+		want := files["assets/vendor-Qz81mXk2.js"]
+		for _, accept := range []string{"gzip", ""} {
+			req, _ := http.NewRequest("GET", srv.URL+"/assets/vendor-Qz81mXk2.js", nil)
+			if accept != "" {
+				// Set by hand, the transport leaves the body compressed.
+				req.Header.Set("Accept-Encoding", accept)
+			} else {
+				req.Header.Set("Accept-Encoding", "identity")
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			body := raw
+			if accept == "gzip" {
+				if res.Header.Get("Content-Encoding") != "gzip" {
+					t.Fatalf("Accept-Encoding gzip: Content-Encoding = %q", res.Header.Get("Content-Encoding"))
+				}
+				zr, err := gzip.NewReader(bytes.NewReader(raw))
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ = io.ReadAll(zr)
+				if len(raw)*4 > len(want) {
+					t.Errorf("compressed to %d of %d bytes, want at least 4x smaller", len(raw), len(want))
+				}
+			} else if res.Header.Get("Content-Encoding") != "" {
+				t.Errorf("identity: Content-Encoding = %q, want none", res.Header.Get("Content-Encoding"))
+			}
+			if string(body) != want {
+				t.Errorf("Accept-Encoding %q: body differs from the file", accept)
+			}
+			if !strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") {
+				t.Errorf("Vary = %q, want Accept-Encoding so caches keep both forms", res.Header.Get("Vary"))
+			}
+			if got := res.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+				t.Errorf("Cache-Control = %q", got)
+			}
 		}
 	})
 
