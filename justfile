@@ -24,7 +24,7 @@ test:
     #!/usr/bin/env bash
     set -uo pipefail
     failed=()
-    for stage in test-go test-compat test-frontend bench-smoke; do
+    for stage in test-go test-compat test-frontend test-e2e bench-smoke; do
         echo "== $stage"
         "{{just_executable()}}" --justfile "{{justfile()}}" "$stage" || failed+=("$stage")
     done
@@ -41,14 +41,33 @@ test-compat:
     cd compat && npm ci --no-audit --no-fund --loglevel=error
     BASALT_BIN="$PWD/bin/basalt" node compat/run.mjs
 
+# The frontend's packages. `npm ci` when the lock file allows it; else
+# `npm install`, which keeps the locked versions: the registry may lack some
+# other platforms' optional binaries that a complete lock file would list.
+frontend-deps:
+    cd frontend && { npm ci --no-audit --no-fund --loglevel=error || { \
+        echo "frontend: npm ci refused package-lock.json; installing with npm install instead"; \
+        npm install --no-audit --no-fund --loglevel=error; }; }
+
 # Frontend unit tests, when the frontend exists.
 test-frontend:
     if [ -f frontend/package.json ]; then \
-        cd frontend && { npm ci --no-audit --no-fund --loglevel=error || { \
-            echo "frontend: npm ci refused package-lock.json (out of sync); falling back to npm install"; \
-            npm install --no-audit --no-fund --loglevel=error; }; } && CI=true npm test; \
+        "{{just_executable()}}" --justfile "{{justfile()}}" frontend-deps && cd frontend && CI=true npm test; \
     else \
         echo "frontend: no frontend/package.json, skipped"; \
+    fi
+
+# End-to-end user journeys in headless Chromium against a private `basalt dev`
+# (the built app, the real backend). Needs Debian's chromium at /usr/bin/chromium
+# (or CHROMIUM_PATH); screenshots land in frontend/e2e/screenshots/.
+test-e2e:
+    if [ -f frontend/package.json ]; then \
+        command -v "${CHROMIUM_PATH:-/usr/bin/chromium}" >/dev/null || { echo "e2e: no Chromium at ${CHROMIUM_PATH:-/usr/bin/chromium}; install Debian's chromium package"; exit 1; }; \
+        go build -o bin/basalt ./cmd/basalt; \
+        [ -d frontend/node_modules ] || "{{just_executable()}}" --justfile "{{justfile()}}" frontend-deps; \
+        cd frontend && npm run build && npm run e2e:basalt; \
+    else \
+        echo "e2e: no frontend/package.json, skipped"; \
     fi
 
 # Every benchmark in smoke mode (a second or so each): checks they still run.
