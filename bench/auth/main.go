@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -86,30 +85,8 @@ func database(ctx context.Context) (*pgxpool.Pool, string, func(), error) {
 		pool, err := pg.Connect(ctx, url, configure)
 		return pool, "", func() {}, err
 	}
-	bin, err := pgcluster.FindBinDir()
+	c, cleanup, err := pgcluster.StartTemp(ctx, "bauth", nil)
 	if err != nil {
-		return nil, "", nil, err
-	}
-	dir, err := os.MkdirTemp("", "bauth")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	_ = os.Chmod(dir, 0o755) // the server user must reach the socket
-	c := &pgcluster.Cluster{BinDir: bin, DataDir: filepath.Join(dir, "data"), SocketDir: dir,
-		Settings: map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
-			"listen_addresses": "''", "max_connections": "100", "unix_socket_permissions": "0777"}}
-	cleanup := func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = c.Stop(sctx, "immediate")
-		_ = os.RemoveAll(dir)
-	}
-	if err := c.Init(ctx); err != nil {
-		cleanup()
-		return nil, "", nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		cleanup()
 		return nil, "", nil, err
 	}
 	pool, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), configure)

@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -67,27 +66,11 @@ func main() {
 
 func run(opts bench.Options) error {
 	ctx := context.Background()
-	bin, err := pgcluster.FindBinDir()
+	c, stop, err := pgcluster.StartTemp(ctx, "brest", nil)
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "brest")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return err
-	}
-	c := &pgcluster.Cluster{BinDir: bin, DataDir: filepath.Join(dir, "data"), SocketDir: dir,
-		Settings: map[string]string{"fsync": "off", "synchronous_commit": "off", "listen_addresses": "''", "max_connections": "100"}}
-	if err := c.Init(ctx); err != nil {
-		return err
-	}
-	if err := c.Start(ctx); err != nil {
-		return err
-	}
-	defer c.Stop(context.Background(), "immediate")
+	defer stop()
 
 	conns := func(cfg *pgxpool.Config) { cfg.MaxConns = 8 }
 	admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), conns)

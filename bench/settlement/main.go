@@ -74,34 +74,9 @@ func database(ctx context.Context, dsn, userDSN string) (adminURL, userURL strin
 		}
 		return dsn, userDSN, func() {}, nil
 	}
-	bin, err := pgcluster.FindBinDir()
+	c, stop, err := pgcluster.StartTemp(ctx, "bset", map[string]string{"max_connections": "200", "shared_buffers": "128MB"})
 	if err != nil {
 		return "", "", nil, err
-	}
-	dir, err := os.MkdirTemp("", "bset")
-	if err != nil {
-		return "", "", nil, err
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return "", "", nil, err
-	}
-	c := &pgcluster.Cluster{BinDir: bin, DataDir: filepath.Join(dir, "data"), SocketDir: dir, Settings: map[string]string{
-		"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200",
-		"shared_buffers": "128MB", "listen_addresses": "''", "unix_socket_permissions": "0777",
-	}}
-	stop = func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = c.Stop(sctx, "fast")
-		_ = os.RemoveAll(dir)
-	}
-	if err := c.Init(ctx); err != nil {
-		stop()
-		return "", "", nil, fmt.Errorf("init cluster: %w", err)
-	}
-	if err := c.Start(ctx); err != nil {
-		stop()
-		return "", "", nil, fmt.Errorf("start cluster: %w", err)
 	}
 	adminURL = c.SocketURL("postgres", "postgres")
 	pool, err := pg.Connect(ctx, adminURL, nil)

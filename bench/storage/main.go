@@ -131,7 +131,7 @@ func run(cases []benchCase, rounds int, hugeSize int64) error {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return err
 	}
-	admin, user, stop, err := startPostgres(ctx, dir)
+	admin, user, stop, err := startPostgres(ctx)
 	if err != nil {
 		return err
 	}
@@ -474,18 +474,12 @@ func (e *env) streamCheck(size int64) error {
 	return nil
 }
 
-// startPostgres runs a private cluster in dir with the platform migrations.
-func startPostgres(ctx context.Context, dir string) (admin, user *pgxpool.Pool, stop func(), err error) {
-	c := &pgcluster.Cluster{DataDir: filepath.Join(dir, "pg"), SocketDir: dir,
-		Settings: map[string]string{"fsync": "off", "synchronous_commit": "off", "max_connections": "100",
-			"listen_addresses": "''"}}
-	if err := c.Init(ctx); err != nil {
+// startPostgres runs a throwaway cluster with the platform migrations.
+func startPostgres(ctx context.Context) (admin, user *pgxpool.Pool, stop func(), err error) {
+	c, stop, err := pgcluster.StartTemp(ctx, "stpg", nil)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := c.Start(ctx); err != nil {
-		return nil, nil, nil, err
-	}
-	stop = func() { _ = c.Stop(context.Background(), "fast") }
 	// Pools sized for the 16 concurrent clients, as a server would be.
 	size := func(cfg *pgxpool.Config) { cfg.MaxConns = 32 }
 	if admin, err = pg.Connect(ctx, c.SocketURL("postgres", "postgres"), size); err != nil {

@@ -385,3 +385,59 @@ func WaitReady(ctx context.Context, network, addr string) error {
 		}
 	}
 }
+
+// tempSettings are the settings of a throwaway cluster: nothing is kept
+// across a crash, so durability is off; only the unix socket listens; and
+// logical replication is on, as every Basalt database needs.
+var tempSettings = map[string]string{
+	"fsync":                   "off",
+	"synchronous_commit":      "off",
+	"full_page_writes":        "off",
+	"listen_addresses":        "''",
+	"unix_socket_permissions": "0777",
+	"max_connections":         "100",
+	"wal_level":               "logical",
+	"max_replication_slots":   "10",
+	"max_wal_senders":         "10",
+	"log_min_messages":        "warning",
+}
+
+// StartTemp initialises and starts a throwaway cluster in a new temporary
+// folder named after prefix (keep it short: the socket path must stay under
+// ~100 bytes). settings override tempSettings. The returned stop function
+// stops the server at once and removes the folder; call it on every exit
+// path. Tests and benchmarks use it; `basalt dev` keeps its own cluster.
+func StartTemp(ctx context.Context, prefix string, settings map[string]string) (*Cluster, func(), error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	// MkdirTemp makes a 0700 folder; the server user must be able to enter it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	conf := make(map[string]string, len(tempSettings)+len(settings))
+	for k, v := range tempSettings {
+		conf[k] = v
+	}
+	for k, v := range settings {
+		conf[k] = v
+	}
+	c := &Cluster{DataDir: filepath.Join(dir, "data"), SocketDir: dir, Settings: conf}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = c.Stop(sctx, "immediate")
+		_ = os.RemoveAll(dir)
+	}
+	if err := c.Init(ctx); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("init throwaway cluster: %w", err)
+	}
+	if err := c.Start(ctx); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("start throwaway cluster: %w", err)
+	}
+	return c, stop, nil
+}

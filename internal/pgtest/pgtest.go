@@ -50,13 +50,15 @@ func WithSource(src migrate.Source) Option {
 }
 
 var (
-	mu        sync.Mutex // serialises CREATE DATABASE from the template
-	cluster   *pgcluster.Cluster
-	startErr  error
-	startOnce sync.Once
-	opts      options
-	counter   atomic.Int64
-	skipMsg   string
+	mu      sync.Mutex // serialises CREATE DATABASE from the template
+	cluster *pgcluster.Cluster
+	// stopCluster stops the cluster and removes its folder.
+	stopCluster func()
+	startErr    error
+	startOnce   sync.Once
+	opts        options
+	counter     atomic.Int64
+	skipMsg     string
 )
 
 // Main runs the package's tests with a cluster started on first use and
@@ -66,18 +68,15 @@ func Main(m *testing.M, o ...Option) {
 		f(&opts)
 	}
 	code := m.Run()
-	if cluster != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_ = cluster.Stop(ctx, "immediate")
-		cancel()
-		_ = os.RemoveAll(filepath.Dir(cluster.DataDir))
+	if stopCluster != nil {
+		stopCluster()
 	}
 	os.Exit(code)
 }
 
 func start() {
-	bin, err := pgcluster.FindBinDir()
-	if err != nil {
+	// Missing binaries skip the tests unless PGTEST_REQUIRED says otherwise.
+	if _, err := pgcluster.FindBinDir(); err != nil {
 		if os.Getenv("PGTEST_REQUIRED") == "" {
 			skipMsg = err.Error()
 			return
@@ -85,46 +84,19 @@ func start() {
 		startErr = err
 		return
 	}
-	// A short path: the socket path must stay under ~100 bytes.
-	dir, err := os.MkdirTemp("", "pgt")
-	if err != nil {
-		startErr = err
-		return
-	}
-	c := &pgcluster.Cluster{
-		BinDir:    bin,
-		DataDir:   filepath.Join(dir, "data"),
-		SocketDir: dir,
-		Settings: map[string]string{
-			"fsync":                     "off",
-			"synchronous_commit":        "off",
-			"full_page_writes":          "off",
-			"max_connections":           "300",
-			"shared_buffers":            "64MB",
-			"wal_level":                 "logical",
-			"max_replication_slots":     "10",
-			"max_wal_senders":           "10",
-			"listen_addresses":          "''",
-			"log_min_messages":          "warning",
-			"unix_socket_permissions":   "0777",
-			"max_locks_per_transaction": "256",
-		},
-	}
-	// MkdirTemp makes a 0700 folder; the server user must be able to enter it.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		startErr = err
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := c.Init(ctx); err != nil {
-		startErr = fmt.Errorf("pgtest: init cluster: %w", err)
+	// A short prefix: the socket path must stay under ~100 bytes.
+	c, stop, err := pgcluster.StartTemp(ctx, "pgt", map[string]string{
+		"max_connections":           "300",
+		"shared_buffers":            "64MB",
+		"max_locks_per_transaction": "256",
+	})
+	if err != nil {
+		startErr = fmt.Errorf("pgtest: %w", err)
 		return
 	}
-	if err := c.Start(ctx); err != nil {
-		startErr = fmt.Errorf("pgtest: start cluster: %w", err)
-		return
-	}
+	stopCluster = stop
 	cluster = c
 	startErr = prepareTemplate(ctx, c)
 }
