@@ -25,14 +25,8 @@ func (s *Service) removeObjects(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if in.Prefixes == nil {
-		return errSchema("body must have required property 'prefixes'")
-	}
-	if len(in.Prefixes) < 1 {
-		return errSchema("body/prefixes must NOT have fewer than 1 items")
-	}
-	if len(in.Prefixes) > maxBulk {
-		return errInvalid("Bulk object requests are limited to 1000 objects per request.")
+	if err := checkBulkList("prefixes", in.Prefixes); err != nil {
+		return err
 	}
 	b, err := s.findBucket(r, param(r, "bucket"))
 	if err != nil {
@@ -105,4 +99,19 @@ func (s *Service) deleteObject(w http.ResponseWriter, r *http.Request) error {
 		return errAccessDenied("Access denied")
 	}
 	return writeJSON(w, map[string]string{"message": "Successfully deleted"})
+}
+
+// checkBulkList validates the name list of a bulk request (remove's
+// "prefixes", batch signing's "paths") with the reference's schema errors:
+// required, at least one item, at most maxBulk.
+func checkBulkList(field string, names []string) error {
+	switch {
+	case names == nil:
+		return errSchema("body must have required property '" + field + "'")
+	case len(names) < 1:
+		return errSchema("body/" + field + " must NOT have fewer than 1 items")
+	case len(names) > maxBulk:
+		return errInvalid("Bulk object requests are limited to 1000 objects per request.")
+	}
+	return nil
 }

@@ -124,14 +124,8 @@ func (s *Service) signURLs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if in.Paths == nil {
-		return errSchema("body must have required property 'paths'")
-	}
-	if len(in.Paths) < 1 {
-		return errSchema("body/paths must NOT have fewer than 1 items")
-	}
-	if len(in.Paths) > maxBulk {
-		return errInvalid("Bulk object requests are limited to 1000 objects per request.")
+	if err := checkBulkList("paths", in.Paths); err != nil {
+		return err
 	}
 	b, err := s.findBucket(r, param(r, "bucket"))
 	if err != nil {
