@@ -202,6 +202,24 @@ func testObjects(t *testing.T, kind string) {
 	}
 	wantErr(t, e.do(req{method: "DELETE", path: "/object/docs", token: e.service, json: map[string]any{"prefixes": make([]string, 1001)}}),
 		400, "400", "InvalidRequest", "Bulk object requests are limited to 1000 objects per request.")
+	// The same list rules for removal and batch signing, with the schema's wording.
+	for _, bad := range []struct {
+		path, field string
+		body        map[string]any
+		msg         string
+	}{
+		{"/object/docs", "prefixes", map[string]any{}, "body must have required property 'prefixes'"},
+		{"/object/docs", "prefixes", map[string]any{"prefixes": []string{}}, "body/prefixes must NOT have fewer than 1 items"},
+		{"/object/sign/docs", "paths", map[string]any{"expiresIn": 60}, "body must have required property 'paths'"},
+		{"/object/sign/docs", "paths", map[string]any{"expiresIn": 60, "paths": []string{}}, "body/paths must NOT have fewer than 1 items"},
+		{"/object/sign/docs", "paths", map[string]any{"expiresIn": 60, "paths": make([]string, 1001)}, "Bulk object requests are limited to 1000 objects per request."},
+	} {
+		method := "DELETE"
+		if bad.field == "paths" {
+			method = "POST"
+		}
+		wantErr(t, e.do(req{method: method, path: bad.path, token: e.service, json: bad.body}), 400, "400", "InvalidRequest", bad.msg)
+	}
 }
 
 func TestUploadLimits(t *testing.T) {
