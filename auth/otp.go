@@ -179,10 +179,17 @@ func (s *Service) otpPhone(w http.ResponseWriter, r *http.Request, p otpParams, 
 	if err != nil {
 		return err
 	}
+	writeSent(w, messageID)
+	return nil
+}
+
+// writeSent answers a request that sent a code: SMS answers carry the
+// provider's message id (auth-js returns it as data.messageId), email
+// answers are an empty object, as the reference's are.
+func writeSent(w http.ResponseWriter, messageID string) {
 	if messageID != "" {
 		writeJSON(w, http.StatusOK, map[string]any{"message_id": messageID})
-		return nil
+		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{})
-	return nil
 }

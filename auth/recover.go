@@ -200,13 +200,7 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// SMS answers carry the provider's message id (auth-js returns it as
-	// data.messageId); email answers are an empty object.
-	if messageID != "" {
-		writeJSON(w, http.StatusOK, map[string]any{"message_id": messageID})
-		return nil
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	writeSent(w, messageID)
 	return nil
 }
 
@@ -249,10 +243,6 @@ func (s *Service) reauthenticate(w http.ResponseWriter, r *http.Request, a *auth
 	if err != nil {
 		return err
 	}
-	if messageID != "" {
-		writeJSON(w, http.StatusOK, map[string]any{"message_id": messageID})
-		return nil
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	writeSent(w, messageID)
 	return nil
 }
