@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHmac, randomUUID } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { deflateSync } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 import { createClient } from '@supabase/supabase-js'
 
 const url = process.env.SUPABASE_URL
@@ -48,22 +48,12 @@ async function newBucket(options = { public: false }) {
 
 // png builds a valid w×h RGB PNG, so transforms have something to decode.
 function png(w, h) {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-    return c >>> 0
-  })
-  const crc = (buf) => {
-    let c = 0xffffffff
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8)
-    return (c ^ 0xffffffff) >>> 0
-  }
   const chunk = (type, data) => {
     const len = Buffer.alloc(4)
     len.writeUInt32BE(data.length)
     const td = Buffer.concat([Buffer.from(type), data])
     const c = Buffer.alloc(4)
-    c.writeUInt32BE(crc(td))
+    c.writeUInt32BE(crc32(td))
     return Buffer.concat([len, td, c])
   }
   const ihdr = Buffer.alloc(13)

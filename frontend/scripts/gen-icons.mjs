@@ -1,19 +1,9 @@
 // Generates the PWA icons and the default cover image as PNG files, so the
 // repository carries no binary design assets that nobody can regenerate.
 // Run: node scripts/gen-icons.mjs
-import { deflateSync } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 import { writeFileSync } from 'node:fs'
 
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  return c >>> 0
-})
-const crc32 = (buf) => {
-  let c = 0xffffffff
-  for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8)
-  return (c ^ 0xffffffff) >>> 0
-}
 const chunk = (type, data) => {
   const len = Buffer.alloc(4)
   len.writeUInt32BE(data.length)
