@@ -74,6 +74,16 @@ type Result struct {
 	P99      time.Duration `json:"p99_ns"`
 	Bytes    int64         `json:"bytes"`
 	FirstErr string        `json:"first_error,omitempty"`
+	// CPUPerOp is the machine's busy CPU time (every process and the
+	// kernel: client, server, database) divided by the operations, and
+	// Busy the share of all cores that was busy. Where every side shares
+	// the same cores, throughputs are bound by CPU per op; zero where the
+	// system does not expose it.
+	CPUPerOp time.Duration `json:"cpu_per_op_ns,omitempty"`
+	Busy     float64       `json:"busy,omitempty"`
+	// DBCPUPerOp is the part of CPUPerOp the database server used (see
+	// CountDatabaseCPU).
+	DBCPUPerOp time.Duration `json:"db_cpu_per_op_ns,omitempty"`
 }
 
 // MBPerSec is the throughput for byte-counting operations.
@@ -97,6 +107,9 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 	lat := make([][]time.Duration, opts.Concurrency)
 	var errs, nbytes atomic.Int64
 	var firstErr atomic.Value
+	dbPID := int(databasePID.Load())
+	db0, dbOK := processTreeCPU(dbPID)
+	cpu0, cpuOK := machineCPU()
 	start := time.Now()
 	loop(ctx, opts.Concurrency, opts.Duration, func(ctx context.Context) (int64, error) {
 		n, err := op(ctx)
@@ -108,6 +121,8 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 		return n, err
 	}, lat)
 	elapsed := time.Since(start)
+	cpu1, cpuOK1 := machineCPU()
+	db1, dbOK1 := processTreeCPU(dbPID)
 	var all []time.Duration
 	for _, l := range lat {
 		all = append(all, l...)
@@ -121,6 +136,16 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 		r.PerSec = float64(len(all)-int(r.Errors)) / elapsed.Seconds()
 		r.P50 = all[len(all)*50/100]
 		r.P99 = all[min(len(all)-1, len(all)*99/100)]
+	}
+	if cpuOK && cpuOK1 && len(all) > 0 {
+		busy := cpu1.busy - cpu0.busy
+		r.CPUPerOp = busy / time.Duration(len(all))
+		if total := cpu1.total - cpu0.total; total > 0 {
+			r.Busy = float64(busy) / float64(total)
+		}
+	}
+	if dbPID > 0 && dbOK && dbOK1 && len(all) > 0 {
+		r.DBCPUPerOp = (db1 - db0) / time.Duration(len(all))
 	}
 	return r
 }
@@ -178,10 +203,11 @@ func Report(w io.Writer, opts Options, cs ...Comparison) error {
 		}
 		fmt.Fprintf(w, "concurrency %d, %s per case%s\n", opts.Concurrency, opts.Duration, mode)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "case\tside\tops/s\tp50\tp99\terrors\tratio\t")
+		fmt.Fprintln(tw, "case\tside\tops/s\tp50\tp99\tcpu/op\tof it db\tbusy\terrors\tratio\t")
 		for _, c := range cs {
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%d\t\t\n", c.Name, c.Baseline.Name, c.Baseline.PerSec, round(c.Baseline.P50), round(c.Baseline.P99), c.Baseline.Errors)
-			fmt.Fprintf(tw, "\t%s\t%.0f\t%s\t%s\t%d\t%.2f\t\n", c.Candidate.Name, c.Candidate.PerSec, round(c.Candidate.P50), round(c.Candidate.P99), c.Candidate.Errors, c.Ratio())
+			b, k := c.Baseline, c.Candidate
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%d\t\t\n", c.Name, b.Name, b.PerSec, round(b.P50), round(b.P99), cpuCell(b.CPUPerOp), cpuCell(b.DBCPUPerOp), busyCell(b), b.Errors)
+			fmt.Fprintf(tw, "\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%d\t%.2f\t\n", k.Name, k.PerSec, round(k.P50), round(k.P99), cpuCell(k.CPUPerOp), cpuCell(k.DBCPUPerOp), busyCell(k), k.Errors, c.Ratio())
 		}
 		_ = tw.Flush()
 	}
@@ -196,6 +222,20 @@ func Report(w io.Writer, opts Options, cs ...Comparison) error {
 		return fmt.Errorf("benchmark errors:\n  %s", joinLines(failed))
 	}
 	return nil
+}
+
+func cpuCell(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fµs", float64(d)/float64(time.Microsecond))
+}
+
+func busyCell(r Result) string {
+	if r.Busy == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", r.Busy*100)
 }
 
 func joinLines(s []string) string {

@@ -89,6 +89,9 @@ func database(ctx context.Context) (*pgxpool.Pool, string, func(), error) {
 	if err != nil {
 		return nil, "", nil, err
 	}
+	if pid, ok := c.PID(); ok {
+		bench.CountDatabaseCPU(pid)
+	}
 	pool, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), configure)
 	if err != nil {
 		cleanup()

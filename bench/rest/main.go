@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/bench"
@@ -50,10 +51,12 @@ ANALYZE;
 `
 
 var (
-	cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the REST side to this file")
-	profileCase = flag.String("profilecase", "one row", "name prefix of the case -cpuprofile records")
-	inProcess   = flag.Bool("inprocess", false, "also measure the service called in-process (no HTTP)")
-	floor       = flag.Bool("floor", true, "also measure a bare HTTP handler answering the same bytes")
+	cpuProfile       = flag.String("cpuprofile", "", "write a CPU profile of the REST side to this file")
+	profileCase      = flag.String("profilecase", "one row", "name prefix of the case -cpuprofile records")
+	profileInProcess = flag.Bool("profileinprocess", false, "with -cpuprofile and -inprocess, also profile the in-process side (to <file>.inprocess)")
+	inProcess        = flag.Bool("inprocess", false, "also measure the service called in-process (no HTTP)")
+	dbFloor          = flag.Bool("dbfloor", true, "also measure the service's own statements (setup + main) via pgx as the authenticator")
+	floor            = flag.Bool("floor", true, "also measure a bare HTTP handler answering the same bytes")
 )
 
 func main() {
@@ -71,6 +74,9 @@ func run(opts bench.Options) error {
 		return err
 	}
 	defer stop()
+	if pid, ok := c.PID(); ok {
+		bench.CountDatabaseCPU(pid)
+	}
 
 	conns := func(cfg *pgxpool.Config) { cfg.MaxConns = 8 }
 	admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), conns)
@@ -99,7 +105,14 @@ func run(opts bench.Options) error {
 		lastSQL, lastArgs = sql, args
 		mu.Unlock()
 	}
-	svc, err := rest.New(rest.Config{MaxRows: 1000}, user, admin, rest.WithStatementHook(hook))
+	var setupSQL string
+	var setupArgs []any
+	setupHook := func(sql string, args []any) {
+		mu.Lock()
+		setupSQL, setupArgs = sql, args
+		mu.Unlock()
+	}
+	svc, err := rest.New(rest.Config{MaxRows: 1000}, user, admin, rest.WithStatementHook(hook), rest.WithSetupHook(setupHook))
 	if err != nil {
 		return err
 	}
@@ -120,7 +133,7 @@ func run(opts bench.Options) error {
 		{"rpc call", "POST", "/rpc/bench_add", `{"a":20,"b":22}`, 200},
 	}
 	var comps []bench.Comparison
-	for _, bc := range cases {
+	for i, bc := range cases {
 		newReq := func(ctx context.Context) (*http.Request, error) {
 			r, err := http.NewRequestWithContext(ctx, bc.method, srv.URL+bc.path, strings.NewReader(bc.body))
 			if err != nil {
@@ -155,6 +168,15 @@ func run(opts bench.Options) error {
 			return int64(len(body)), err
 		}
 		base := bench.Run(ctx, "pgx direct", opts, direct)
+		if *dbFloor {
+			mu.Lock()
+			setup := replayed{sql: setupSQL, args: append([]any(nil), setupArgs...)}
+			mu.Unlock()
+			main := replayed{sql: sql, args: args}
+			floorOp := replayPipeline(user, fmt.Sprintf("bench_%d", i), setup, main)
+			dbside := bench.Run(ctx, "pgx, setup + main", opts, floorOp)
+			comps = append(comps, bench.Comparison{Name: bc.name + " (db floor)", Baseline: base, Candidate: dbside})
+		}
 		profiling := *cpuProfile != "" && strings.HasPrefix(bc.name, *profileCase)
 		if profiling {
 			f, err := os.Create(*cpuProfile)
@@ -185,6 +207,14 @@ func run(opts bench.Options) error {
 		}
 		if *inProcess {
 			// The service without HTTP: what the transport costs.
+			profilingIn := *cpuProfile != "" && strings.HasPrefix(bc.name, *profileCase) && *profileInProcess
+			if profilingIn {
+				f, err := os.Create(*cpuProfile + ".inprocess")
+				if err != nil {
+					return err
+				}
+				_ = pprof.StartCPUProfile(f)
+			}
 			inproc := bench.Run(ctx, "rest (in-process)", opts, func(ctx context.Context) (int64, error) {
 				r, err := newReq(ctx)
 				if err != nil {
@@ -197,8 +227,108 @@ func run(opts bench.Options) error {
 				}
 				return int64(w.Body.Len()), nil
 			})
+			if profilingIn {
+				pprof.StopCPUProfile()
+			}
 			comps = append(comps, bench.Comparison{Name: bc.name + " (no HTTP)", Baseline: base, Candidate: inproc})
 		}
 	}
 	return bench.Report(os.Stdout, opts, comps...)
+}
+
+// replayed is one statement the service sent, with its arguments.
+type replayed struct {
+	sql  string
+	args []any
+}
+
+// replayPipeline sends setup and main the way the service does (one
+// pipeline, one implicit transaction, both prepared once per connection,
+// arguments untyped text) as the authenticator: the database work of a
+// request without HTTP and without the service's own code.
+func replayPipeline(pool *pgxpool.Pool, prefix string, setup, main replayed) bench.Op {
+	text := func(args []any) [][]byte {
+		out := make([][]byte, len(args))
+		for i, a := range args {
+			switch v := a.(type) {
+			case string:
+				out[i] = []byte(v)
+			case []byte:
+				out[i] = v
+			case nil:
+			default:
+				out[i] = []byte(fmt.Sprint(v))
+			}
+		}
+		return out
+	}
+	stmts := []struct {
+		name string
+		sql  string
+		args [][]byte
+	}{{prefix + "_setup", setup.sql, text(setup.args)}, {prefix + "_main", main.sql, text(main.args)}}
+	var mu sync.Mutex
+	described := map[*pgconn.PgConn][]*pgconn.StatementDescription{}
+	return func(ctx context.Context) (int64, error) {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return 0, err
+		}
+		defer conn.Release()
+		pc := conn.Conn().PgConn()
+		mu.Lock()
+		descs, ready := described[pc]
+		mu.Unlock()
+		pl := pc.StartPipeline(ctx)
+		for j, st := range stmts {
+			if ready {
+				pl.SendQueryStatement(descs[j], st.args, nil, nil)
+				continue
+			}
+			// Parsed after the setup ran, as the service does: names
+			// resolve as the request's role.
+			pl.SendPrepare(st.name, st.sql, nil)
+			pl.SendQueryPrepared(st.name, st.args, nil, nil)
+		}
+		if err := pl.Sync(); err != nil {
+			pl.Close()
+			return 0, err
+		}
+		var n int64
+		var got []*pgconn.StatementDescription
+	read:
+		for {
+			res, err := pl.GetResults()
+			if err != nil {
+				pl.Close()
+				return 0, err
+			}
+			switch r := res.(type) {
+			case nil, *pgconn.PipelineSync:
+				break read
+			case *pgconn.StatementDescription:
+				r.Name = stmts[len(got)].name
+				got = append(got, r)
+			case *pgconn.ResultReader:
+				for r.NextRow() {
+					for _, v := range r.Values() {
+						n += int64(len(v))
+					}
+				}
+				if _, err := r.Close(); err != nil {
+					pl.Close()
+					return 0, err
+				}
+			}
+		}
+		if err := pl.Close(); err != nil {
+			return 0, err
+		}
+		if !ready && len(got) == len(stmts) {
+			mu.Lock()
+			described[pc] = got
+			mu.Unlock()
+		}
+		return n, nil
+	}
 }

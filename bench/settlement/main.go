@@ -78,6 +78,9 @@ func database(ctx context.Context, dsn, userDSN string) (adminURL, userURL strin
 	if err != nil {
 		return "", "", nil, err
 	}
+	if pid, ok := c.PID(); ok {
+		bench.CountDatabaseCPU(pid)
+	}
 	adminURL = c.SocketURL("postgres", "postgres")
 	pool, err := pg.Connect(ctx, adminURL, nil)
 	if err != nil {

@@ -331,13 +331,22 @@ func processIsPostgres(pid int) bool {
 
 // Running reports whether a live server owns DataDir.
 func (c *Cluster) Running() bool {
+	_, ok := c.PID()
+	return ok
+}
+
+// PID is the process id of the server running on DataDir, if one is.
+func (c *Cluster) PID() (int, bool) {
 	b, err := os.ReadFile(filepath.Join(c.DataDir, "postmaster.pid"))
 	if err != nil {
-		return false
+		return 0, false
 	}
 	first, _, _ := strings.Cut(string(b), "\n")
 	pid, err := strconv.Atoi(strings.TrimSpace(first))
-	return err == nil && processIsPostgres(pid)
+	if err != nil || !processIsPostgres(pid) {
+		return 0, false
+	}
+	return pid, true
 }
 
 // Stop stops the server. mode is "fast" (clean, the default) or "immediate".

@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// cpuTimes is the machine's CPU time so far, summed over all cores.
+type cpuTimes struct {
+	busy, total time.Duration
+}
+
+// clockTick is USER_HZ, the unit of /proc/stat: 100 on every Linux
+// architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// machineCPU reads the first line of /proc/stat ("cpu user nice system idle
+// iowait irq softirq steal ..."). Idle and iowait count as not busy; steal
+// is time another guest used, so it is left out of both.
+func machineCPU() (cpuTimes, bool) {
+	f, err := os.Open("/proc/stat")
+	if err != nil {
+		return cpuTimes{}, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() {
+		return cpuTimes{}, false
+	}
+	fields := strings.Fields(sc.Text())
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return cpuTimes{}, false
+	}
+	var v [8]int64
+	for i := range v {
+		n, err := strconv.ParseInt(fields[i+1], 10, 64)
+		if err != nil {
+			return cpuTimes{}, false
+		}
+		v[i] = n
+	}
+	user, nice, system, idle, iowait, irq, softirq := v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+	busy := user + nice + system + irq + softirq
+	return cpuTimes{busy: time.Duration(busy) * clockTick, total: time.Duration(busy+idle+iowait) * clockTick}, true
+}
+
+// databasePID, when set, is a server process whose CPU time (its own and
+// its direct children's: PostgreSQL's backends) Run reports apart.
+var databasePID atomic.Int64
+
+// CountDatabaseCPU makes every later Run also report the CPU time per
+// operation spent by the process pid and its children (pass the
+// PostgreSQL postmaster), so a result splits into database and the rest.
+func CountDatabaseCPU(pid int) { databasePID.Store(int64(pid)) }
+
+// processTreeCPU sums user and system time of root and its direct children
+// from /proc/<pid>/stat. A backend that exited between two readings takes
+// its time with it, so the figure is a floor.
+func processTreeCPU(root int) (time.Duration, bool) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, false
+	}
+	var ticks int64
+	found := false
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name (field 2) may hold spaces; fields after it
+		// start at its closing parenthesis.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		// f[0] is field 3 (state): ppid is field 4, utime 14, stime 15.
+		if len(f) < 13 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		if pid != root && ppid != root {
+			continue
+		}
+		ut, err1 := strconv.ParseInt(f[11], 10, 64)
+		st, err2 := strconv.ParseInt(f[12], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		ticks += ut + st
+		found = true
+	}
+	return time.Duration(ticks) * clockTick, found
+}
