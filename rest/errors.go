@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -176,6 +177,11 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 				ae = pgrstErr(500, "PGRSTX00", "Request canceled", nil, nil)
 			} else if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
 				ae = pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
+			} else if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+				// The exchange deadline passed: the connection was closed
+				// and left the pool, as a client-side database error does.
+				s.log.Error("rest request: no reply from the database", "method", r.Method, "path", r.URL.Path, "err", err)
+				ae = pgrstErr(503, "PGRST001", "Database client error. Retrying the connection.", "no reply from the database in time", nil)
 			} else {
 				s.log.Error("rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 				ae = pgrstErr(500, "PGRSTX00", "Internal server error", nil, nil)

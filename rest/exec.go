@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/basaltdev/basalt/internal/jwt"
 )
@@ -59,23 +63,13 @@ func unsafeSetting(k string) bool {
 }
 
 // setup renders PostgREST's pre-query: search_path, the role's own
-// settings, the role switch and the request.* settings, as SET LOCAL.
+// settings, the role switch and the request.* settings, as SET LOCAL. The
+// statement text depends only on how many settings there are, so it is
+// shared (and prepared once per connection) across requests.
 func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
-	var sb strings.Builder
-	args := make([]any, 0, 10)
-	add := func(k, v string) {
-		args = append(args, k, v)
-		if len(args) > 2 {
-			sb.WriteString(", ")
-		}
-		sb.WriteString("set_config($" + strconv.Itoa(len(args)-1) + ", $" + strconv.Itoa(len(args)) + ", true)")
-	}
-	sb.WriteString("SELECT ")
-	path := []string{quoteIdent(rc.schema)}
-	for _, p := range rc.cfg.ExtraSearchPath {
-		path = append(path, quoteIdent(p))
-	}
-	add("search_path", strings.Join(path, ", "))
+	args := make([]any, 0, 20)
+	add := func(k, v string) { args = append(args, k, v) }
+	add("search_path", rc.searchPath())
 	for _, kv := range rc.cache.RoleSettings[rc.role] {
 		if !unsafeSetting(kv[0]) {
 			add(kv[0], kv[1])
@@ -83,50 +77,173 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	}
 	claims := rc.claims
 	if claims == nil {
-		claims = []byte(`{"role":"` + rc.role + `"}`)
+		claims = anonClaims(rc.role)
 	}
 	add("role", rc.role)
-	add("request.jwt.claims", string(claims))
+	args = append(args, "request.jwt.claims", claims)
 	add("request.method", rc.r.Method)
 	add("request.path", "/"+strings.TrimPrefix(rc.r.URL.Path, "/"))
-	add("request.headers", headersJSON(rc.r))
-	add("request.cookies", cookiesJSON(rc.r))
+	args = append(args, "request.headers", headersJSON(rc.r))
+	args = append(args, "request.cookies", cookiesJSON(rc.r))
 	if tz := rc.prefs.timezone; tz != "" && rc.cache.Timezones[tz] {
 		add("timezone", tz)
 	}
 	if readOnly {
 		add("transaction_read_only", "on")
 	}
-	return sb.String(), args
+	return setupSQL(len(args) / 2), args
 }
 
-func headersJSON(r *http.Request) string {
-	m := make(map[string]string, len(r.Header)+1)
-	for k, v := range r.Header {
+// searchPath is the request's schema followed by the extra search path,
+// quoted.
+func (rc *reqCtx) searchPath() string {
+	if p, ok := rc.cache.searchPaths.Load(rc.schema); ok {
+		return p.(string)
+	}
+	path := []string{quoteIdent(rc.schema)}
+	for _, p := range rc.cfg.ExtraSearchPath {
+		path = append(path, quoteIdent(p))
+	}
+	p, _ := rc.cache.searchPaths.LoadOrStore(rc.schema, strings.Join(path, ", "))
+	return p.(string)
+}
+
+// setupSQLs holds "SELECT set_config($1, $2, true), ..." for n settings.
+var setupSQLs sync.Map
+
+func setupSQL(n int) string {
+	if q, ok := setupSQLs.Load(n); ok {
+		return q.(string)
+	}
+	var sb strings.Builder
+	sb.WriteString("SELECT ")
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "set_config($%d, $%d, true)", 2*i+1, 2*i+2)
+	}
+	q, _ := setupSQLs.LoadOrStore(n, sb.String())
+	return q.(string)
+}
+
+// anonClaims is the claims JSON of a request without a user JWT.
+func anonClaims(role string) []byte {
+	if c, ok := anonClaimsByRole.Load(role); ok {
+		return c.([]byte)
+	}
+	b, _ := json.Marshal(map[string]string{"role": role})
+	c, _ := anonClaimsByRole.LoadOrStore(role, b)
+	return c.([]byte)
+}
+
+var anonClaimsByRole sync.Map
+
+// headersJSON renders request.headers: an object of the lower-cased header
+// names (cookies excluded, they have their own setting) with their values
+// joined by ", ", in name order.
+func headersJSON(r *http.Request) []byte {
+	names := make([]string, 0, len(r.Header)+1)
+	for k := range r.Header {
+		if !strings.EqualFold(k, "cookie") {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	hostDone := r.Host == ""
+	first := true
+	field := func(name, value string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, name)
+		b = append(b, ':')
+		b = appendJSONString(b, value)
+	}
+	for _, k := range names {
 		lk := strings.ToLower(k)
-		if lk == "cookie" {
+		if !hostDone && lk > "host" {
+			field("host", r.Host)
+			hostDone = true
+		}
+		if lk == "host" && r.Host != "" {
 			continue
 		}
-		m[lk] = strings.Join(v, ", ")
+		v := r.Header[k]
+		if len(v) == 1 {
+			field(lk, v[0])
+		} else {
+			field(lk, strings.Join(v, ", "))
+		}
 	}
-	if r.Host != "" {
-		m["host"] = r.Host
+	if !hostDone {
+		field("host", r.Host)
 	}
-	b, _ := json.Marshal(m)
-	return string(b)
+	return append(b, '}')
 }
 
-func cookiesJSON(r *http.Request) string {
+func cookiesJSON(r *http.Request) []byte {
+	if _, ok := r.Header["Cookie"]; !ok {
+		return []byte("{}")
+	}
 	cs := r.Cookies()
 	if len(cs) == 0 {
-		return "{}"
+		return []byte("{}")
 	}
 	m := make(map[string]string, len(cs))
 	for _, c := range cs {
 		m[c.Name] = c.Value
 	}
 	b, _ := json.Marshal(m)
-	return string(b)
+	return b
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
+// U+FFFD, as encoding/json does; '<', '>' and '&' stay as they are since
+// the text goes to PostgreSQL, not into HTML.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // txOutcome decides commit vs rollback from db-tx-end and Prefer: tx.
@@ -193,6 +310,9 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		s.trace(st.sql, st.args)
 	}
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
+	if s.traceSetup != nil {
+		s.traceSetup(setupSQL, setupArgs)
+	}
 	rollback, _ := rollbackWanted(rc.cfg, rc.prefs)
 	explicit := rollback || (!st.readOnly && st.verify != nil)
 	steps := make([]step, 0, 4)
@@ -216,12 +336,7 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
-	// A deadline on the exchange itself: should a reply never come, the
-	// connection is closed (and dropped from the pool) instead of being held
-	// forever while every later request queues behind it.
-	pctx, cancel := context.WithTimeout(ctx, exchangeTimeout)
-	defer cancel()
-	err = runPipeline(pctx, pc, s.gen.Load(), steps)
+	err = s.withExchangeDeadline(pc, func() error { return runPipeline(ctx, pc, s.gen.Load(), steps) })
 	if err == nil && res == nil {
 		err = errors.New("rest: main statement returned no row")
 	}
@@ -266,6 +381,22 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 // far above any role's statement_timeout, so it only fires when a reply is
 // lost, never on a slow but working query.
 const exchangeTimeout = 2 * time.Minute
+
+// withExchangeDeadline runs fn with a deadline on the connection's socket:
+// should a reply never come, the read fails, pgconn closes the connection
+// and the pool drops it, instead of it being held forever while every later
+// request queues behind it. A socket deadline costs no timer or context per
+// request; the request's own context still cancels the exchange when the
+// client goes away.
+func (s *Service) withExchangeDeadline(pc *pgconn.PgConn, fn func() error) error {
+	sock := pc.Conn()
+	_ = sock.SetDeadline(time.Now().Add(s.exchangeTimeout))
+	err := fn()
+	if !pc.IsClosed() {
+		_ = sock.SetDeadline(time.Time{})
+	}
+	return err
+}
 
 // acquire takes a connection from the user pool within the configured
 // acquisition timeout; past it the request fails with 504 PGRST003 instead
@@ -390,20 +521,23 @@ func (s *Service) profileHeader(rc *reqCtx) {
 func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement) ([]byte, error) {
 	ctx := rc.r.Context()
 	setupSQL, setupArgs := s.setup(rc, st.readOnly)
+	if s.traceSetup != nil {
+		s.traceSetup(setupSQL, setupArgs)
+	}
 	conn, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Release()
-	ctx, cancel := context.WithTimeout(ctx, exchangeTimeout)
-	defer cancel()
 	var lines []string
 	pc := conn.Conn().PgConn()
-	err = runPipeline(ctx, pc, s.gen.Load(), []step{{sql: "BEGIN"}, {sql: setupSQL, args: setupArgs},
-		{sql: sql, args: st.args, row: func(v [][]byte) error {
-			lines = append(lines, string(v[0]))
-			return nil
-		}}})
+	err = s.withExchangeDeadline(pc, func() error {
+		return runPipeline(ctx, pc, s.gen.Load(), []step{{sql: "BEGIN"}, {sql: setupSQL, args: setupArgs},
+			{sql: sql, args: st.args, row: func(v [][]byte) error {
+				lines = append(lines, string(v[0]))
+				return nil
+			}}})
+	})
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		if e := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK").Close(); e != nil {
 			_ = conn.Conn().Close(context.Background())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -48,7 +49,13 @@ func encodeArgs(args []any) ([][]byte, error) {
 		switch v := a.(type) {
 		case nil:
 		case string:
-			out[i] = []byte(v)
+			if v == "" {
+				out[i] = []byte{} // empty, not NULL
+				continue
+			}
+			// Read-only view of the string's bytes: pgconn copies them
+			// into its message buffer and never writes to them.
+			out[i] = unsafe.Slice(unsafe.StringData(v), len(v))
 		case []byte:
 			out[i] = v
 		case int64:

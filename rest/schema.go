@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -101,6 +102,8 @@ type Cache struct {
 	// PostGIS reports whether ST_AsGeoJSON exists (application/geo+json).
 	PostGIS bool
 	cfg     Config
+	// searchPaths caches each exposed schema's quoted search_path.
+	searchPaths sync.Map
 }
 
 // Table finds schema.name.

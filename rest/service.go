@@ -40,8 +40,11 @@ type Service struct {
 	reloadMu sync.Mutex
 	stop     context.CancelFunc
 	// trace, when set (tests), sees every main statement before it runs.
-	trace func(sql string, args []any)
-	done  chan struct{}
+	trace      func(sql string, args []any)
+	traceSetup func(sql string, args []any)
+	// exchangeTimeout is the const of that name; tests shorten it.
+	exchangeTimeout time.Duration
+	done            chan struct{}
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -58,6 +61,13 @@ func WithStatementHook(fn func(sql string, args []any)) Option {
 	return func(s *Service) { s.trace = fn }
 }
 
+// WithSetupHook calls fn with every request's setup statement (role,
+// search_path and request.* settings) and its arguments before it runs, so
+// benchmarks can replay a request's whole database work.
+func WithSetupHook(fn func(sql string, args []any)) Option {
+	return func(s *Service) { s.traceSetup = fn }
+}
+
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
@@ -71,7 +81,7 @@ func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*
 	if user == nil || admin == nil {
 		return nil, errors.New("rest: user and admin pools are required")
 	}
-	s := &Service{cfg: cfg, user: user, admin: admin, log: slog.Default(), done: make(chan struct{})}
+	s := &Service{cfg: cfg, user: user, admin: admin, log: slog.Default(), done: make(chan struct{}), exchangeTimeout: exchangeTimeout}
 	for _, o := range opts {
 		o(s)
 	}
