@@ -72,8 +72,11 @@ func (s *Service) visibleObjects(rc *reqCtx) (map[string]bool, error) {
 	fj, _ := json.Marshal(fns)
 	b := &builder{}
 	t1, f1 := b.arg(string(tj)), b.arg(string(fj))
+	// Privileges are checked by oid: a name such as "odd names" would not
+	// parse as a regclass.
 	src := "SELECT coalesce(json_agg(x), '[]') AS x FROM (SELECT t AS x FROM json_array_elements_text(" + t1 + "::json) t " +
-		"WHERE has_any_column_privilege(t, 'SELECT') OR has_table_privilege(t, 'INSERT,UPDATE,DELETE') " +
+		"JOIN pg_class c ON true JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname || '.' || c.relname = t " +
+		"WHERE has_any_column_privilege(c.oid, 'SELECT') OR has_table_privilege(c.oid, 'INSERT,UPDATE,DELETE') " +
 		"UNION ALL SELECT 'rpc:' || f FROM json_array_elements_text(" + f1 + "::json) f " +
 		"WHERE EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace " +
 		"WHERE n.nspname || '.' || p.proname = f AND has_function_privilege(p.oid, 'EXECUTE'))) s"

@@ -143,19 +143,24 @@ LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
 WHERE con.contype IN ('p','u','f') AND con.conparentid = 0 AND NOT c.relispartition
 ORDER BY con.conname`
 
-// viewDepsSQL approximates view column lineage: a view column maps to the
-// same-named column of a base relation the view's rule depends on.
-const viewDepsSQL = `
-SELECT DISTINCT vn.nspname, v.relname, bn.nspname, b.relname, ba.attname
+// viewRulesSQL reads the query of every view and materialized view in the
+// exposed schemas (see viewColumnOrigins).
+const viewRulesSQL = `
+SELECT vn.nspname, v.relname, r.ev_action::text
 FROM pg_rewrite r
 JOIN pg_class v ON v.oid = r.ev_class AND v.relkind IN ('v','m')
 JOIN pg_namespace vn ON vn.oid = v.relnamespace
-JOIN pg_depend d ON d.objid = r.oid AND d.classid = 'pg_rewrite'::regclass AND d.refclassid = 'pg_class'::regclass
-JOIN pg_class b ON b.oid = d.refobjid AND b.oid <> v.oid
-JOIN pg_namespace bn ON bn.oid = b.relnamespace
-JOIN pg_attribute ba ON ba.attrelid = b.oid AND ba.attnum = d.refobjsubid
-JOIN pg_attribute va ON va.attrelid = v.oid AND va.attname = ba.attname AND NOT va.attisdropped
-WHERE vn.nspname = ANY($1)`
+WHERE r.rulename = '_RETURN' AND vn.nspname = ANY($1)`
+
+// columnNamesSQL names the columns view rules point at, wherever the
+// relation lives: views in an exposed schema often read tables in a
+// private one.
+const columnNamesSQL = `
+SELECT c.oid, n.nspname, c.relname, a.attnum, a.attname
+FROM pg_attribute a
+JOIN pg_class c ON c.oid = a.attrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`
 
 const roleSettingsSQL = `
 SELECT r.rolname, split_part(kv, '=', 1), substr(kv, strpos(kv, '=') + 1)
@@ -202,6 +207,7 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		return nil, fmt.Errorf("load columns: %w", err)
 	}
 	var fks []fk
+	pks := map[string][]string{}
 	if err := scanRows(ctx, q, keysSQL, nil, func(r pgx.Rows) error {
 		var k fk
 		var typ string
@@ -211,6 +217,7 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		t := c.Tables[k.schema+"."+k.table]
 		switch typ {
 		case "p":
+			pks[k.schema+"."+k.table] = k.cols
 			if t != nil {
 				t.PK = k.cols
 				t.Uniques = append(t.Uniques, k.cols)
@@ -226,26 +233,11 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 	}); err != nil {
 		return nil, fmt.Errorf("load keys: %w", err)
 	}
-	// View lineage: view -> base -> set of shared column names.
-	lineage := map[string]map[string]map[string]bool{}
-	if err := scanRows(ctx, q, viewDepsSQL, []any{schemas}, func(r pgx.Rows) error {
-		var vs, vn, bs, bn, col string
-		if err := r.Scan(&vs, &vn, &bs, &bn, &col); err != nil {
-			return err
-		}
-		v, b := vs+"."+vn, bs+"."+bn
-		if lineage[v] == nil {
-			lineage[v] = map[string]map[string]bool{}
-		}
-		if lineage[v][b] == nil {
-			lineage[v][b] = map[string]bool{}
-		}
-		lineage[v][b][col] = true
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("load view lineage: %w", err)
+	lineage, err := loadViewLineage(ctx, q, schemas)
+	if err != nil {
+		return nil, err
 	}
-	fks = c.inferViews(fks, lineage)
+	fks = c.inferViews(fks, pks, lineage)
 	if err := scanRows(ctx, q, roleSettingsSQL, nil, func(r pgx.Rows) error {
 		var role, k, v string
 		if err := r.Scan(&role, &k, &v); err != nil {
@@ -316,36 +308,141 @@ func allIn(cols []string, set map[string]bool) bool {
 	return true
 }
 
-// inferViews gives views the primary keys and foreign keys of the base
-// tables whose columns they expose under the same names.
-func (c *Cache) inferViews(fks []fk, lineage map[string]map[string]map[string]bool) []fk {
-	views := make([]string, 0, len(lineage))
-	for v := range lineage {
+// lineage maps a view ("schema.name") to each relation it takes columns
+// from, and each such column to the view's name for it.
+type lineage map[string]map[string]map[string]string
+
+// loadViewLineage reads which base column each view column exposes.
+func loadViewLineage(ctx context.Context, q querier, schemas []string) (lineage, error) {
+	type origin struct {
+		view string
+		cols []viewColumn
+	}
+	var views []origin
+	oids := map[uint32]bool{}
+	if err := scanRows(ctx, q, viewRulesSQL, []any{schemas}, func(r pgx.Rows) error {
+		var vs, vn, tree string
+		if err := r.Scan(&vs, &vn, &tree); err != nil {
+			return err
+		}
+		cols, err := viewColumnOrigins(tree)
+		if err != nil {
+			return fmt.Errorf("view %s.%s: %w", vs, vn, err)
+		}
+		for _, c := range cols {
+			if c.table != 0 {
+				oids[c.table] = true
+			}
+		}
+		views = append(views, origin{view: vs + "." + vn, cols: cols})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("load view rules: %w", err)
+	}
+	type attr struct {
+		oid    uint32
+		attnum int
+	}
+	rels := map[uint32]string{}
+	names := map[attr]string{}
+	if len(oids) > 0 {
+		list := make([]uint32, 0, len(oids))
+		for o := range oids {
+			list = append(list, o)
+		}
+		if err := scanRows(ctx, q, columnNamesSQL, []any{list}, func(r pgx.Rows) error {
+			var oid uint32
+			var ns, rel, col string
+			var num int16
+			if err := r.Scan(&oid, &ns, &rel, &num, &col); err != nil {
+				return err
+			}
+			rels[oid] = ns + "." + rel
+			names[attr{oid, int(num)}] = col
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("load view columns: %w", err)
+		}
+	}
+	out := lineage{}
+	for _, v := range views {
+		for _, c := range v.cols {
+			base, col := rels[c.table], names[attr{c.table, c.attnum}]
+			if base == "" || col == "" || base == v.view {
+				continue
+			}
+			if out[v.view] == nil {
+				out[v.view] = map[string]map[string]string{}
+			}
+			if out[v.view][base] == nil {
+				out[v.view][base] = map[string]string{}
+			}
+			// A base column exposed twice keeps its first name.
+			if _, dup := out[v.view][base][col]; !dup {
+				out[v.view][base][col] = c.name
+			}
+		}
+	}
+	return out, nil
+}
+
+// rename maps cols through m; ok is false unless every column is there.
+func rename(cols []string, m map[string]string) ([]string, bool) {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		n, ok := m[c]
+		if !ok {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// inferViews gives views the primary keys and foreign keys of the
+// relations whose key columns they expose, renamed as the view names them.
+// pks holds every table's primary key, exposed or not. Later passes let a
+// view over a view inherit what the inner view inherited.
+func (c *Cache) inferViews(fks []fk, pks map[string][]string, lin lineage) []fk {
+	views := make([]string, 0, len(lin))
+	for v := range lin {
 		views = append(views, v)
 	}
 	sort.Strings(views)
-	for pass := 0; pass < 2; pass++ {
+	for pass := 0; pass < 3; pass++ {
 		base := append([]fk(nil), fks...)
 		for _, v := range views {
 			vt := c.Tables[v]
 			if vt == nil {
 				continue
 			}
-			for b, cols := range lineage[v] {
-				bt := c.Tables[b]
-				if bt != nil && vt.PK == nil && len(bt.PK) > 0 && allIn(bt.PK, cols) {
-					vt.PK = bt.PK
+			bases := make([]string, 0, len(lin[v]))
+			for b := range lin[v] {
+				bases = append(bases, b)
+			}
+			sort.Strings(bases)
+			for _, b := range bases {
+				cols := lin[v][b]
+				if vt.PK == nil && len(pks[b]) > 0 {
+					if pk, ok := rename(pks[b], cols); ok {
+						vt.PK = pk
+						pks[v] = pk
+					}
 				}
 				for _, k := range base {
-					if k.schema+"."+k.table == b && allIn(k.cols, cols) && !hasFK(fks, vt.Schema, vt.Name, k.name, k.fschema, k.ftable) {
-						n := k
-						n.schema, n.table = vt.Schema, vt.Name
-						fks = append(fks, n)
+					if k.schema+"."+k.table == b && !hasFK(fks, vt.Schema, vt.Name, k.name, k.fschema, k.ftable) {
+						if vc, ok := rename(k.cols, cols); ok {
+							n := k
+							n.schema, n.table, n.cols = vt.Schema, vt.Name, vc
+							fks = append(fks, n)
+						}
 					}
-					if k.fschema+"."+k.ftable == b && allIn(k.fcols, cols) && !hasFK(fks, k.schema, k.table, k.name, vt.Schema, vt.Name) {
-						n := k
-						n.fschema, n.ftable = vt.Schema, vt.Name
-						fks = append(fks, n)
+					if k.fschema+"."+k.ftable == b && !hasFK(fks, k.schema, k.table, k.name, vt.Schema, vt.Name) {
+						if vc, ok := rename(k.fcols, cols); ok {
+							n := k
+							n.fschema, n.ftable, n.fcols = vt.Schema, vt.Name, vc
+							fks = append(fks, n)
+						}
 					}
 				}
 			}

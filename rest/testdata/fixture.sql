@@ -53,6 +53,18 @@ CREATE TABLE defaults (
 CREATE TABLE nopk (a int, b text);
 CREATE VIEW active_users AS SELECT username, data, status FROM users WHERE status = 'ONLINE';
 CREATE VIEW recent_messages AS SELECT id, message, username, channel_id FROM messages;
+-- Views that rename their columns: keys and relationships follow each
+-- column to the base column it exposes, whatever it is called; a computed
+-- column exposes none.
+CREATE VIEW message_feed AS
+  SELECT m.id AS message_id, m.message AS body, m.username AS author, m.channel_id AS room FROM messages m;
+CREATE VIEW people AS SELECT username AS handle, status FROM users;
+CREATE VIEW shouted AS SELECT id, upper(username) AS username FROM messages;
+CREATE VIEW "odd names" AS SELECT id AS "the (id)", username AS "by\ {who}" FROM messages;
+-- An exposed view over a table in a schema that is not exposed.
+CREATE SCHEMA hidden;
+CREATE TABLE hidden.labels (id int PRIMARY KEY, channel_id bigint REFERENCES channels(id), label text);
+CREATE VIEW channel_labels AS SELECT id AS label_id, channel_id AS channel, label FROM hidden.labels;
 
 -- RLS: each user sees and writes only their notes; anon sees public ones.
 CREATE TABLE notes (
@@ -147,3 +159,4 @@ ALTER TABLE inbox ENABLE ROW LEVEL SECURITY;
 CREATE POLICY inbox_insert ON inbox FOR INSERT TO anon WITH CHECK (true);
 GRANT INSERT ON inbox TO anon;
 GRANT USAGE ON SEQUENCE inbox_id_seq TO anon;
+INSERT INTO hidden.labels VALUES (1, 1, 'general'), (2, 1, 'busy');
