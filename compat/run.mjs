@@ -64,6 +64,8 @@ async function main() {
     BASALT_DB_PORT: String(dbPort),
     BASALT_APP_PORT: String(appPort),
     BASALT_DATA_DIR: dataDir,
+    // A second exposed schema for the schema-switching tests (.schema()).
+    REST_DB_SCHEMAS: 'public,compat_rest_extra',
   }
   log(`starting basalt dev (api :${apiPort}, db :${dbPort}, app :${appPort}, data ${dataDir})`)
   const child = spawn(bin, ['dev', '--data-dir', dataDir], { cwd: root, env, stdio: ['ignore', logFd, logFd] })

@@ -70,6 +70,14 @@ INSERT INTO compat_rest_messages(channel_id, body) VALUES
   (1, 'the quick brown fox'), (1, 'jumps over the lazy dog'), (2, 'lazy afternoons');
 INSERT INTO compat_rest_items VALUES (1, 'apple', 5), (2, 'banana', 2), (3, 'cherry', 9), (4, 'date', 1);
 INSERT INTO compat_rest_notes(owner, body) VALUES ('${ALICE}', 'alice note'), ('${BOB}', 'bob note');
+DROP SCHEMA IF EXISTS compat_rest_extra CASCADE;
+CREATE SCHEMA compat_rest_extra;
+GRANT USAGE ON SCHEMA compat_rest_extra TO anon, authenticated, service_role;
+CREATE TABLE compat_rest_extra.compat_rest_items (id int PRIMARY KEY, label text NOT NULL);
+CREATE VIEW compat_rest_extra.item_labels AS SELECT id AS item_id, label AS tag FROM compat_rest_extra.compat_rest_items;
+GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA compat_rest_extra TO anon, authenticated, service_role;
+CREATE FUNCTION compat_rest_extra.shout(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT upper(t) $$;
+INSERT INTO compat_rest_extra.compat_rest_items VALUES (1, 'extra one'), (2, 'extra two');
 `
 
 before(async () => {
@@ -80,7 +88,8 @@ before(async () => {
   for (let i = 0; i < 100; i++) {
     const { error } = await anon.from('compat_rest_notes').select('id').limit(1)
     const { error: fnErr } = await anon.rpc('compat_rest_add', { a: 1, b: 1 })
-    if (!error && !fnErr) return
+    const { error: extraErr } = await anon.schema('compat_rest_extra').rpc('shout', { t: 'x' })
+    if (!error && !fnErr && !extraErr) return
     await new Promise((res) => setTimeout(res, 100))
   }
   throw new Error('fixture never became visible through /rest/v1')
@@ -212,6 +221,31 @@ test('rpc by POST and GET, set-returning with filters, void', async () => {
   assert.equal(missing.error.code, 'PGRST202')
 })
 
+test('schema switching between two exposed schemas: reads, writes, views and rpc', async () => {
+  // The same table name in both schemas: each profile sees its own rows.
+  const pub = await anon.from('compat_rest_items').select('id, name').eq('id', 1)
+  assert.deepEqual(pub.data, [{ id: 1, name: 'apple' }])
+  const extra = anon.schema('compat_rest_extra')
+  const other = await extra.from('compat_rest_items').select('id, label').order('id')
+  assert.equal(other.error, null)
+  assert.deepEqual(other.data, [{ id: 1, label: 'extra one' }, { id: 2, label: 'extra two' }])
+  // A write goes to the schema named by Content-Profile.
+  const ins = await extra.from('compat_rest_items').insert({ id: 3, label: 'extra three' }).select('id, label').single()
+  assert.equal(ins.status, 201)
+  assert.deepEqual(ins.data, { id: 3, label: 'extra three' })
+  const same = await anon.from('compat_rest_items').select('id, name').eq('id', 3)
+  assert.deepEqual(same.data, [{ id: 3, name: 'cherry' }], 'the public table is untouched')
+  const view = await extra.from('item_labels').select('item_id, tag').eq('item_id', 3)
+  assert.deepEqual(view.data, [{ item_id: 3, tag: 'extra three' }])
+  const rpc = await extra.rpc('shout', { t: 'naira' })
+  assert.equal(rpc.error, null)
+  assert.equal(rpc.data, 'NAIRA')
+  // The function lives only in the other schema.
+  const wrong = await anon.rpc('shout', { t: 'naira' })
+  assert.equal(wrong.status, 404)
+  assert.equal(wrong.error.code, 'PGRST202')
+})
+
 test('schema switching: public works, an unexposed schema is 406 PGRST106', async () => {
   const ok = await anon.schema('public').from('compat_rest_items').select('id').eq('id', 1)
   assert.deepEqual(ok.data, [{ id: 1 }])
@@ -219,6 +253,7 @@ test('schema switching: public works, an unexposed schema is 406 PGRST106', asyn
   assert.equal(bad.status, 406)
   assert.equal(bad.error.code, 'PGRST106')
   assert.equal(bad.error.message, 'Invalid schema: compat_rest_hidden')
+  assert.equal(bad.error.hint, 'Only the following schemas are exposed: public, compat_rest_extra')
 })
 
 test('RLS through two signed-in users', async () => {
