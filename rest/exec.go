@@ -467,7 +467,8 @@ func contentRange(lower int64, n int64, total *int64) string {
 // write sends the final response.
 func write(rc *reqCtx, status int, contentType string, body []byte) {
 	h := rc.w.Header()
-	if contentType != "" && (len(body) > 0 || rc.r.Method == http.MethodHead) {
+	// A Content-Type set through response.headers wins, as in PostgREST.
+	if contentType != "" && (len(body) > 0 || rc.r.Method == http.MethodHead) && h.Get("Content-Type") == "" {
 		h.Set("Content-Type", contentType)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))

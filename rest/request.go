@@ -114,11 +114,15 @@ const (
 	mediaGeoJSON
 	mediaPlan
 	mediaOpenAPI
+	// mediaCustom is a media-type handler's type (accept.custom).
+	mediaCustom
 )
 
 type accept struct {
 	kind       media
 	stripNulls bool
+	// custom is the Content-Type a media-type handler answers with.
+	custom string
 	// plan options
 	planJSON    bool
 	planFor     media
@@ -161,6 +165,28 @@ func parseAcceptHeader(h string) []mediaRange {
 
 // negotiate picks the response media type; root allows OpenAPI.
 func negotiate(cfg *Config, h string, root bool) (accept, error) {
+	return negotiateWith(cfg, h, root, "")
+}
+
+// negotiateWith is negotiate for an endpoint with a media-type handler: a
+// function returning a domain named after a media type. The handler serves
+// its type wherever the Accept list names it first (also over a built-in
+// type of the same name); a "*/*" handler serves every request, even one
+// without Accept. PostgREST's own vendor types cannot be taken over.
+func negotiateWith(cfg *Config, h string, root bool, handler string) (accept, error) {
+	if strings.HasPrefix(handler, "application/vnd.pgrst.") {
+		handler = ""
+	}
+	if handler == "*/*" {
+		ct := "application/octet-stream"
+		for _, m := range parseAcceptHeader(h) {
+			if !strings.Contains(m.typ, "*") {
+				ct = m.typ
+				break
+			}
+		}
+		return accept{kind: mediaCustom, custom: ct}, nil
+	}
 	if strings.TrimSpace(h) == "" {
 		if root {
 			return accept{kind: mediaOpenAPI}, nil
@@ -168,59 +194,70 @@ func negotiate(cfg *Config, h string, root bool) (accept, error) {
 		return accept{kind: mediaJSON}, nil
 	}
 	for _, m := range parseAcceptHeader(h) {
-		strip := m.params["nulls"] == "stripped"
-		switch m.typ {
-		case "*/*", "application/*":
-			if root {
-				return accept{kind: mediaOpenAPI}, nil
-			}
-			return accept{kind: mediaJSON}, nil
-		case "application/json":
-			if root {
-				return accept{kind: mediaOpenAPI}, nil
-			}
-			return accept{kind: mediaJSON}, nil
-		case "application/openapi+json":
-			if root {
-				return accept{kind: mediaOpenAPI}, nil
-			}
-		case "application/vnd.pgrst.array+json", "application/vnd.pgrst.array":
-			if !root {
-				return accept{kind: mediaJSON, stripNulls: strip}, nil
-			}
-		case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
-			if !root {
-				return accept{kind: mediaObject, stripNulls: strip}, nil
-			}
-		case "text/csv":
-			if !root {
-				return accept{kind: mediaCSV}, nil
-			}
-		case "application/geo+json":
-			if !root && cfg.postgis {
-				return accept{kind: mediaGeoJSON}, nil
-			}
-		case "application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json":
-			if root || !cfg.PlanEnabled {
-				continue
-			}
-			a := accept{kind: mediaPlan, planJSON: m.typ == "application/vnd.pgrst.plan+json", planFor: mediaJSON}
-			switch m.params["for"] {
-			case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
-				a.planFor = mediaObject
-			case "text/csv":
-				a.planFor = mediaCSV
-			}
-			for _, o := range strings.Split(m.params["options"], "|") {
-				switch o {
-				case "analyze", "verbose", "settings", "buffers", "wal":
-					a.planOptions = append(a.planOptions, strings.ToUpper(o))
-				}
-			}
+		if handler != "" && m.typ == handler {
+			return accept{kind: mediaCustom, custom: handler}, nil
+		}
+		if a, ok := builtinMedia(cfg, m, root); ok {
 			return a, nil
 		}
 	}
 	return accept{}, pgrstErr(406, "PGRST107", "None of these media types are available: "+h, nil, nil)
+}
+
+// builtinMedia matches one Accept range against the built-in media types.
+func builtinMedia(cfg *Config, m mediaRange, root bool) (accept, bool) {
+	strip := m.params["nulls"] == "stripped"
+	switch m.typ {
+	case "*/*", "application/*":
+		if root {
+			return accept{kind: mediaOpenAPI}, true
+		}
+		return accept{kind: mediaJSON}, true
+	case "application/json":
+		if root {
+			return accept{kind: mediaOpenAPI}, true
+		}
+		return accept{kind: mediaJSON}, true
+	case "application/openapi+json":
+		if root {
+			return accept{kind: mediaOpenAPI}, true
+		}
+	case "application/vnd.pgrst.array+json", "application/vnd.pgrst.array":
+		if !root {
+			return accept{kind: mediaJSON, stripNulls: strip}, true
+		}
+	case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
+		if !root {
+			return accept{kind: mediaObject, stripNulls: strip}, true
+		}
+	case "text/csv":
+		if !root {
+			return accept{kind: mediaCSV}, true
+		}
+	case "application/geo+json":
+		if !root && cfg.postgis {
+			return accept{kind: mediaGeoJSON}, true
+		}
+	case "application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json":
+		if root || !cfg.PlanEnabled {
+			return accept{}, false
+		}
+		a := accept{kind: mediaPlan, planJSON: m.typ == "application/vnd.pgrst.plan+json", planFor: mediaJSON}
+		switch m.params["for"] {
+		case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
+			a.planFor = mediaObject
+		case "text/csv":
+			a.planFor = mediaCSV
+		}
+		for _, o := range strings.Split(m.params["options"], "|") {
+			switch o {
+			case "analyze", "verbose", "settings", "buffers", "wal":
+				a.planOptions = append(a.planOptions, strings.ToUpper(o))
+			}
+		}
+		return a, true
+	}
+	return accept{}, false
 }
 
 // contentType renders the response Content-Type for a.
@@ -237,6 +274,8 @@ func (a accept) contentType() string {
 		return "application/geo+json; charset=utf-8"
 	case mediaOpenAPI:
 		return "application/openapi+json; charset=utf-8"
+	case mediaCustom:
+		return a.custom
 	case mediaPlan:
 		f := map[media]string{mediaJSON: "application/json", mediaObject: "application/vnd.pgrst.object+json", mediaCSV: "text/csv"}[a.planFor]
 		if a.planJSON {

@@ -2,8 +2,10 @@ package rest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -146,10 +148,6 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 			}
 		}
 	}
-	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
-	if err != nil {
-		return err
-	}
 	args, err := s.rpcArguments(rc)
 	if err != nil {
 		return err
@@ -158,6 +156,16 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	fn, whole, err := rpc.Resolve(rc.cache.Functions[rc.schema+"."+name], args.keys, args.body)
 	if err != nil {
 		return rpcResolveError(rc.cache, rc.schema, name, args, err)
+	}
+	// The function is found first: what it returns may make it the
+	// handler of a media type.
+	handler := ""
+	if fn.MediaType != "" && fn.Kind == rpc.Scalar && !fn.SetOf {
+		handler = fn.MediaType
+	}
+	acc, err := negotiateWith(rc.cfg, rc.r.Header.Get("Accept"), false, handler)
+	if err != nil {
+		return err
 	}
 	if !fn.SetOf && rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil {
 		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
@@ -190,6 +198,15 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		source = "SELECT " + call + " AS pgrst_scalar" + fromClause
 		inner = "SELECT * FROM pgrst_source"
 		body = "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')"
+		if acc.kind == mediaCustom {
+			// The handler's value as it is: text as text, bytes as bytes
+			// (sent as hex and decoded below, whatever bytea_output says).
+			v := "(array_agg(_postgrest_t.pgrst_scalar))[1]"
+			if fn.MediaBase == "bytea" {
+				v = "pg_catalog.encode(" + v + ", 'hex')"
+			}
+			body = "coalesce(" + v + "::text, '')"
+		}
 		if rc.prefs.count != "" {
 			count = "(SELECT pg_catalog.count(*) FROM pgrst_source)"
 		}
@@ -293,6 +310,13 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	if fn.Kind == rpc.Void {
 		write(rc, status, "", nil)
 		return nil
+	}
+	if acc.kind == mediaCustom && fn.MediaBase == "bytea" {
+		raw, err := hex.DecodeString(string(res.body))
+		if err != nil {
+			return fmt.Errorf("rest: decode %s result: %w", fn.MediaType, err)
+		}
+		res.body = raw
 	}
 	ct := acc.contentType()
 	if acc.kind == mediaObject && !fn.SetOf {

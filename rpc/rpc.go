@@ -48,6 +48,10 @@ type Function struct {
 	Rows                float64
 	// OutCols are the columns of a composite result (for OpenAPI and "*").
 	OutCols []string
+	// MediaType is set when the function returns a domain named after a
+	// media type ("text/html", "*/*"): the function is that type's handler
+	// and MediaBase is the domain's base type ("text", "bytea"…).
+	MediaType, MediaBase string
 }
 
 // Query lists the functions of the given schemas. Only plain functions
@@ -69,7 +73,9 @@ SELECT n.nspname, p.proname,
      WHERE p.proargmodes[k.i] IN ('o', 't', 'b') ORDER BY k.i), '{}') AS out_names,
   p.proargmodes IS NOT NULL AND array_position(p.proargmodes, 'i'::"char") IS NULL
      AND array_position(p.proargmodes, 'b'::"char") IS NULL AND array_position(p.proargmodes, 'v'::"char") IS NULL
-     AND coalesce(array_length(p.proargtypes::oid[], 1), 0) = 0 AS no_in
+     AND coalesce(array_length(p.proargtypes::oid[], 1), 0) = 0 AS no_in,
+  CASE WHEN rt.typtype = 'd' AND rt.typname LIKE '%/%' THEN rt.typname ELSE '' END AS media_type,
+  CASE WHEN rt.typtype = 'd' THEN format_type(rt.typbasetype, NULL) ELSE '' END AS media_base
 FROM pg_proc p
 JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_type rt ON rt.oid = p.prorettype
@@ -97,7 +103,7 @@ func Load(ctx context.Context, q interface {
 			noIn                      bool
 		)
 		if err := rows.Scan(&f.Schema, &f.Name, &names, &types, &ndefaults, &variadic, &void, &f.SetOf,
-			&f.RetType, &composite, &f.RetSchema, &f.RetTable, &f.Volatile, &f.Rows, &outNames, &noIn); err != nil {
+			&f.RetType, &composite, &f.RetSchema, &f.RetTable, &f.Volatile, &f.Rows, &outNames, &noIn, &f.MediaType, &f.MediaBase); err != nil {
 			return nil, fmt.Errorf("scan function: %w", err)
 		}
 		for i, t := range types {

@@ -61,6 +61,25 @@ CREATE VIEW message_feed AS
 CREATE VIEW people AS SELECT username AS handle, status FROM users;
 CREATE VIEW shouted AS SELECT id, upper(username) AS username FROM messages;
 CREATE VIEW "odd names" AS SELECT id AS "the (id)", username AS "by\ {who}" FROM messages;
+-- Media-type handlers: functions returning a domain named after a media
+-- type answer that type as it is, with that Content-Type.
+CREATE DOMAIN "text/html" AS text;
+CREATE DOMAIN "application/vnd.basalt.bin" AS bytea;
+CREATE DOMAIN "*/*" AS bytea;
+CREATE DOMAIN "application/vnd.pgrst.object+json" AS json;
+CREATE FUNCTION welcome(name text DEFAULT 'you') RETURNS "text/html" LANGUAGE sql STABLE
+  AS $$ SELECT '<h1>Hello, ' || name || '</h1>' $$;
+CREATE FUNCTION raw_bytes() RETURNS "application/vnd.basalt.bin" LANGUAGE sql STABLE
+  AS $$ SELECT '\x00ff10'::bytea $$;
+CREATE FUNCTION empty_blob() RETURNS "application/vnd.basalt.bin" LANGUAGE sql STABLE
+  AS $$ SELECT NULL::bytea $$;
+CREATE FUNCTION anything() RETURNS "*/*" LANGUAGE sql STABLE
+  AS $$ SELECT convert_to('<x/>', 'UTF8') $$;
+CREATE FUNCTION styled() RETURNS "*/*" LANGUAGE sql STABLE AS $$
+  SELECT set_config('response.headers', '[{"Content-Type":"text/css"}]', true);
+  SELECT convert_to('a{}', 'UTF8') $$;
+CREATE FUNCTION vendor_object() RETURNS "application/vnd.pgrst.object+json" LANGUAGE sql STABLE
+  AS $$ SELECT '{"a":1}'::json $$;
 -- An exposed view over a table in a schema that is not exposed.
 CREATE SCHEMA hidden;
 CREATE TABLE hidden.labels (id int PRIMARY KEY, channel_id bigint REFERENCES channels(id), label text);
