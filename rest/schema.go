@@ -327,7 +327,9 @@ func loadViewLineage(ctx context.Context, q querier, schemas []string) (lineage,
 		}
 		cols, err := viewColumnOrigins(tree)
 		if err != nil {
-			return fmt.Errorf("view %s.%s: %w", vs, vn, err)
+			// A rule this reader does not follow costs that view its
+			// inferred keys, never the whole schema cache.
+			return nil
 		}
 		for _, c := range cols {
 			if c.table != 0 {
