@@ -1,17 +1,16 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -70,7 +69,7 @@ func unsafeSetting(k string) bool {
 func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	args := make([]any, 0, 20)
 	add := func(k, v string) { args = append(args, k, v) }
-	add("search_path", rc.searchPath())
+	add("search_path", rc.cache.searchPaths[rc.schema])
 	for _, kv := range rc.cache.RoleSettings[rc.role] {
 		if !unsafeSetting(kv[0]) {
 			add(kv[0], kv[1])
@@ -78,7 +77,7 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	}
 	claims := rc.claims
 	if claims == nil {
-		claims = anonClaims(rc.role)
+		claims = s.anonClaims
 	}
 	add("role", rc.role)
 	args = append(args, "request.jwt.claims", claims)
@@ -95,18 +94,18 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
 	return setupSQL(len(args) / 2), args
 }
 
-// searchPath is the request's schema followed by the extra search path,
-// quoted.
-func (rc *reqCtx) searchPath() string {
-	if p, ok := rc.cache.searchPaths.Load(rc.schema); ok {
-		return p.(string)
+// searchPaths renders, for each exposed schema, the search_path of a
+// request to it: the schema, then the extra search path, quoted.
+func searchPaths(cfg *Config) map[string]string {
+	out := make(map[string]string, len(cfg.Schemas))
+	for _, schema := range cfg.Schemas {
+		path := []string{quoteIdent(schema)}
+		for _, p := range cfg.ExtraSearchPath {
+			path = append(path, quoteIdent(p))
+		}
+		out[schema] = strings.Join(path, ", ")
 	}
-	path := []string{quoteIdent(rc.schema)}
-	for _, p := range rc.cfg.ExtraSearchPath {
-		path = append(path, quoteIdent(p))
-	}
-	p, _ := rc.cache.searchPaths.LoadOrStore(rc.schema, strings.Join(path, ", "))
-	return p.(string)
+	return out
 }
 
 // setupSQLs holds "SELECT set_config($1, $2, true), ..." for n settings.
@@ -128,62 +127,25 @@ func setupSQL(n int) string {
 	return q.(string)
 }
 
-// anonClaims is the claims JSON of a request without a user JWT.
-func anonClaims(role string) []byte {
-	if c, ok := anonClaimsByRole.Load(role); ok {
-		return c.([]byte)
-	}
-	b, _ := json.Marshal(map[string]string{"role": role})
-	c, _ := anonClaimsByRole.LoadOrStore(role, b)
-	return c.([]byte)
-}
-
-var anonClaimsByRole sync.Map
-
 // headersJSON renders request.headers: an object of the lower-cased header
 // names (cookies excluded, they have their own setting) with their values
-// joined by ", ", in name order.
+// joined by ", ". Characters HTML would mind stay as they are: the text goes
+// to PostgreSQL.
 func headersJSON(r *http.Request) []byte {
-	names := make([]string, 0, len(r.Header)+1)
-	for k := range r.Header {
-		if !strings.EqualFold(k, "cookie") {
-			names = append(names, k)
+	m := make(map[string]string, len(r.Header)+1)
+	for k, v := range r.Header {
+		if lk := strings.ToLower(k); lk != "cookie" {
+			m[lk] = strings.Join(v, ", ")
 		}
 	}
-	slices.Sort(names)
-	b := make([]byte, 0, 256)
-	b = append(b, '{')
-	hostDone := r.Host == ""
-	first := true
-	field := func(name, value string) {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendJSONString(b, name)
-		b = append(b, ':')
-		b = appendJSONString(b, value)
+	if r.Host != "" {
+		m["host"] = r.Host
 	}
-	for _, k := range names {
-		lk := strings.ToLower(k)
-		if !hostDone && lk > "host" {
-			field("host", r.Host)
-			hostDone = true
-		}
-		if lk == "host" && r.Host != "" {
-			continue
-		}
-		v := r.Header[k]
-		if len(v) == 1 {
-			field(lk, v[0])
-		} else {
-			field(lk, strings.Join(v, ", "))
-		}
-	}
-	if !hostDone {
-		field("host", r.Host)
-	}
-	return append(b, '}')
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 func cookiesJSON(r *http.Request) []byte {
@@ -200,51 +162,6 @@ func cookiesJSON(r *http.Request) []byte {
 	}
 	b, _ := json.Marshal(m)
 	return b
-}
-
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
-// U+FFFD, as encoding/json does; '<', '>' and '&' stay as they are since
-// the text goes to PostgreSQL, not into HTML.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, "\\ufffd"...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // txOutcome decides commit vs rollback from db-tx-end and Prefer: tx.

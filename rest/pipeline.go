@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -49,13 +48,7 @@ func encodeArgs(args []any) ([][]byte, error) {
 		switch v := a.(type) {
 		case nil:
 		case string:
-			if v == "" {
-				out[i] = []byte{} // empty, not NULL
-				continue
-			}
-			// Read-only view of the string's bytes: pgconn copies them
-			// into its message buffer and never writes to them.
-			out[i] = unsafe.Slice(unsafe.StringData(v), len(v))
+			out[i] = []byte(v)
 		case []byte:
 			out[i] = v
 		case int64:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -102,8 +101,8 @@ type Cache struct {
 	// PostGIS reports whether ST_AsGeoJSON exists (application/geo+json).
 	PostGIS bool
 	cfg     Config
-	// searchPaths caches each exposed schema's quoted search_path.
-	searchPaths sync.Map
+	// searchPaths is each exposed schema's quoted search_path.
+	searchPaths map[string]string
 }
 
 // Table finds schema.name.

@@ -9,6 +9,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,6 +45,7 @@ type Service struct {
 	traceSetup func(sql string, args []any)
 	// exchangeTimeout is the const of that name; tests shorten it.
 	exchangeTimeout time.Duration
+	anonClaims      []byte
 	done            chan struct{}
 }
 
@@ -82,6 +84,8 @@ func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*
 		return nil, errors.New("rest: user and admin pools are required")
 	}
 	s := &Service{cfg: cfg, user: user, admin: admin, log: slog.Default(), done: make(chan struct{}), exchangeTimeout: exchangeTimeout}
+	// Requests without a user JWT all carry the same claims.
+	s.anonClaims, _ = json.Marshal(map[string]string{"role": cfg.AnonRole})
 	for _, o := range opts {
 		o(s)
 	}
@@ -119,6 +123,7 @@ func (s *Service) Reload(ctx context.Context) error {
 	}
 	c.cfg = s.cfg.withDBSettings(c.RoleSettings[s.loginRole], s.log)
 	c.cfg.postgis = c.PostGIS
+	c.searchPaths = searchPaths(&c.cfg)
 	s.cache.Store(c)
 	s.gen.Add(1)
 	return nil
