@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -21,7 +22,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/bench"
@@ -133,7 +134,7 @@ func run(opts bench.Options) error {
 		{"rpc call", "POST", "/rpc/bench_add", `{"a":20,"b":22}`, 200},
 	}
 	var comps []bench.Comparison
-	for i, bc := range cases {
+	for _, bc := range cases {
 		newReq := func(ctx context.Context) (*http.Request, error) {
 			r, err := http.NewRequestWithContext(ctx, bc.method, srv.URL+bc.path, strings.NewReader(bc.body))
 			if err != nil {
@@ -170,25 +171,32 @@ func run(opts bench.Options) error {
 		base := bench.Run(ctx, "pgx direct", opts, direct)
 		if *dbFloor {
 			mu.Lock()
-			setup := replayed{sql: setupSQL, args: append([]any(nil), setupArgs...)}
+			ssql, sargs := setupSQL, append([]any(nil), setupArgs...)
 			mu.Unlock()
-			main := replayed{sql: sql, args: args}
-			floorOp := replayPipeline(user, fmt.Sprintf("bench_%d", i), setup, main)
-			dbside := bench.Run(ctx, "pgx, setup + main", opts, floorOp)
+			// The service's two statements in one batch: one round trip,
+			// one implicit transaction, prepared once per connection by
+			// pgx's statement cache, as the authenticator.
+			dbside := bench.Run(ctx, "pgx, setup + main", opts, func(ctx context.Context) (int64, error) {
+				b := &pgx.Batch{}
+				b.Queue(ssql, sargs...)
+				b.Queue(sql, args...)
+				br := user.SendBatch(ctx, b)
+				_, setupErr := br.Exec()
+				var body []byte
+				var total, page, inserted any
+				var h, s *string
+				mainErr := br.QueryRow().Scan(&total, &page, &body, &h, &s, &inserted)
+				return int64(len(body)), errors.Join(setupErr, mainErr, br.Close())
+			})
 			comps = append(comps, bench.Comparison{Name: bc.name + " (db floor)", Baseline: base, Candidate: dbside})
 		}
 		profiling := *cpuProfile != "" && strings.HasPrefix(bc.name, *profileCase)
-		if profiling {
-			f, err := os.Create(*cpuProfile)
-			if err != nil {
-				return err
-			}
-			_ = pprof.StartCPUProfile(f)
+		stopProfile, err := startProfile(profiling, *cpuProfile)
+		if err != nil {
+			return err
 		}
 		cand := bench.Run(ctx, "rest (HTTP)", opts, restOp)
-		if profiling {
-			pprof.StopCPUProfile()
-		}
+		stopProfile()
 		comps = append(comps, bench.Comparison{Name: bc.name, Baseline: base, Candidate: cand})
 		if *floor {
 			// A bare handler answering the same bytes: what HTTP alone costs
@@ -207,13 +215,9 @@ func run(opts bench.Options) error {
 		}
 		if *inProcess {
 			// The service without HTTP: what the transport costs.
-			profilingIn := *cpuProfile != "" && strings.HasPrefix(bc.name, *profileCase) && *profileInProcess
-			if profilingIn {
-				f, err := os.Create(*cpuProfile + ".inprocess")
-				if err != nil {
-					return err
-				}
-				_ = pprof.StartCPUProfile(f)
+			stopProfile, err := startProfile(profiling && *profileInProcess, *cpuProfile+".inprocess")
+			if err != nil {
+				return err
 			}
 			inproc := bench.Run(ctx, "rest (in-process)", opts, func(ctx context.Context) (int64, error) {
 				r, err := newReq(ctx)
@@ -227,108 +231,29 @@ func run(opts bench.Options) error {
 				}
 				return int64(w.Body.Len()), nil
 			})
-			if profilingIn {
-				pprof.StopCPUProfile()
-			}
+			stopProfile()
 			comps = append(comps, bench.Comparison{Name: bc.name + " (no HTTP)", Baseline: base, Candidate: inproc})
 		}
 	}
 	return bench.Report(os.Stdout, opts, comps...)
 }
 
-// replayed is one statement the service sent, with its arguments.
-type replayed struct {
-	sql  string
-	args []any
-}
-
-// replayPipeline sends setup and main the way the service does (one
-// pipeline, one implicit transaction, both prepared once per connection,
-// arguments untyped text) as the authenticator: the database work of a
-// request without HTTP and without the service's own code.
-func replayPipeline(pool *pgxpool.Pool, prefix string, setup, main replayed) bench.Op {
-	text := func(args []any) [][]byte {
-		out := make([][]byte, len(args))
-		for i, a := range args {
-			switch v := a.(type) {
-			case string:
-				out[i] = []byte(v)
-			case []byte:
-				out[i] = v
-			case nil:
-			default:
-				out[i] = []byte(fmt.Sprint(v))
-			}
-		}
-		return out
+// startProfile starts a CPU profile into path when on; the returned func
+// stops it.
+func startProfile(on bool, path string) (func(), error) {
+	if !on {
+		return func() {}, nil
 	}
-	stmts := []struct {
-		name string
-		sql  string
-		args [][]byte
-	}{{prefix + "_setup", setup.sql, text(setup.args)}, {prefix + "_main", main.sql, text(main.args)}}
-	var mu sync.Mutex
-	described := map[*pgconn.PgConn][]*pgconn.StatementDescription{}
-	return func(ctx context.Context) (int64, error) {
-		conn, err := pool.Acquire(ctx)
-		if err != nil {
-			return 0, err
-		}
-		defer conn.Release()
-		pc := conn.Conn().PgConn()
-		mu.Lock()
-		descs, ready := described[pc]
-		mu.Unlock()
-		pl := pc.StartPipeline(ctx)
-		for j, st := range stmts {
-			if ready {
-				pl.SendQueryStatement(descs[j], st.args, nil, nil)
-				continue
-			}
-			// Parsed after the setup ran, as the service does: names
-			// resolve as the request's role.
-			pl.SendPrepare(st.name, st.sql, nil)
-			pl.SendQueryPrepared(st.name, st.args, nil, nil)
-		}
-		if err := pl.Sync(); err != nil {
-			pl.Close()
-			return 0, err
-		}
-		var n int64
-		var got []*pgconn.StatementDescription
-	read:
-		for {
-			res, err := pl.GetResults()
-			if err != nil {
-				pl.Close()
-				return 0, err
-			}
-			switch r := res.(type) {
-			case nil, *pgconn.PipelineSync:
-				break read
-			case *pgconn.StatementDescription:
-				r.Name = stmts[len(got)].name
-				got = append(got, r)
-			case *pgconn.ResultReader:
-				for r.NextRow() {
-					for _, v := range r.Values() {
-						n += int64(len(v))
-					}
-				}
-				if _, err := r.Close(); err != nil {
-					pl.Close()
-					return 0, err
-				}
-			}
-		}
-		if err := pl.Close(); err != nil {
-			return 0, err
-		}
-		if !ready && len(got) == len(stmts) {
-			mu.Lock()
-			described[pc] = got
-			mu.Unlock()
-		}
-		return n, nil
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
 	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgcluster"
+	"github.com/basaltdev/basalt/internal/pgtest"
 	"github.com/basaltdev/basalt/sql/platform"
 )
 
@@ -88,7 +89,7 @@ func database(ctx context.Context, dsn, userDSN string) (adminURL, userURL strin
 		return "", "", nil, err
 	}
 	defer pool.Close()
-	root, err := moduleRoot()
+	root, err := pgtest.ModuleRoot()
 	if err != nil {
 		stop()
 		return "", "", nil, err
@@ -101,23 +102,6 @@ func database(ctx context.Context, dsn, userDSN string) (adminURL, userURL strin
 		return "", "", nil, fmt.Errorf("migrate: %w", err)
 	}
 	return adminURL, c.SocketURL("authenticator", "postgres"), stop, nil
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // cast is the benchmark's data: sponsor/artist pairs with a sponsored
