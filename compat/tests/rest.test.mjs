@@ -169,6 +169,35 @@ test('csv output', async () => {
   assert.equal(data, 'id,name\n1,apple\n2,banana')
 })
 
+test('geojson() with PostGIS', async (t) => {
+  const psql = (sql) => spawnSync('psql', [dbUrl, '-v', 'ON_ERROR_STOP=1', '-q', '-At', '-c', sql], { encoding: 'utf8' })
+  const avail = psql(`SELECT count(*) FROM pg_available_extensions WHERE name = 'postgis'`)
+  assert.equal(avail.status, 0, avail.stderr)
+  if (avail.stdout.trim() !== '1') {
+    assert.ok(!process.env.CI, 'PostGIS is installed in CI')
+    t.skip('PostGIS is not installed')
+    return
+  }
+  const r = psql(`CREATE EXTENSION IF NOT EXISTS postgis WITH SCHEMA extensions;
+    DROP TABLE IF EXISTS compat_rest_places;
+    CREATE TABLE compat_rest_places (id int PRIMARY KEY, name text NOT NULL, geom extensions.geometry(Point, 4326) NOT NULL);
+    INSERT INTO compat_rest_places VALUES (1, 'Lagos', 'SRID=4326;POINT(3.3792 6.5244)'), (2, 'Abuja', 'SRID=4326;POINT(7.4951 9.0579)');
+    GRANT SELECT ON compat_rest_places TO anon;`)
+  assert.equal(r.status, 0, r.stderr)
+  let res
+  for (let i = 0; i < 100; i++) {
+    res = await anon.from('compat_rest_places').select('name, geom').eq('id', 1).geojson()
+    if (!res.error) break
+    await new Promise((ok) => setTimeout(ok, 100))
+  }
+  assert.equal(res.error, null)
+  assert.equal(res.status, 200)
+  assert.deepEqual(res.data, {
+    type: 'FeatureCollection',
+    features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [3.3792, 6.5244] }, properties: { name: 'Lagos' } }],
+  })
+})
+
 test('insert, upsert, update and delete with and without select()', async () => {
   const plain = await service.from('compat_rest_items').insert({ id: 10, name: 'kiwi' })
   assert.equal(plain.status, 201)
