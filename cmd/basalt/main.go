@@ -31,6 +31,8 @@ Usage:
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
+  basalt gen types typescript [--schema NAME]... [--from-migrations]
+                                       print the supabase-js Database type of the schema
   basalt version                       print the version
 
 Environment variables are listed in deploy/README.md.
@@ -77,6 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return cmdKeys(rest, stdout, getenv)
 	case "storage":
 		return cmdStorage(ctx, rest, stdout, stderr, getenv)
+	case "gen":
+		return cmdGen(ctx, rest, stdout, stderr, getenv)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "basalt", buildVersion())
 		return nil
