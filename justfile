@@ -91,8 +91,10 @@ test:
     if [ ${#failed[@]} -gt 0 ]; then echo "failed stages: ${failed[*]}"; exit 1; fi
     echo "all stages passed"
 
-# Go tests; PostgreSQL server binaries are required, not optional.
-test-go:
+# Go tests; PostgreSQL server binaries are required, not optional. The
+# frontend's packages come first: the type generator's tests compile its
+# output with the frontend's TypeScript and supabase-js.
+test-go: (npm-deps "frontend")
     PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go
 
 # The supabase-js suite against a freshly started `basalt dev`.
@@ -138,6 +140,12 @@ lint:
 # Migrations: `just migrate up`, `just migrate status`, `just migrate new NAME`.
 migrate *ARGS: build-go
     ./bin/basalt migrate {{ARGS}}
+
+# A Go test in sql/app fails while the committed file is stale.
+# Regenerate frontend/src/lib/database.types.ts from the migrations (throwaway database).
+gen-types: build-go
+    ./bin/basalt gen types typescript --from-migrations > frontend/src/lib/database.types.ts.new
+    mv frontend/src/lib/database.types.ts.new frontend/src/lib/database.types.ts
 
 # URLs and keys of the running `basalt dev`.
 status *ARGS: build-go
