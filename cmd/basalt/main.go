@@ -26,8 +26,9 @@ Usage:
   basalt dev [--data-dir DIR]          run everything locally (embedded PostgreSQL, migrations, seed, API, app)
   basalt serve                         run the API against DATABASE_URL (configuration from the environment)
   basalt status [--json] [--data-dir]  show URLs and keys of the running "basalt dev"
-  basalt migrate up|status [--data-dir DIR]
-                                       apply or list migrations (DATABASE_URL, else the embedded cluster)
+  basalt migrate up|down|status|diff [--data-dir DIR]
+                                       apply, undo the last, list, or compare migrations with the
+                                       database (DATABASE_URL, else the embedded cluster)
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
