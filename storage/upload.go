@@ -289,7 +289,7 @@ func (s *Service) canInsert(r *http.Request, c caller, up *uploadReq) error {
 // bucket comes from storage.read_target at the head of the probe pipeline.
 // err is the bucket's failure; probeErr the policy test's verdict.
 func (s *Service) bucketAndCanInsert(r *http.Request, c caller, bucketID string, up *uploadReq) (b bucket, probeErr, err error) {
-	if _, err := setupArgs(r, c, ""); err != nil {
+	if _, err := pgCaller(r, c, ""); err != nil {
 		// No pipeline for a role the API refuses: the bucket alone, so
 		// that a missing bucket is still reported first.
 		b, berr := s.findBucket(r, bucketID)

@@ -47,7 +47,7 @@ func (b *testBundle) sponsoredTrack(fund string, sponsored bool) sponsorship {
 func (b *testBundle) as(uid string, fn func(pgx.Tx) error) error {
 	claims, _ := json.Marshal(map[string]string{"sub": uid, "role": "authenticated"})
 	headers, _ := json.Marshal(map[string]string{"x-real-ip": b.clientIP.Load().(string)})
-	return pg.WithClaims(b.ctx, b.db.User, pg.Request{Role: "authenticated", Claims: claims, Headers: headers}, fn)
+	return pg.AsCaller(b.ctx, b.db.User, pg.Caller{Role: "authenticated", Claims: claims, Headers: headers}, fn)
 }
 
 // listen makes uid really stream the track: the play starts, 40 s pass

@@ -50,7 +50,7 @@ func TestConcurrentMoney(t *testing.T) {
 	}
 	e.exec(`UPDATE public.play_sessions SET started_at = now() - interval '31 seconds'`)
 
-	as := func(req pg.Request, fn func(tx pgx.Tx) error) error { return pg.WithClaims(e.ctx, pool, req, fn) }
+	as := func(req pg.Caller, fn func(tx pgx.Tx) error) error { return pg.AsCaller(e.ctx, pool, req, fn) }
 	var mu sync.Mutex
 	paid, refused := 0, map[string]int{}
 	record := func(ok bool, msg string) {

@@ -37,7 +37,7 @@ func (e *env) callJSON(c caller, sql string, args ...any) (map[string]any, error
 
 func (e *env) serviceJSON(sql string, args ...any) (map[string]any, error) {
 	var raw string
-	err := pg.WithClaims(e.ctx, e.db.User, service(), func(tx pgx.Tx) error {
+	err := pg.AsCaller(e.ctx, e.db.User, service(), func(tx pgx.Tx) error {
 		return tx.QueryRow(e.ctx, sql, args...).Scan(&raw)
 	})
 	if err != nil {
