@@ -75,6 +75,9 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 		u, err = userByPhone(ctx, s.db, phone)
 	}
 	if errors.Is(err, pg.ErrNotFound) {
+		// The same bcrypt work as a wrong password, so the answer's timing
+		// does not tell the two apart either.
+		s.signInPassword("", p.Password)
 		return invalid
 	}
 	if err != nil {
@@ -84,7 +87,7 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if u.isBanned(s.now()) {
 		return badRequest("user_banned", "User is banned")
 	}
-	if len(p.Password) > maxPasswordBytes || !passwordMatches(u.EncryptedPassword, p.Password) {
+	if !s.signInPassword(u.EncryptedPassword, p.Password) {
 		return invalid
 	}
 	// Confirmation is checked after the password, so only someone who
