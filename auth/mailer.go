@@ -104,15 +104,33 @@ func randomDigits(n int) string {
 // guard against using our mail server to flood someone's inbox, on top of
 // the per-IP limits. It answers 429 with the reference's message, which
 // auth-js shows as is.
-func (s *Service) throttle(last *time.Time, every time.Duration, code string) *apiError {
-	if last == nil || every <= 0 {
+//
+// The check claims the send in the database: a conditional UPDATE stamps
+// the kind's sent-at column only if the last message is at least every
+// old. Racing requests for one user queue on the row lock and, once the
+// first commits, find its stamp, so exactly one of them sends, however many
+// Basalt processes serve them. The stamp belongs to the caller's
+// transaction: a send that fails takes it back.
+func (s *Service) throttle(ctx context.Context, tx pgx.Tx, u *user, sentAt string, every time.Duration, code string) error {
+	if every <= 0 {
 		return nil
 	}
-	left := every - s.now().Sub(*last)
-	if left <= 0 {
+	now := s.now()
+	tag, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE auth.users SET %[1]s = $2 WHERE id = $1 AND (%[1]s IS NULL OR %[1]s <= $3)`, sentAt),
+		u.ID, now, now.Add(-every))
+	if err != nil {
+		return fmt.Errorf("claim %s of %s: %w", sentAt, u.ID, err)
+	}
+	if tag.RowsAffected() == 1 {
 		return nil
+	}
+	// Refused: read the stamp that won, committed by now, for the wait.
+	var last time.Time
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT %s FROM auth.users WHERE id = $1`, sentAt), u.ID).Scan(&last); err != nil {
+		return fmt.Errorf("read %s of %s: %w", sentAt, u.ID, err)
 	}
 	// Whole seconds, rounded down, as the reference reports them.
+	left := max(every-now.Sub(last), 0)
 	return tooMany(code, "For security purposes, you can only request this after %d seconds.", int(left/time.Second))
 }
 

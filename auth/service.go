@@ -13,6 +13,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,6 +34,9 @@ type Service struct {
 	mailbox *mail.Mailbox // nil unless the dev mailbox is on
 	sms     SMSSender
 	limits  *limiter
+	// dummy is the hash unknown accounts' passwords are compared with.
+	dummy     []byte
+	dummyOnce sync.Once
 }
 
 var _ http.Handler = (*Service)(nil)

@@ -100,7 +100,7 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 			return s.audit(ctx, tx, r, u, "user_repeated_signup", map[string]any{"provider": "email"})
 		default:
 			// Unconfirmed: resend the confirmation, change nothing else.
-			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err
 			}
 			if err := s.sendConfirmation(ctx, tx, u, p, redirect, pkce); err != nil {
@@ -225,7 +225,7 @@ func (s *Service) signupPhone(w http.ResponseWriter, r *http.Request, p signupPa
 			resp, err = s.issueSession(ctx, tx, r, u, "password")
 			return err
 		}
-		if err := s.throttle(u.ConfirmationSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+		if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 			return err
 		}
 		if _, err := s.deliverSMS(ctx, tx, u, "confirmation_token", "confirmation_sent_at", "confirmation_token", phone); err != nil {

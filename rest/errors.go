@@ -135,6 +135,10 @@ func jwtError(err error) *apiError {
 	switch {
 	case errors.Is(err, jwt.ErrExpired):
 		e.Code, e.Message = "PGRST303", "JWT expired"
+	case errors.Is(err, jwt.ErrNotYetValid):
+		e.Code, e.Message = "PGRST303", "JWT not yet valid"
+	case errors.Is(err, jwt.ErrIssuedInFuture):
+		e.Code, e.Message = "PGRST303", "JWT issued at future"
 	case errors.Is(err, jwt.ErrMalformed):
 		e.Message = "Expected 3 parts in JWT; got " + partsCount(msg)
 		if i := strings.Index(msg, "expected 3 parts in JWT; got "); i < 0 {

@@ -170,6 +170,10 @@ func joseMessage(err error) string {
 	switch {
 	case errors.Is(err, jwt.ErrExpired):
 		return `"exp" claim timestamp check failed`
+	case errors.Is(err, jwt.ErrNotYetValid):
+		return `"nbf" claim timestamp check failed`
+	case errors.Is(err, jwt.ErrIssuedInFuture):
+		return `"iat" claim timestamp check failed (it should be in the past)`
 	case errors.Is(err, jwt.ErrMalformed):
 		return "Invalid Compact JWS"
 	default:
