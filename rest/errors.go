@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // apiError is an error rendered in PostgREST's {code,message,details,hint}
@@ -156,6 +157,23 @@ func partsCount(msg string) string {
 	return "1"
 }
 
+// unavailableError renders a database outage (pg.Unavailable) as PostgREST
+// does, always as 503: a failed connection attempt is PGRST000 with the
+// driver's message, a server error that ended the session keeps its SQLSTATE
+// (57P01...), and a connection lost mid-exchange is PGRST001.
+func unavailableError(err error, anon bool) *apiError {
+	var pe *pgconn.PgError
+	switch {
+	case pg.ConnectFailed(err):
+		return pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
+	case errors.As(err, &pe):
+		e := fromPgError(pe, anon)
+		e.Status = 503
+		return e
+	}
+	return pgrstErr(503, "PGRST001", "Database client error. Retrying the connection.", err.Error(), nil)
+}
+
 // writeError renders err; anything that is not an apiError or a Postgres
 // error becomes a 500 without leaking internals.
 func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, anon bool) {
@@ -164,6 +182,8 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		var pe *pgconn.PgError
 		var perr *parseError
 		switch {
+		case pg.Unavailable(err) && r.Context().Err() == nil:
+			ae = unavailableError(err, anon)
 		case errors.As(err, &pe):
 			ae = fromPgError(pe, anon)
 		case errors.As(err, &perr):
@@ -171,13 +191,10 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		case errors.Is(err, errPoolTimeout):
 			ae = pgrstErr(504, "PGRST003", "Timed out acquiring connection from connection pool.", nil, nil)
 		default:
-			var ce *pgconn.ConnectError
 			var ne net.Error
 			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 				// The client went away; nobody reads this response.
 				ae = pgrstErr(500, "PGRSTX00", "Request canceled", nil, nil)
-			} else if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
-				ae = pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
 			} else if errors.As(err, &ne) && ne.Timeout() {
 				// The exchange deadline passed: the connection was closed
 				// and left the pool, as a client-side database error does.
