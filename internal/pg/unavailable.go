@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
+	"net/url"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -25,7 +25,7 @@ import (
 //     (connection exception), admin_shutdown 57P01 (fast shutdown, or the
 //     postmaster died), crash_shutdown 57P02, cannot_connect_now 57P03;
 //   - a connection lost during the exchange: EOF, reset, broken pipe, or a
-//     connection pgx already closed.
+//     connection pgx already closed (but not an HTTP client's failure).
 //
 // A canceled context is not an outage: the caller went away.
 func Unavailable(err error) bool {
@@ -61,11 +61,15 @@ func unavailableCode(code string) bool {
 
 // connectionLost reports errors of a socket that broke under pgx. pgx
 // returns read and write failures of an established connection unwrapped,
-// so they are recognised by what the network layer says.
+// so they are recognised by what the network layer says. An HTTP client's
+// failure (a function calling a payment provider, the S3 backend) says the
+// same things but is not the database's, so *url.Error is excluded.
 func connectionLost(err error) bool {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return false
+	}
 	return errors.Is(err, pgconn.ErrConnClosed) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -93,6 +94,24 @@ func TestUnavailable(t *testing.T) {
 				t.Fatalf("a broken read gave %v, want unexpected EOF", err)
 			}
 			return fmt.Errorf("read rows: %w", err)
+		}},
+		{name: "an HTTP call that breaks is not the database's", err: func(t *testing.T) error {
+			// A payment provider or S3 endpoint that hangs up.
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			go func() {
+				if c, err := l.Accept(); err == nil {
+					c.Close()
+				}
+			}()
+			_, err = http.Get("http://" + l.Addr().String() + "/verify")
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("the hang-up gave %v, want EOF", err)
+			}
+			return fmt.Errorf("verify payment: %w", err)
 		}},
 	}
 	for _, tt := range tests {
