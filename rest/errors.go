@@ -191,10 +191,13 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		case errors.Is(err, errPoolTimeout):
 			ae = pgrstErr(504, "PGRST003", "Timed out acquiring connection from connection pool.", nil, nil)
 		default:
+			var ce *pgconn.ConnectError
 			var ne net.Error
 			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 				// The client went away; nobody reads this response.
 				ae = pgrstErr(500, "PGRSTX00", "Request canceled", nil, nil)
+			} else if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+				ae = pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
 			} else if errors.As(err, &ne) && ne.Timeout() {
 				// The exchange deadline passed: the connection was closed
 				// and left the pool, as a client-side database error does.
