@@ -36,7 +36,7 @@ var ErrNoBinaries = errors.New(`no PostgreSQL server binaries found: Basalt need
 	`then put their folder on PATH or set PG_BIN to it (for example PG_BIN=/usr/lib/postgresql/15/bin), ` +
 	`or point Basalt at an existing database with "basalt serve" and DATABASE_URL`)
 
-// FindBinDir returns the folder holding initdb and pg_ctl: PATH first, then
+// FindBinDir returns the folder holding initdb, pg_ctl and postgres: PATH first, then
 // $PG_BIN, then the newest /usr/lib/postgresql/*/bin. Versions older than
 // MinMajorVersion are skipped.
 func FindBinDir() (string, error) {
@@ -51,7 +51,8 @@ func FindBinDir() (string, error) {
 	sort.Slice(globbed, func(i, j int) bool { return versionOfDir(globbed[i]) > versionOfDir(globbed[j]) })
 	candidates = append(candidates, globbed...)
 	for _, dir := range candidates {
-		if !isExecutable(filepath.Join(dir, "initdb")) || !isExecutable(filepath.Join(dir, "pg_ctl")) {
+		if !isExecutable(filepath.Join(dir, "initdb")) || !isExecutable(filepath.Join(dir, "pg_ctl")) ||
+			!isExecutable(filepath.Join(dir, "postgres")) {
 			continue
 		}
 		if v, err := MajorVersion(dir); err == nil && v >= MinMajorVersion {
