@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Error is an API error in the reference's shape. Status is the logical code
@@ -135,9 +137,20 @@ func errInternal(err error) *Error {
 		Message: "Internal server error", Err: err}
 }
 
+// errDBUnavailable is a database outage (pg.Unavailable): 503 with
+// Retry-After (set by render), in the shape of the reference's database
+// errors, so clients retry instead of reporting a server fault.
+func errDBUnavailable(err error) *Error {
+	return &Error{Status: 503, Code: "DatabaseError", Label: "DatabaseError",
+		Message: "The database is unavailable, please try again later", Err: err}
+}
+
 // asError turns any error into an *Error, treating unknown ones as 500: the
 // internal cause is logged by render and never reaches the client.
 func asError(err error) *Error {
+	if pg.Unavailable(err) {
+		return errDBUnavailable(err)
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e

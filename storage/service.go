@@ -93,6 +93,9 @@ func (s *Service) render(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Code == "NoSuchKey" && e.Label == "Not found" {
 		w.Header().Set("Cache-Control", "no-store")
 	}
+	if e.Status == http.StatusServiceUnavailable {
+		httpx.SetRetryAfter(w)
+	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(e.httpStatus())
 		return

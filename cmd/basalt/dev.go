@@ -13,6 +13,7 @@ import (
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgcluster"
 )
 
 // cmdDev runs the whole stack locally: embedded PostgreSQL, migrations,
@@ -77,6 +78,16 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 			log.Info("postgres stopped")
 		}
 	}()
+	// Restart the server if it dies (crash, OOM kill, kill by hand) until
+	// shutdown begins. Supervision ends before the stop above runs (defers
+	// run in reverse), so no restart can race it.
+	supervised := make(chan struct{})
+	supCtx, endSupervision := context.WithCancel(ctx)
+	go func() {
+		defer close(supervised)
+		(&pgcluster.Supervisor{Cluster: cluster, Log: log}).Run(supCtx)
+	}()
+	defer func() { endSupervision(); <-supervised }()
 
 	// Both pools use the unix socket: trusted, so the authenticator role
 	// needs no password in dev, and no TCP round trip through the stack.
