@@ -86,9 +86,29 @@ func addFile(tw *tar.Writer, dir, rel string) error {
 	return err
 }
 
+// readTarManifest reads manifest.json from a backup tar without unpacking
+// the rest; Backup writes it as the first entry.
+func readTarManifest(archive string) (*Manifest, error) {
+	tmp, err := os.MkdirTemp("", "basalt-manifest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := unpackEntries(archive, tmp, func(name string) bool { return name == manifestFile }); err != nil {
+		return nil, err
+	}
+	return readManifest(tmp)
+}
+
 // unpack extracts a backup tar (gzipped or not) into dir. Only the entries
 // a backup has are accepted: regular files at clean relative paths.
 func unpack(archive, dir string) error {
+	return unpackEntries(archive, dir, nil)
+}
+
+// unpackEntries extracts the entries only accepts (all when nil), stopping
+// after the first one when only is given.
+func unpackEntries(archive, dir string, only func(string) bool) error {
 	f, err := os.Open(archive)
 	if err != nil {
 		return err
@@ -119,12 +139,18 @@ func unpack(archive, dir string) error {
 		if hdr.Typeflag != tar.TypeReg || path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
 			return fmt.Errorf("%s: unexpected entry %q", archive, hdr.Name)
 		}
+		if only != nil && !only(name) {
+			continue
+		}
 		dst := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 			return err
 		}
 		if err := writeFile(dst, tr); err != nil {
 			return err
+		}
+		if only != nil {
+			return nil
 		}
 	}
 }

@@ -101,6 +101,19 @@ func writeManifest(dir string, m *Manifest) error {
 	return os.WriteFile(filepath.Join(dir, manifestFile), append(b, '\n'), 0o600)
 }
 
+// ReadManifest reads the manifest of the backup at from (a directory or a
+// tar written by Backup).
+func ReadManifest(from string) (*Manifest, error) {
+	st, err := os.Stat(from)
+	if err != nil {
+		return nil, fmt.Errorf("backup %s: %w", from, err)
+	}
+	if st.IsDir() {
+		return readManifest(from)
+	}
+	return readTarManifest(from)
+}
+
 // readManifest reads and checks dir/manifest.json.
 func readManifest(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
