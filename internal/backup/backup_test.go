@@ -256,3 +256,34 @@ func TestRestoreRefusesNonEmptyTarget(t *testing.T) {
 		}
 	})
 }
+
+// TestRestoreIntoS3 moves a project from the file backend to an S3 bucket
+// (a fake S3 server spoken to over HTTP): the bytes land under the keys the
+// rows name, and the storage service serves them.
+func TestRestoreIntoS3(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	src := newProject(t, db.Admin, db.User)
+	src.exec(`INSERT INTO storage.buckets (id, name) VALUES ('docs', 'docs')`)
+	src.upload("docs", "a/b.txt", "text/plain", []byte("to the bucket"))
+	out := filepath.Join(t.TempDir(), "backup.tar")
+	if _, err := backup.Backup(ctx, src.target(), out, "v-test"); err != nil {
+		t.Fatal(err)
+	}
+	empty := pgtest.NewEmptyDB(t)
+	s3 := newS3(t)
+	if _, err := backup.Restore(ctx, backup.Target{DB: empty.Admin, Storage: s3}, out); err != nil {
+		t.Fatal(err)
+	}
+	dst := &project{t: t, admin: empty.Admin}
+	svc, keys := openService(t, empty.Admin, empty.User, s3)
+	dst.svc, dst.keys = svc, keys
+	if got := dst.download("docs", "a/b.txt"); string(got) != "to the bucket" {
+		t.Errorf("restored object = %q", got)
+	}
+	// A second restore into the same bucket is refused: it is not empty.
+	if _, err := backup.Restore(ctx, backup.Target{DB: pgtest.NewEmptyDB(t).Admin, Storage: s3}, out); !errors.Is(err, backup.ErrNotEmpty) {
+		t.Errorf("restore into a filled bucket: %v, want ErrNotEmpty", err)
+	}
+}

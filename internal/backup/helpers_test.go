@@ -20,6 +20,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/basaltdev/basalt/internal/backup"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -28,6 +30,7 @@ import (
 	"github.com/basaltdev/basalt/internal/pgtest"
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
+	"github.com/basaltdev/basalt/storage/s3backend"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m, pgtest.WithApp()) }
@@ -37,7 +40,7 @@ func TestMain(m *testing.M) { pgtest.Main(m, pgtest.WithApp()) }
 type project struct {
 	t     *testing.T
 	admin *pgxpool.Pool
-	store *fsbackend.Backend
+	store storage.Backend
 	svc   *storage.Service
 	keys  *jwt.Keys
 }
@@ -60,15 +63,35 @@ func newProject(t *testing.T, admin, user *pgxpool.Pool) *project {
 // open starts the storage service (its schema must exist by then).
 func (p *project) open(user *pgxpool.Pool) {
 	p.t.Helper()
+	p.svc, p.keys = openService(p.t, p.admin, user, p.store)
+}
+
+func openService(t *testing.T, admin, user *pgxpool.Pool, store storage.Backend) (*storage.Service, *jwt.Keys) {
+	t.Helper()
 	keys, err := jwt.Generate(time.Now())
 	if err != nil {
-		p.t.Fatal(err)
+		t.Fatal(err)
 	}
-	svc, err := storage.New(storage.Config{}, p.admin, user, keys, p.store)
+	svc, err := storage.New(storage.Config{}, admin, user, keys, store)
 	if err != nil {
-		p.t.Fatal(err)
+		t.Fatal(err)
 	}
-	p.svc, p.keys = svc, keys
+	return svc, keys
+}
+
+// newS3 is the S3 backend over an in-process fake S3 server.
+func newS3(t *testing.T) storage.Backend {
+	t.Helper()
+	ts := httptest.NewServer(gofakes3.New(s3mem.New()).Server())
+	t.Cleanup(ts.Close)
+	b, err := s3backend.New(context.Background(), storage.S3Config{
+		Endpoint: strings.TrimPrefix(ts.URL, "http://"), Bucket: "basalt-restore", Region: "us-east-1",
+		AccessKey: "test", SecretKey: "testsecret", Prefix: "project",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func (p *project) target() backup.Target {
