@@ -96,9 +96,7 @@ func Backup(ctx context.Context, t Target, out, basaltVersion string) (*Manifest
 	if archive {
 		return m, packInto(work, out, gz)
 	}
-	if err := os.Chmod(work, 0o700); err != nil {
-		return nil, err
-	}
+	// MkdirTemp made work 0700: a backup holds password hashes and keys.
 	// An empty directory at out was accepted above; rename needs it gone.
 	_ = os.Remove(out)
 	return m, os.Rename(work, out)

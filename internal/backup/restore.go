@@ -63,7 +63,8 @@ func Restore(ctx context.Context, t Target, from string) (*Manifest, error) {
 		return nil, fmt.Errorf("restore database: %w", err)
 	}
 	if err := restoreObjects(ctx, t, dir, m.Objects); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; the database is restored but the object store is not complete: "+
+			"empty both (drop and create the database, clear the store) before restoring again", err)
 	}
 	return m, checkRows(ctx, t, m.Objects)
 }
