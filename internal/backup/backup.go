@@ -96,7 +96,8 @@ func Backup(ctx context.Context, t Target, out, basaltVersion string) (*Manifest
 	if archive {
 		return m, packInto(work, out, gz)
 	}
-	// MkdirTemp made work 0700: a backup holds password hashes and keys.
+	// MkdirTemp made work 0700, which suits a copy of password hashes and
+	// every user's data.
 	// An empty directory at out was accepted above; rename needs it gone.
 	_ = os.Remove(out)
 	return m, os.Rename(work, out)
@@ -144,14 +145,12 @@ func snapshotOnce(ctx context.Context, t Target, dumpProg, work string) (*Manife
 			"--exclude-table-data=storage.tus_uploads",
 			"--file="+filepath.Join(work, dumpFile), "--dbname="+dsn)
 	}()
-	copyErr := copyObjects(ctx, t, work, m.Objects)
-	if copyErr != nil {
+	if err := copyObjects(ctx, t, work, m.Objects); err != nil {
 		cancel()
+		<-dumped // it fails now only because it was stopped
+		return nil, err
 	}
-	if err := errors.Join(copyErr, <-dumped); err != nil {
-		if copyErr != nil {
-			return nil, copyErr // pg_dump only failed because it was stopped
-		}
+	if err := <-dumped; err != nil {
 		return nil, fmt.Errorf("dump database: %w", err)
 	}
 	m.Database, err = fileInfo(work, dumpFile)
