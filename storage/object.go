@@ -53,6 +53,10 @@ func objectKey(bucketID, name, version string) string {
 	return bucketID + "/" + name + "/" + version
 }
 
+// ObjectKey is objectKey for tools that move bytes outside the service
+// (backup and restore), so there is one rule for where a row's bytes live.
+func ObjectKey(bucketID, name, version string) string { return objectKey(bucketID, name, version) }
+
 // sysMeta is the system metadata kept in objects.metadata.
 type sysMeta struct {
 	ETag           string `json:"eTag"`
