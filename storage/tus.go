@@ -261,7 +261,7 @@ func (s *Service) tusAppend(w http.ResponseWriter, r *http.Request) error {
 		if lr.exceeded {
 			return errTooLarge()
 		}
-		return errInternal(fmt.Errorf("store chunk %s: %w", key, err))
+		return putError(fmt.Errorf("store chunk %s: %w", key, err))
 	}
 	if cr.n == 0 && remaining > 0 {
 		s.deleteBytes(r, key)
@@ -302,7 +302,7 @@ func (s *Service) tusFinish(r *http.Request, u tusUpload) error {
 	key := objectKey(u.BucketID, u.Name, u.Version)
 	if err := s.backend.Put(r.Context(), key, hr, u.Length, u.Mimetype); err != nil {
 		s.deleteBytes(r, key)
-		return errInternal(fmt.Errorf("assemble %s: %w", key, err))
+		return putError(fmt.Errorf("assemble %s: %w", key, err))
 	}
 	up := &uploadReq{bucket: b, name: u.Name, upsert: u.Upsert, owner: deref(u.OwnerID), mimetype: u.Mimetype,
 		cacheControl: u.CacheControl, userMeta: u.UserMetadata}
