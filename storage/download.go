@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -66,6 +66,38 @@ func (s *Service) downloadPublic(w http.ResponseWriter, r *http.Request) error {
 // byteRange is a resolved single range: bytes [start, start+length).
 type byteRange struct{ start, length int64 }
 
+// parseDigits reads a non-negative decimal numeral (Upload-Length,
+// Upload-Offset, the positions of a Range): digits only, no sign. A value
+// beyond int64 reads as math.MaxInt64, which exceeds every size and offset,
+// so it is refused as too large or out of range rather than as malformed.
+func parseDigits(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := int64(s[i]) - '0'
+		if d < 0 || d > 9 {
+			return 0, false
+		}
+		if n > (math.MaxInt64-d)/10 {
+			n = math.MaxInt64
+		} else {
+			n = n*10 + d
+		}
+	}
+	return n, true
+}
+
+// lessNumeral compares two digit strings by value, whatever their length.
+func lessNumeral(a, b string) bool {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
 // parseRange resolves a Range header against size. ok is false when the
 // header is absent or not one we serve partially (then the whole object is
 // sent, as RFC 9110 allows); unsat reports an unsatisfiable range.
@@ -81,8 +113,8 @@ func parseRange(h string, size int64) (rg byteRange, ok, unsat bool) {
 	first, last = strings.TrimSpace(first), strings.TrimSpace(last)
 	if first == "" {
 		// Suffix range: the final n bytes.
-		n, err := strconv.ParseInt(last, 10, 64)
-		if err != nil || n < 0 {
+		n, ok := parseDigits(last)
+		if !ok {
 			return rg, false, false
 		}
 		if n == 0 || size == 0 {
@@ -91,14 +123,15 @@ func parseRange(h string, size int64) (rg byteRange, ok, unsat bool) {
 		n = min(n, size)
 		return byteRange{size - n, n}, true, false
 	}
-	start, err := strconv.ParseInt(first, 10, 64)
-	if err != nil || start < 0 {
+	start, ok := parseDigits(first)
+	if !ok {
 		return rg, false, false
 	}
 	end := size - 1
 	if last != "" {
-		e, err := strconv.ParseInt(last, 10, 64)
-		if err != nil || e < start {
+		e, ok := parseDigits(last)
+		// Both beyond int64: compare the numerals themselves.
+		if !ok || e < start || (e == math.MaxInt64 && lessNumeral(last, first)) {
 			return rg, false, false
 		}
 		end = min(e, size-1)
