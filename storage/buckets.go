@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -216,7 +217,7 @@ func parseSize(v string) (int64, error) {
 	num, unit := v, "b"
 	if m := sizeRE.FindStringSubmatch(v); m != nil {
 		num, unit = m[1], m[2]
-	} else if _, ok := parseDigits(v); !ok {
+	} else if _, ok := httpx.ParseDigits(v); !ok {
 		return 0, fmt.Errorf("invalid size %q", v)
 	}
 	r, ok := new(big.Rat).SetString(num)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
 
 // download answers GET|HEAD /object/{bucket}/{path} (anon-ok).
@@ -66,38 +68,6 @@ func (s *Service) downloadPublic(w http.ResponseWriter, r *http.Request) error {
 // byteRange is a resolved single range: bytes [start, start+length).
 type byteRange struct{ start, length int64 }
 
-// parseDigits reads a non-negative decimal numeral (Upload-Length,
-// Upload-Offset, the positions of a Range): digits only, no sign. A value
-// beyond int64 reads as math.MaxInt64, which exceeds every size and offset,
-// so it is refused as too large or out of range rather than as malformed.
-func parseDigits(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		d := int64(s[i]) - '0'
-		if d < 0 || d > 9 {
-			return 0, false
-		}
-		if n > (math.MaxInt64-d)/10 {
-			n = math.MaxInt64
-		} else {
-			n = n*10 + d
-		}
-	}
-	return n, true
-}
-
-// lessNumeral compares two digit strings by value, whatever their length.
-func lessNumeral(a, b string) bool {
-	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
-	if len(a) != len(b) {
-		return len(a) < len(b)
-	}
-	return a < b
-}
-
 // parseRange resolves a Range header against size. ok is false when the
 // header is absent or not one we serve partially (then the whole object is
 // sent, as RFC 9110 allows); unsat reports an unsatisfiable range.
@@ -113,7 +83,7 @@ func parseRange(h string, size int64) (rg byteRange, ok, unsat bool) {
 	first, last = strings.TrimSpace(first), strings.TrimSpace(last)
 	if first == "" {
 		// Suffix range: the final n bytes.
-		n, ok := parseDigits(last)
+		n, ok := httpx.ParseDigits(last)
 		if !ok {
 			return rg, false, false
 		}
@@ -123,15 +93,15 @@ func parseRange(h string, size int64) (rg byteRange, ok, unsat bool) {
 		n = min(n, size)
 		return byteRange{size - n, n}, true, false
 	}
-	start, ok := parseDigits(first)
+	start, ok := httpx.ParseDigits(first)
 	if !ok {
 		return rg, false, false
 	}
 	end := size - 1
 	if last != "" {
-		e, ok := parseDigits(last)
+		e, ok := httpx.ParseDigits(last)
 		// Both beyond int64: compare the numerals themselves.
-		if !ok || e < start || (e == math.MaxInt64 && lessNumeral(last, first)) {
+		if !ok || e < start || (e == math.MaxInt64 && httpx.DigitsLess(last, first)) {
 			return rg, false, false
 		}
 		end = min(e, size-1)

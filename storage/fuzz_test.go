@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"math/big"
 	"mime/multipart"
 	"net/http"
@@ -23,36 +22,9 @@ import (
 // parser promises (bounds, round trips, exact arithmetic), not only that it
 // does not panic. Run one with: go test ./storage -run '^$' -fuzz '^FuzzName$'.
 
-// digitsRE is the grammar of a non-negative integer header (TUS 1.0.0
-// Upload-Length/Upload-Offset, RFC 9110 range positions).
+// digitsRE is a plain decimal numeral (Upload-Length, Upload-Offset and
+// Range positions are read by httpx.ParseDigits, fuzzed there).
 var digitsRE = regexp.MustCompile(`^[0-9]+$`)
-
-// FuzzParseDigits: Upload-Length and Upload-Offset. Exactly the decimal
-// numerals are accepted; one too large for int64 reads as MaxInt64, which
-// is larger than any object and any offset, so it is refused for its size
-// (413) or as a wrong offset (409), never wrapped around.
-func FuzzParseDigits(f *testing.F) {
-	for _, s := range []string{"0", "10000", "007", "", "-1", "+5", "-0", " 5", "5 ", "1e3", "0x10",
-		"9223372036854775807", "9223372036854775808", "99999999999999999999999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, ok := parseDigits(s)
-		if !digitsRE.MatchString(s) {
-			if ok {
-				t.Fatalf("parseDigits(%q) = %d, accepted a value that is not a decimal numeral", s, n)
-			}
-			return
-		}
-		want, _ := new(big.Int).SetString(s, 10)
-		if want.Cmp(big.NewInt(math.MaxInt64)) > 0 {
-			want.SetInt64(math.MaxInt64)
-		}
-		if !ok || n != want.Int64() {
-			t.Fatalf("parseDigits(%q) = %d %v, want %s", s, n, ok, want)
-		}
-	})
-}
 
 // FuzzParseTusMetadata: Upload-Metadata. Keys are never empty and never
 // contain the separators; a pair appended to any header is read back as

@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
 
 // TUS 1.0.0 resumable uploads (core + creation + termination), as the
@@ -121,7 +123,7 @@ func (s *Service) tusCreateAs(w http.ResponseWriter, r *http.Request, c *caller,
 	if r.Header.Get("Upload-Metadata") == "" {
 		return errInvalid("Metadata header is required")
 	}
-	length, ok := parseDigits(r.Header.Get("Upload-Length"))
+	length, ok := httpx.ParseDigits(r.Header.Get("Upload-Length"))
 	if !ok {
 		return errInvalid("Upload-Length header is required")
 	}
@@ -245,7 +247,7 @@ func (s *Service) tusAppend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	off, ok := parseDigits(r.Header.Get("Upload-Offset"))
+	off, ok := httpx.ParseDigits(r.Header.Get("Upload-Offset"))
 	if !ok || off != u.Offset {
 		return &Error{Status: 409, Code: "InvalidUploadOffset", Label: "Conflict", Message: "Upload-Offset does not match"}
 	}
