@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
 
 // TUS 1.0.0 resumable uploads (core + creation + termination), as the
@@ -121,8 +123,8 @@ func (s *Service) tusCreateAs(w http.ResponseWriter, r *http.Request, c *caller,
 	if r.Header.Get("Upload-Metadata") == "" {
 		return errInvalid("Metadata header is required")
 	}
-	length, err := strconv.ParseInt(r.Header.Get("Upload-Length"), 10, 64)
-	if err != nil || length < 0 {
+	length, ok := httpx.ParseDigits(r.Header.Get("Upload-Length"))
+	if !ok {
 		return errInvalid("Upload-Length header is required")
 	}
 	b, err := s.findBucket(r, md["bucketName"])
@@ -245,8 +247,8 @@ func (s *Service) tusAppend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	off, err := strconv.ParseInt(r.Header.Get("Upload-Offset"), 10, 64)
-	if err != nil || off != u.Offset {
+	off, ok := httpx.ParseDigits(r.Header.Get("Upload-Offset"))
+	if !ok || off != u.Offset {
 		return &Error{Status: 409, Code: "InvalidUploadOffset", Label: "Conflict", Message: "Upload-Offset does not match"}
 	}
 	remaining := u.Length - u.Offset
