@@ -66,24 +66,25 @@ func outcomeOf(err error) outcome {
 	return okay
 }
 
-// api sends calls to one Basalt and records each in rec (nil: not
-// recorded, for set-up and checks).
+// api sends calls to one Basalt and records each in rec while one is set
+// (not during set-up, warm-up and checks).
 type api struct {
 	base, anon, service string
 	hc                  *http.Client
-	rec                 *recorder
+	rec                 atomic.Pointer[recorder]
 }
 
 // do sends c and returns the response body of a request that succeeded.
 func (a *api) do(ctx context.Context, c call) ([]byte, error) {
 	t0 := time.Now()
+	rec := a.rec.Load()
 	var mark faultMark
-	if a.rec != nil {
-		mark = a.rec.faults.mark()
+	if rec != nil {
+		mark = rec.faults.mark()
 	}
 	body, err := a.send(ctx, c)
-	if a.rec != nil {
-		a.rec.add(c.kind, t0, time.Since(t0), outcomeOf(err), mark, err)
+	if rec != nil {
+		rec.add(c.kind, t0, time.Since(t0), outcomeOf(err), mark, err)
 	}
 	return body, err
 }

@@ -68,6 +68,13 @@ func main() {
 	if *durationFlag > 0 {
 		opts.Duration = *durationFlag
 	}
+	// Unless -warmup is given: a tenth of the run, at most 10 s, before the
+	// measured load (connections, caches, the first RSS growth).
+	warmupSet := false
+	flag.Visit(func(f *flag.Flag) { warmupSet = warmupSet || f.Name == "warmup" })
+	if !warmupSet && !opts.Smoke {
+		opts.Warmup = min(10*time.Second, opts.Duration/10)
+	}
 	p := plan{opts: opts, faults: *faultsFlag, rss: *rssEvery, pgWait: *pgWait, settle: 2 * time.Second}
 	if opts.Smoke {
 		// Both modes in a few seconds of load: steady phases of a second
@@ -153,30 +160,36 @@ func run(p plan, stdout io.Writer) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("set-up: %w\n%s", err, s.logTail(20))
 	}
-	progress("%d users signed in, %d tracks (%d sponsored) in %s; load for %s", w.fanCount.Load()+6, len(w.tracks), len(w.sponsored), since(t0), p.opts.Duration)
+	progress("%d users signed in, %d tracks (%d sponsored) in %s; warm-up %s, then load for %s",
+		w.fanCount.Load()+6, len(w.tracks), len(w.sponsored), since(t0), p.opts.Warmup, p.opts.Duration)
 
-	// The load.
+	// The load: a warm-up that is not measured, then the measured run.
+	stop := make(chan struct{})
+	var bg sync.WaitGroup
+	seed := uint64(time.Now().UnixNano())
+	for i := range p.opts.Concurrency {
+		bg.Add(1)
+		rng := mrand.New(mrand.NewPCG(uint64(i), seed))
+		go func() { defer bg.Done(); w.worker(stop, rng) }()
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(p.opts.Warmup):
+	}
 	start := time.Now()
 	rec := newRecorder(start)
-	a.rec = rec
+	a.rec.Store(rec)
 	var samples []rssSample
 	var smu sync.Mutex
 	rssCtx, stopRSS := context.WithCancel(ctx)
-	var bg sync.WaitGroup
 	bg.Add(1)
 	go func() { defer bg.Done(); sampleRSS(rssCtx, s, start, p.rss, &samples, &smu) }()
-	stop := make(chan struct{})
-	for i := range p.opts.Concurrency {
-		bg.Add(1)
-		rng := mrand.New(mrand.NewPCG(uint64(i), uint64(start.UnixNano())))
-		go func() { defer bg.Done(); w.worker(stop, rng) }()
-	}
 	schedErr := schedule(ctx, p, s, rec.faults, pgData)
 	close(stop)
 	stopRSS()
 	bg.Wait()
 	elapsed := time.Since(start)
-	a.rec = nil
+	a.rec.Store(nil)
 
 	// The verdict, on a serving stack.
 	if !healthy(ctx, st.APIURL) {
@@ -385,8 +398,12 @@ func report(w io.Writer, p plan, r result) bool {
 	}
 	fmt.Fprintln(w, "\nbasalt RSS (goal: flat)")
 	for _, rr := range r.RSS {
-		fmt.Fprintf(w, "  process %d: %d samples, first %s, last %s, min %s, max %s, last/first %.2f\n",
-			rr.Run, rr.Samples, mb(rr.First), mb(rr.Last), mb(rr.Min), mb(rr.Max), rr.Ratio)
+		fmt.Fprintf(w, "  process %d: %d samples every %s, first %s, last %s, min %s, max %s, last/first %.2f\n   ",
+			rr.Run, rr.Samples, p.rss, mb(rr.First), mb(rr.Last), mb(rr.Min), mb(rr.Max), rr.Ratio)
+		for _, v := range rr.Series {
+			fmt.Fprintf(w, " %.1f", float64(v)/(1<<20))
+		}
+		fmt.Fprintln(w, " MB")
 	}
 	d := r.Drift
 	fmt.Fprintf(w, "\nbaseline = the first quarter of this run; last quarter vs first (goal: ~1.00)\n")

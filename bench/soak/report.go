@@ -216,6 +216,7 @@ type rssRun struct {
 	Min     int64   `json:"min_bytes"`
 	Max     int64   `json:"max_bytes"`
 	Ratio   float64 `json:"last_over_first"`
+	Series  []int64 `json:"series_bytes"`
 }
 
 func rssRuns(samples []rssSample) []rssRun {
@@ -226,6 +227,7 @@ func rssRuns(samples []rssSample) []rssRun {
 		}
 		r := &out[len(out)-1]
 		r.Samples++
+		r.Series = append(r.Series, s.RSS)
 		r.Last, r.Min, r.Max = s.RSS, min(r.Min, s.RSS), max(r.Max, s.RSS)
 		r.Ratio = float64(r.Last) / float64(r.First)
 	}
