@@ -34,6 +34,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -396,14 +397,20 @@ func report(w io.Writer, p plan, r result) bool {
 			fmt.Fprintf(w, "  %6.1fs – %6.1fs  %s: %s\n", fw.Start.Seconds(), fw.End.Seconds(), fw.What, fw.Recovery)
 		}
 	}
-	fmt.Fprintln(w, "\nbasalt RSS (goal: flat)")
+	fmt.Fprintf(w, "\nbasalt memory every %s (goal: flat)\n", p.rss)
 	for _, rr := range r.RSS {
-		fmt.Fprintf(w, "  process %d: %d samples every %s, first %s, last %s, min %s, max %s, last/first %.2f\n   ",
-			rr.Run, rr.Samples, p.rss, mb(rr.First), mb(rr.Last), mb(rr.Min), mb(rr.Max), rr.Ratio)
-		for _, v := range rr.Series {
-			fmt.Fprintf(w, " %.1f", float64(v)/(1<<20))
+		fmt.Fprintf(w, "  process %d: RSS first %s, last %s, min %s, max %s, last/first %.2f\n",
+			rr.Run, mb(rr.First), mb(rr.Last), mb(rr.Min), mb(rr.Max), rr.Ratio)
+		series := func(name string, f func(rssSample) string) {
+			fmt.Fprintf(w, "    %-14s", name)
+			for _, s := range rr.Samples {
+				fmt.Fprintf(w, " %s", f(s))
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w, " MB")
+		series("RSS MB", func(s rssSample) string { return fmt.Sprintf("%.1f", float64(s.RSS)/(1<<20)) })
+		series("heap in use MB", func(s rssSample) string { return fmt.Sprintf("%.1f", float64(s.HeapInuse)/(1<<20)) })
+		series("goroutines", func(s rssSample) string { return strconv.FormatInt(s.Goroutines, 10) })
 	}
 	d := r.Drift
 	fmt.Fprintf(w, "\nbaseline = the first quarter of this run; last quarter vs first (goal: ~1.00)\n")

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -169,12 +174,16 @@ func quarters(all []event, elapsed time.Duration, windows []window) drift {
 	return d
 }
 
-// rssSample is basalt's resident memory at one moment; run numbers the
-// basalt process (it changes when the fault mode restarts it).
+// rssSample is basalt's resident memory at one moment, with the Go heap
+// in use and the goroutines from its /metrics (they tell a leak from the
+// garbage collector's slack); run numbers the basalt process (it changes
+// when the fault mode restarts it).
 type rssSample struct {
-	At  time.Duration `json:"at_ns"`
-	Run int           `json:"run"`
-	RSS int64         `json:"rss_bytes"`
+	At         time.Duration `json:"at_ns"`
+	Run        int           `json:"run"`
+	RSS        int64         `json:"rss_bytes"`
+	HeapInuse  int64         `json:"heap_inuse_bytes"`
+	Goroutines int64         `json:"goroutines"`
 }
 
 // sampleRSS records basalt's RSS every period until ctx ends.
@@ -190,8 +199,15 @@ func sampleRSS(ctx context.Context, s *stack, start time.Time, period time.Durat
 			s.mu.Lock()
 			run := s.runs
 			s.mu.Unlock()
+			// A process that does not answer yet (starting after a
+			// restart) is not sampled: its start-up is not its steady state.
+			m, ok := scrape(s.status().APIURL, "go_memstats_heap_inuse_bytes", "go_goroutines")
+			if !ok {
+				return
+			}
 			mu.Lock()
-			*out = append(*out, rssSample{At: time.Since(start), Run: run, RSS: rss})
+			*out = append(*out, rssSample{At: time.Since(start), Run: run, RSS: rss,
+				HeapInuse: m["go_memstats_heap_inuse_bytes"], Goroutines: m["go_goroutines"]})
 			mu.Unlock()
 		}
 	}
@@ -207,16 +223,15 @@ func sampleRSS(ctx context.Context, s *stack, start time.Time, period time.Durat
 	}
 }
 
-// rssRun is the RSS of one basalt process over the run.
+// rssRun is the memory of one basalt process over the run.
 type rssRun struct {
-	Run     int     `json:"run"`
-	Samples int     `json:"samples"`
-	First   int64   `json:"first_bytes"`
-	Last    int64   `json:"last_bytes"`
-	Min     int64   `json:"min_bytes"`
-	Max     int64   `json:"max_bytes"`
-	Ratio   float64 `json:"last_over_first"`
-	Series  []int64 `json:"series_bytes"`
+	Run     int         `json:"run"`
+	Samples []rssSample `json:"samples"`
+	First   int64       `json:"first_bytes"`
+	Last    int64       `json:"last_bytes"`
+	Min     int64       `json:"min_bytes"`
+	Max     int64       `json:"max_bytes"`
+	Ratio   float64     `json:"last_over_first"`
 }
 
 func rssRuns(samples []rssSample) []rssRun {
@@ -226,12 +241,39 @@ func rssRuns(samples []rssSample) []rssRun {
 			out = append(out, rssRun{Run: s.Run, First: s.RSS, Min: s.RSS, Max: s.RSS})
 		}
 		r := &out[len(out)-1]
-		r.Samples++
-		r.Series = append(r.Series, s.RSS)
+		r.Samples = append(r.Samples, s)
 		r.Last, r.Min, r.Max = s.RSS, min(r.Min, s.RSS), max(r.Max, s.RSS)
 		r.Ratio = float64(r.Last) / float64(r.First)
 	}
 	return out
+}
+
+// scrape reads the named gauges from basalt's Prometheus /metrics; false
+// when it does not answer with all of them.
+func scrape(apiURL string, names ...string) (map[string]int64, bool) {
+	out := map[string]int64{}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, apiURL+"/metrics", nil)
+	if err != nil {
+		return out, false
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return out, false
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && slices.Contains(names, f[0]) {
+			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+				out[f[0]] = int64(v)
+			}
+		}
+	}
+	return out, len(out) == len(names)
 }
 
 // printKinds prints the per-kind table.
