@@ -192,7 +192,10 @@ func run(p plan, stdout io.Writer) (bool, error) {
 	elapsed := time.Since(start)
 	a.rec.Store(nil)
 
-	// The verdict, on a serving stack.
+	// The verdict, on a serving stack; also after a Ctrl-C, which only
+	// ends the load early.
+	ctx, cancelChecks := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancelChecks()
 	if !healthy(ctx, st.APIURL) {
 		_ = s.stop()
 		if err := s.start(ctx); err != nil {
