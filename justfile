@@ -132,6 +132,33 @@ bench:
         if [ -f "$d/main.go" ]; then echo "== $d"; go run "./$d"; fi; \
     done
 
+# `go test -fuzz` takes one target in one package per run, so targets run one
+# after the other. They are found in the packages given (default: every
+# package with a `func Fuzz` in a test file) with `go test -list`, so new ones
+# are included. Extra `go test` flags go in FUZZFLAGS (e.g.
+# FUZZFLAGS=-parallel=1 on a shared machine). A failing input is kept under
+# the package's testdata/fuzz, where plain `go test` runs it from then on.
+# Fuzz every target for FUZZTIME each (default 30s): `just fuzz [PKG...]`.
+fuzz *PKGS:
+    #!/usr/bin/env bash
+    set -uo pipefail
+    fuzztime="${FUZZTIME:-30s}"
+    pkgs=({{PKGS}})
+    if [ ${#pkgs[@]} -eq 0 ]; then
+        mapfile -t pkgs < <(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.git '^func Fuzz' . \
+            | xargs -r -n1 dirname | sort -u)
+    fi
+    failed=()
+    for pkg in "${pkgs[@]}"; do
+        if ! list=$(go test -list '^Fuzz' "$pkg"); then failed+=("$pkg (go test -list)"); continue; fi
+        for target in $(grep '^Fuzz' <<<"$list"); do
+            echo "== $pkg $target ($fuzztime)"
+            go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" ${FUZZFLAGS:-} "$pkg" || failed+=("$pkg $target")
+        done
+    done
+    if [ ${#failed[@]} -gt 0 ]; then printf 'failed: %s\n' "${failed[@]}"; exit 1; fi
+    echo "all fuzz targets passed"
+
 # gofmt and go vet must be clean.
 lint:
     files=$(go list -f '{{"{{"}}.Dir{{"}}"}}' ./... | xargs gofmt -l); test -z "$files" || { echo "$files"; echo "run gofmt -w on the files above"; exit 1; }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // healthPath is the local edge runtime's health probe.
@@ -88,6 +89,10 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 		if fe.Err != nil {
 			s.log.Warn("function error", "function", f.Name, "status", fe.Status, "err", fe.Err)
 		}
+	case pg.Unavailable(err):
+		s.log.Warn("function could not reach the database", "function", f.Name, "err", err)
+		httpx.SetRetryAfter(rw)
+		err = errDBUnavailable
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		s.log.Error("function hit its time limit", "function", f.Name, "timeout", s.cfg.Timeout, "err", err)
 		err = errLimit

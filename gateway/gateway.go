@@ -31,7 +31,8 @@ type Config struct {
 	// (X-Forwarded-For, X-Real-Ip, CF-Connecting-IP...) whose value is taken
 	// as the client address. Empty: only the socket peer is trusted.
 	TrustedProxyHeader string
-	// Health, when set, is called by GET /health; an error answers 503.
+	// Health, when set, is called by GET /health; an error answers 503
+	// with Retry-After.
 	Health func(ctx context.Context) error
 	// Version is reported by GET /health.
 	Version string
@@ -205,6 +206,7 @@ func (g *Gateway) health(w http.ResponseWriter, r *http.Request) {
 		if err := g.cfg.Health(ctx); err != nil {
 			g.log.Warn("health check failed", "err", err)
 			body["status"] = "unavailable"
+			httpx.SetRetryAfter(w)
 			httpx.WriteJSON(w, http.StatusServiceUnavailable, body)
 			return
 		}

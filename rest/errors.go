@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // apiError is an error rendered in PostgREST's {code,message,details,hint}
@@ -135,6 +136,10 @@ func jwtError(err error) *apiError {
 	switch {
 	case errors.Is(err, jwt.ErrExpired):
 		e.Code, e.Message = "PGRST303", "JWT expired"
+	case errors.Is(err, jwt.ErrNotYetValid):
+		e.Code, e.Message = "PGRST303", "JWT not yet valid"
+	case errors.Is(err, jwt.ErrIssuedInFuture):
+		e.Code, e.Message = "PGRST303", "JWT issued at future"
 	case errors.Is(err, jwt.ErrMalformed):
 		e.Message = "Expected 3 parts in JWT; got " + partsCount(msg)
 		if i := strings.Index(msg, "expected 3 parts in JWT; got "); i < 0 {
@@ -156,6 +161,23 @@ func partsCount(msg string) string {
 	return "1"
 }
 
+// unavailableError renders a database outage (pg.Unavailable) as PostgREST
+// does, always as 503: a failed connection attempt is PGRST000 with the
+// driver's message, a server error that ended the session keeps its SQLSTATE
+// (57P01...), and a connection lost mid-exchange is PGRST001.
+func unavailableError(err error, anon bool) *apiError {
+	var pe *pgconn.PgError
+	switch {
+	case pg.ConnectFailed(err):
+		return pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
+	case errors.As(err, &pe):
+		e := fromPgError(pe, anon)
+		e.Status = 503
+		return e
+	}
+	return pgrstErr(503, "PGRST001", "Database client error. Retrying the connection.", err.Error(), nil)
+}
+
 // writeError renders err; anything that is not an apiError or a Postgres
 // error becomes a 500 without leaking internals.
 func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, anon bool) {
@@ -164,6 +186,8 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		var pe *pgconn.PgError
 		var perr *parseError
 		switch {
+		case pg.Unavailable(err) && r.Context().Err() == nil:
+			ae = unavailableError(err, anon)
 		case errors.As(err, &pe):
 			ae = fromPgError(pe, anon)
 		case errors.As(err, &perr):

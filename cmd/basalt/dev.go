@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgcluster"
 )
 
 // cmdDev runs the whole stack locally: embedded PostgreSQL, migrations,
@@ -77,6 +79,16 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 			log.Info("postgres stopped")
 		}
 	}()
+	// Restart the server if it dies (crash, OOM kill, kill by hand) until
+	// shutdown begins. Supervision ends before the stop above runs (defers
+	// run in reverse), so no restart can race it.
+	supervised := make(chan struct{})
+	supCtx, endSupervision := context.WithCancel(ctx)
+	go func() {
+		defer close(supervised)
+		(&pgcluster.Supervisor{Cluster: cluster, Log: log}).Run(supCtx)
+	}()
+	defer func() { endSupervision(); <-supervised }()
 
 	// Both pools use the unix socket: trusted, so the authenticator role
 	// needs no password in dev, and no TCP round trip through the stack.
@@ -101,8 +113,10 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
-	if err := seedDemoMedia(startCtx, s.handler, admin, keys, log); err != nil {
-		return fmt.Errorf("seed demo media: %w", err)
+	if theApp.DevData != nil {
+		if err := theApp.DevData(startCtx, appkit.Dev{Admin: admin, API: s.handler, Keys: keys, Log: log}); err != nil {
+			return fmt.Errorf("%s dev data: %w", theApp.Name, err)
+		}
 	}
 	apiURL, appURL := s.urls()
 	// The state file is how `basalt status` in another process learns the

@@ -32,6 +32,10 @@ Usage:
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
+  basalt backup [--out DIR|FILE.tar[.gz]] [--data-dir DIR]
+                                       write a consistent backup: database dump, storage objects, manifest
+  basalt restore --from DIR|FILE [--data-dir DIR]
+                                       restore a backup into an empty database and object store
   basalt gen types typescript [--schema NAME]... [--from-migrations]
                                        print the supabase-js Database type of the schema
   basalt version                       print the version
@@ -80,6 +84,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return cmdKeys(rest, stdout, getenv)
 	case "storage":
 		return cmdStorage(ctx, rest, stdout, stderr, getenv)
+	case "backup", "restore":
+		return cmdBackupRestore(ctx, cmd, rest, stdout, stderr, getenv)
 	case "gen":
 		return cmdGen(ctx, rest, stdout, stderr, getenv)
 	case "version", "--version", "-v":

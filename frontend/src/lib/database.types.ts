@@ -693,25 +693,31 @@ export type Database = {
       }
       stream_settlements: {
         Row: {
+          artist_id: string | null
           created_at: string
           reference: string
           result: Json | null
+          sponsor_id: string | null
           stream_id: string | null
           success: boolean
           user_id: string
         }
         Insert: {
+          artist_id?: string | null
           created_at?: string
           reference: string
           result?: Json | null
+          sponsor_id?: string | null
           stream_id?: string | null
           success?: boolean
           user_id: string
         }
         Update: {
+          artist_id?: string | null
           created_at?: string
           reference?: string
           result?: Json | null
+          sponsor_id?: string | null
           stream_id?: string | null
           success?: boolean
           user_id?: string
