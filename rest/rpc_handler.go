@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -49,7 +48,7 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 		a.json, _ = json.Marshal(obj)
 		return a, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(rc.r.Body, maxBody))
+	data, err := readBody(rc, rc.cfg.MaxBodyBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +95,13 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 		trimmed = []byte("{}")
 	}
 	if mt == "text/csv" {
-		p, err := csvPayload(trimmed)
+		p, err := csvPayload(trimmed, rc.cfg.MaxBodyBytes)
 		if err != nil {
 			return nil, err
 		}
-		if len(p.raw) > 0 {
-			trimmed, _ = json.Marshal(p.raw[0])
-		} else {
-			trimmed = []byte("{}")
+		trimmed = []byte("{}")
+		if p.first != nil {
+			trimmed = p.first
 		}
 	}
 	a.json = trimmed
@@ -111,10 +109,6 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 		return nil, invalidJSON()
 	}
 	if trimmed[0] == '{' {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &obj); err != nil {
-			return nil, invalidJSON()
-		}
 		if cols, ok := first(rc.params, "columns"); ok {
 			ks, err := parseColumns("columns parameter", cols)
 			if err != nil {
@@ -122,9 +116,7 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 			}
 			a.keys = ks
 		} else {
-			for k := range obj {
-				a.keys = append(a.keys, k)
-			}
+			a.keys = objectKeys(trimmed)
 		}
 	}
 	sort.Strings(a.keys)
@@ -179,7 +171,11 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		from = ""
 	}
 	if whole || from != "" {
-		b.arg(string(args.json))
+		if args.body == rpc.BodyJSON || args.body == rpc.BodyNone {
+			b.arg(args.json) // no copy of a large body
+		} else {
+			b.arg(string(args.json))
+		}
 	}
 	fromClause := ""
 	if from != "" {
