@@ -297,6 +297,9 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 		}
 		rc.schema = p
 	}
+	if err := checkQueryLength(r); err != nil {
+		return rc, err
+	}
 	rc.params = parseQuery(r.URL.RawQuery)
 	rc.prefs = parsePrefer(r.Header)
 	if rc.prefs.handling == "strict" && len(rc.prefs.invalid) > 0 {
