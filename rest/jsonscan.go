@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -116,18 +117,17 @@ func keyString(raw []byte) string {
 	return string(raw)
 }
 
-// objectKeys lists the distinct keys of the object obj.
+// objectKeys lists the distinct keys of the object obj, sorted.
 func objectKeys(obj []byte) []string {
-	var keys []string
-	seen := map[string]bool{}
+	n := 0
+	_ = eachKey(obj, func([]byte) error { n++; return nil })
+	keys := make([]string, 0, n)
 	_ = eachKey(obj, func(raw []byte) error {
-		if k := keyString(raw); !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
+		keys = append(keys, keyString(raw))
 		return nil
 	})
-	return keys
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // appendJSONString appends s as a JSON string; invalid UTF-8 becomes

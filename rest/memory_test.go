@@ -2,8 +2,11 @@ package rest
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,5 +97,40 @@ func TestBulkInsertMemory(t *testing.T) {
 	}
 	if retained > limit {
 		t.Errorf("%.1f MiB still in use after the requests", mib(retained))
+	}
+}
+
+// TestRPCManyKeysMemory: an RPC body of very many keys costs a small
+// multiple of its size: no function takes them, so the answer names only
+// the first ones and looks for no similar function.
+func TestRPCManyKeysMemory(t *testing.T) {
+	// Not parallel: it reads process-wide memory statistics.
+	e := newEnv(t)
+	var b bytes.Buffer
+	b.WriteString(`{"a":1`)
+	for i := 0; b.Len() < 2<<20; i++ {
+		b.WriteString(`,"k` + strconv.Itoa(i) + `":1`)
+	}
+	b.WriteString("}")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	w := e.serve(httptest.NewRequest("POST", "/rpc/add_them", bytes.NewReader(b.Bytes())), asAnon)
+	runtime.ReadMemStats(&after)
+	if w.Code != 404 {
+		t.Fatalf("status %d %.300s", w.Code, w.Body.String())
+	}
+	var body struct{ Message, Details string }
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(body.Message, "Could not find the function public.add_them(a, k0, k1, k10, ") ||
+		!strings.HasSuffix(body.Message, ", …) in the schema cache") || w.Body.Len() > 8<<10 {
+		t.Fatalf("%d bytes: %.300s", w.Body.Len(), w.Body.String())
+	}
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("body %d KiB: allocated %.1fx the body", b.Len()>>10, float64(allocated)/float64(b.Len()))
+	if allocated > 8*uint64(b.Len()) {
+		t.Fatalf("allocated %d MiB for a body of %d MiB", allocated>>20, b.Len()>>20)
 	}
 }

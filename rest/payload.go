@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 )
 
@@ -126,7 +125,6 @@ func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 		p.json = make([]byte, 0, len(trimmed)+2)
 		p.json = append(append(append(p.json, '['), trimmed...), ']')
 		p.keys = objectKeys(trimmed)
-		slices.Sort(p.keys)
 		return p, nil
 	case '[':
 		p.json = trimmed
@@ -147,7 +145,6 @@ func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 				return nil
 			}
 			p.keys = objectKeys(obj)
-			slices.Sort(p.keys)
 			index = make(map[string]int, len(p.keys))
 			for i, k := range p.keys {
 				index[k] = i

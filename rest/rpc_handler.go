@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,6 +121,7 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 		}
 	}
 	sort.Strings(a.keys)
+	a.keys = slices.Compact(a.keys)
 	return a, nil
 }
 
@@ -367,6 +369,9 @@ func rpcHint(c *Cache, schema, name string, keys []string) any {
 	return "Perhaps you meant to call the function " + schema + "." + best
 }
 
+// maxFuncArgs is PostgreSQL's FUNC_MAX_ARGS.
+const maxFuncArgs = 100
+
 func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) error {
 	var amb *rpc.AmbiguousError
 	if errors.As(err, &amb) {
@@ -377,8 +382,17 @@ func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) e
 		return pgrstErr(300, "PGRST203", "Could not choose the best candidate function between: "+strings.Join(sigs, ", "),
 			nil, "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
 	}
-	keys := append([]string(nil), a.keys...)
-	sort.Strings(keys)
+	keys := a.keys
+	if !sort.StringsAreSorted(keys) {
+		keys = append([]string(nil), keys...)
+		sort.Strings(keys)
+	}
+	// No function takes more than maxFuncArgs parameters: past that the
+	// names are cut short, so a body of many keys is not echoed whole
+	// (twice) in the answer.
+	if len(keys) > maxFuncArgs {
+		keys = append(keys[:maxFuncArgs:maxFuncArgs], "…")
+	}
 	qn := schema + "." + name
 	prms := " without parameters"
 	if len(keys) > 0 {
@@ -408,7 +422,8 @@ func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) e
 	msg += " in the schema cache"
 	details += ", but no matches were found in the schema cache."
 	var hint any
-	if a.body != rpc.BodyText && a.body != rpc.BodyXML && a.body != rpc.BodyBinary {
+	// Nothing is close to a key list longer than any function's.
+	if a.body != rpc.BodyText && a.body != rpc.BodyXML && a.body != rpc.BodyBinary && len(a.keys) <= maxFuncArgs {
 		hint = rpcHint(cache, schema, name, keys)
 	}
 	return pgrstErr(404, "PGRST202", msg, details, hint)
