@@ -9,9 +9,9 @@ import (
 // parsing (before any recursion goes deeper) so that a hostile URL is a
 // 400 instead of SQL that exhausts Postgres's stack or target lists.
 const (
-	// maxQueryBytes bounds the raw query string. Browsers, proxies and
-	// the Supabase gateway refuse URLs well below this.
-	maxQueryBytes = 64 << 10
+	// maxURLBytes bounds the raw path and query string. Browsers,
+	// proxies and the Supabase gateway refuse URLs well below this.
+	maxURLBytes = 64 << 10
 	// maxDepth bounds the nesting of embeds and logic trees, and the
 	// steps of a JSON path.
 	maxDepth = 64
@@ -25,11 +25,12 @@ const (
 	maxContentLocation = 4 << 10
 )
 
-// checkQueryLength refuses an over-long query string before it is split.
-func checkQueryLength(r *http.Request) error {
-	if n := len(r.URL.RawQuery); n > maxQueryBytes {
-		return pgrstErr(http.StatusBadRequest, "PGRST100", "Query string too long",
-			"The query string has "+strconv.Itoa(n)+" bytes; at most "+strconv.Itoa(maxQueryBytes)+" are accepted", nil)
+// checkURLLength refuses an over-long URL before it is split (or a long
+// name is compared with every table's for a hint).
+func checkURLLength(r *http.Request) error {
+	if n := len(r.URL.EscapedPath()) + len(r.URL.RawQuery); n > maxURLBytes {
+		return pgrstErr(http.StatusBadRequest, "PGRST100", "URL too long",
+			"The URL has "+strconv.Itoa(n)+" bytes; at most "+strconv.Itoa(maxURLBytes)+" are accepted", nil)
 	}
 	return nil
 }

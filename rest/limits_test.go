@@ -29,6 +29,8 @@ func TestQueryLimits(t *testing.T) {
 		{"select nested 65 deep", "/users?select=" + strings.Repeat("a(", 65) + "b" + strings.Repeat(")", 65)},
 		{"or of 5000 terms", "/users?or=(" + strings.TrimSuffix(strings.Repeat("username.eq.x,", 5000), ",") + ")"},
 		{"query string over 64 KiB", "/users?username=in.(" + strings.Repeat("x,", 40<<10) + "x)"},
+		{"path over 64 KiB", "/" + strings.Repeat("users", 14000)},
+		{"function name over 64 KiB", "/rpc/" + strings.Repeat("add_them", 9000)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -251,6 +251,9 @@ type reqCtx struct {
 
 func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
 	rc := &reqCtx{w: w, r: r, role: s.cfg.AnonRole}
+	if err := checkURLLength(r); err != nil {
+		return rc, err
+	}
 	rt, ok := parsePath(r.URL.EscapedPath())
 	if !ok {
 		return rc, pgrstErr(404, "PGRST125", "Invalid path specified in request URL", nil, nil)
@@ -296,9 +299,6 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 				"Only the following schemas are exposed: "+strings.Join(s.cfg.Schemas, ", "))
 		}
 		rc.schema = p
-	}
-	if err := checkQueryLength(r); err != nil {
-		return rc, err
 	}
 	rc.params = parseQuery(r.URL.RawQuery)
 	rc.prefs = parsePrefer(r.Header)
