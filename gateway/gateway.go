@@ -164,7 +164,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				httpx.WriteJSON(rec, http.StatusInternalServerError, errorBody{Message: "Internal Server Error", RequestID: id})
 			}
 		}
-		status := g.finish(r, rec, label, id, start, body.n, panicked)
+		status := g.finish(r, rec, label, id, start, body.count(), panicked)
 		endSpan(span, status)
 	}()
 

@@ -228,14 +228,23 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countBody puts a counter around r's body (requests without one keep
-// http.NoBody) and returns it.
+// countBody puts a counter around r's body; requests without one keep
+// http.NoBody and get a nil counter.
 func countBody(r *http.Request) *countingBody {
-	b := &countingBody{ReadCloser: r.Body}
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = b
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
 	}
+	b := &countingBody{ReadCloser: r.Body}
+	r.Body = b
 	return b
+}
+
+// count is the number of body bytes read so far.
+func (b *countingBody) count() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.n
 }
 
 // redactQuery hides credentials that may travel in the query string
