@@ -132,6 +132,14 @@ func errRouteNotFound(method, url string) *Error {
 		Message: fmt.Sprintf("Route %s:%s not found", method, url)}
 }
 
+// errNoSpace is a full backend. The reference has no code of its own for
+// it (a full disk is an InternalError there); 507 tells clients and
+// operators what happened, in the reference's envelope.
+func errNoSpace(err error) *Error {
+	return &Error{Status: 507, Code: "InsufficientStorage", Label: "Insufficient Storage",
+		Message: "The storage backend is out of space", Err: err}
+}
+
 func errInternal(err error) *Error {
 	return &Error{Status: 500, Code: "InternalError", Label: "Internal Server Error",
 		Message: "Internal server error", Err: err}
@@ -143,6 +151,14 @@ func errInternal(err error) *Error {
 func errDBUnavailable(err error) *Error {
 	return &Error{Status: 503, Code: "DatabaseError", Label: "DatabaseError",
 		Message: "The database is unavailable, please try again later", Err: err}
+}
+
+// putError is the answer to a failed Backend.Put.
+func putError(err error) *Error {
+	if errors.Is(err, ErrNoSpace) {
+		return errNoSpace(err)
+	}
+	return errInternal(err)
 }
 
 // asError turns any error into an *Error, treating unknown ones as 500: the

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
@@ -117,8 +118,10 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
-	if err := seedDemoMedia(startCtx, s.handler, admin, keys, log); err != nil {
-		return fmt.Errorf("seed demo media: %w", err)
+	if theApp.DevData != nil {
+		if err := theApp.DevData(startCtx, appkit.Dev{Admin: admin, API: s.handler, Keys: keys, Log: log}); err != nil {
+			return fmt.Errorf("%s dev data: %w", theApp.Name, err)
+		}
 	}
 	apiURL, appURL := s.urls()
 	// The state file is how `basalt status` in another process learns the
