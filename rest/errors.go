@@ -206,10 +206,10 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 			} else if errors.As(err, &ne) && ne.Timeout() {
 				// The exchange deadline passed: the connection was closed
 				// and left the pool, as a client-side database error does.
-				s.log.Error("rest request: no reply from the database", "method", r.Method, "path", r.URL.Path, "err", err)
+				s.log.ErrorContext(r.Context(), "rest request: no reply from the database", "method", r.Method, "path", r.URL.Path, "err", err)
 				ae = pgrstErr(503, "PGRST001", "Database client error. Retrying the connection.", "no reply from the database in time", nil)
 			} else {
-				s.log.Error("rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+				s.log.ErrorContext(r.Context(), "rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 				ae = pgrstErr(500, "PGRSTX00", "Internal server error", nil, nil)
 			}
 		}

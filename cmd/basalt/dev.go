@@ -36,6 +36,11 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	stopTracing, err := startTracing(ctx, getenv, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// 0755, not 0700: when we run as root the server runs as postgres and
 	// must traverse this folder to reach pg/. Secrets inside are 0600.
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/auth"
 	"github.com/basaltdev/basalt/gateway"
@@ -29,6 +30,10 @@ type deps struct {
 	Log       *slog.Logger
 	PublicURL string // the API URL clients use
 	AppURL    string // the app server's URL ("" when off)
+
+	// Metrics is the registry /metrics serves: a service registers its
+	// collectors here (the realtime service: telemetry.NewRealtimeMetrics).
+	Metrics prometheus.Registerer
 }
 
 // devDefaults are the settings `basalt dev` runs with unless the

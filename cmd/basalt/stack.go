@@ -14,22 +14,51 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/sql/platform"
 )
 
-// newLogger writes JSON log lines to w at the configured level.
+// newLogger writes JSON log lines to w at the configured level. Lines
+// logged with a request's context carry its request id (and trace id).
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(telemetry.NewLogHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})))
+}
+
+// startTracing turns the OTLP trace exporter on when the OTEL_ variables
+// ask for it; it must run before the pools open, which install the pgx
+// tracer only while tracing is on. The returned function flushes the spans
+// still buffered.
+func startTracing(ctx context.Context, getenv func(string) string, log *slog.Logger) (func(), error) {
+	cfg, err := telemetry.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	shutdown, err := telemetry.Setup(ctx, cfg, buildVersion())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Traces {
+		log.Info("exporting traces over OTLP", "endpoint", cfg.Endpoint)
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(sctx); err != nil {
+			log.Warn("flush traces", "err", err)
+		}
+	}, nil
 }
 
 // migrationSources are the platform migrations (embedded) followed by the
@@ -142,8 +171,15 @@ func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv
 	}
 	cfg = s.cfg
 	_, appURL := s.urls()
+	// One registry for /metrics: the gateway's series, the pools' and
+	// whatever the services register.
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(telemetry.NewPoolCollector(map[string]*pgxpool.Pool{"admin": admin, "user": user})); err != nil {
+		closeListeners()
+		return nil, err
+	}
 	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: admin, User: user,
-		Keys: keys, Log: log, PublicURL: cfg.PublicURL, AppURL: appURL})
+		Keys: keys, Log: log, Metrics: reg, PublicURL: cfg.PublicURL, AppURL: appURL})
 	if err != nil {
 		cleanup()
 		closeListeners()
@@ -155,6 +191,7 @@ func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
 		Health:             func(ctx context.Context) error { return admin.Ping(ctx) },
+		Registry:           reg,
 	}, svcs, keys, log)
 	if err != nil {
 		cleanup()

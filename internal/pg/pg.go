@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // DB is what both *pgxpool.Pool and pgx.Tx offer; stores take it so they run
@@ -38,7 +40,7 @@ var ErrNotFound = errors.New("not found")
 const DefaultMaxConns = 10
 
 // Connect opens a pool and pings it, because pgxpool.New returns before any
-// connection is made.
+// connection is made. configure runs last and may change anything.
 func Connect(ctx context.Context, url string, configure func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -46,6 +48,11 @@ func Connect(ctx context.Context, url string, configure func(*pgxpool.Config)) (
 	}
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
+	}
+	// With tracing on, every query, batch and acquire is a span under the
+	// request's; with it off the pool gets no tracer and pays nothing.
+	if t := telemetry.PgxTracer(); t != nil {
+		cfg.ConnConfig.Tracer = t
 	}
 	if configure != nil {
 		configure(cfg)
