@@ -46,6 +46,45 @@ export type Database = {
         }
         Relationships: []
       }
+      admin_audit_log: {
+        Row: {
+          action: string
+          actor_id: string
+          after: Json | null
+          before: Json | null
+          created_at: string
+          id: number
+          ip_address: string | null
+          reason: string | null
+          target_id: string
+          target_type: string
+        }
+        Insert: {
+          action: string
+          actor_id: string
+          after?: Json | null
+          before?: Json | null
+          created_at?: string
+          id?: never
+          ip_address?: string | null
+          reason?: string | null
+          target_id: string
+          target_type: string
+        }
+        Update: {
+          action?: string
+          actor_id?: string
+          after?: Json | null
+          before?: Json | null
+          created_at?: string
+          id?: never
+          ip_address?: string | null
+          reason?: string | null
+          target_id?: string
+          target_type?: string
+        }
+        Relationships: []
+      }
       app_settings: {
         Row: {
           description: string
@@ -345,6 +384,59 @@ export type Database = {
             columns: ["track_id"]
             isOneToOne: false
             referencedRelation: "tracks"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
+      kyc_submissions: {
+        Row: {
+          artist_id: string
+          created_at: string
+          document_number: string
+          document_path: string | null
+          document_type: string
+          expires_at: string | null
+          full_name: string
+          id: string
+          reason: string | null
+          reviewed_at: string | null
+          reviewed_by: string | null
+          status: string
+        }
+        Insert: {
+          artist_id: string
+          created_at?: string
+          document_number: string
+          document_path?: string | null
+          document_type: string
+          expires_at?: string | null
+          full_name: string
+          id?: string
+          reason?: string | null
+          reviewed_at?: string | null
+          reviewed_by?: string | null
+          status?: string
+        }
+        Update: {
+          artist_id?: string
+          created_at?: string
+          document_number?: string
+          document_path?: string | null
+          document_type?: string
+          expires_at?: string | null
+          full_name?: string
+          id?: string
+          reason?: string | null
+          reviewed_at?: string | null
+          reviewed_by?: string | null
+          status?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "kyc_submissions_artist_id_fkey"
+            columns: ["artist_id"]
+            isOneToOne: false
+            referencedRelation: "artist_profiles"
             referencedColumns: ["id"]
           },
         ]
@@ -790,8 +882,12 @@ export type Database = {
           id: string
           is_explicit: boolean
           is_sponsored: boolean
+          moderated_at: string | null
+          moderated_by: string | null
+          moderation_reason: string | null
           release_date: string | null
           sponsor_id: string | null
+          status: string
           streams: number
           title: string
           updated_at: string
@@ -807,8 +903,12 @@ export type Database = {
           id?: string
           is_explicit?: boolean
           is_sponsored?: boolean
+          moderated_at?: string | null
+          moderated_by?: string | null
+          moderation_reason?: string | null
           release_date?: string | null
           sponsor_id?: string | null
+          status?: string
           streams?: number
           title: string
           updated_at?: string
@@ -824,8 +924,12 @@ export type Database = {
           id?: string
           is_explicit?: boolean
           is_sponsored?: boolean
+          moderated_at?: string | null
+          moderated_by?: string | null
+          moderation_reason?: string | null
           release_date?: string | null
           sponsor_id?: string | null
+          status?: string
           streams?: number
           title?: string
           updated_at?: string
@@ -1045,6 +1149,167 @@ export type Database = {
       [_ in never]: never
     }
     Functions: {
+      admin_activity: {
+        Args: {
+          p_before_at?: string
+          p_before_key?: string
+          p_from?: string
+          p_kind?: string
+          p_limit?: number
+          p_to?: string
+          p_user_id?: string
+        }
+        Returns: {
+          action: string
+          actor_id: string
+          actor_name: string
+          at: string
+          details: Json
+          key: string
+          kind: string
+          subject_id: string
+          subject_type: string
+        }[]
+      }
+      admin_adjust_wallet: {
+        Args: { p_amount: number; p_reason: string; p_user_id: string }
+        Returns: Json
+      }
+      admin_cashout_totals: { Args: { p_days?: number }; Returns: Json }
+      admin_end_sponsorship: {
+        Args: { p_reason: string; p_track_id: string }
+        Returns: Json
+      }
+      admin_hide_track: {
+        Args: { p_reason: string; p_track_id: string }
+        Returns: Json
+      }
+      admin_ledger_summary: { Args: never; Returns: Json }
+      admin_list_cashouts: {
+        Args: {
+          p_cursor_created?: string
+          p_cursor_id?: string
+          p_limit?: number
+          p_status?: string
+        }
+        Returns: {
+          account_name: string
+          account_number: string
+          amount: number
+          bank_name: string
+          created_at: string
+          email: string
+          id: string
+          processed_at: string
+          processed_by: string
+          processed_by_name: string
+          reason: string
+          status: string
+          user_id: string
+          user_name: string
+          wallet_balance: number
+        }[]
+      }
+      admin_list_invites: {
+        Args: {
+          p_before_created?: string
+          p_before_id?: string
+          p_limit?: number
+          p_status?: string
+        }
+        Returns: {
+          artist_id: string
+          artist_name: string
+          created_at: string
+          id: string
+          initiated_by: string
+          pitch: string
+          responded_at: string
+          spend_amount: number
+          spend_streams: number
+          sponsor_balance: number
+          sponsor_id: string
+          sponsor_name: string
+          status: string
+          track_id: string
+          track_title: string
+        }[]
+      }
+      admin_list_kyc: {
+        Args: {
+          p_cursor_created?: string
+          p_cursor_id?: string
+          p_limit?: number
+          p_status?: string
+        }
+        Returns: {
+          artist_id: string
+          artist_name: string
+          created_at: string
+          document_number: string
+          document_path: string
+          document_type: string
+          expires_at: string
+          full_name: string
+          id: string
+          kyc_expiry_date: string
+          kyc_status: string
+          reason: string
+          reviewed_at: string
+          reviewed_by_name: string
+          status: string
+        }[]
+      }
+      admin_list_sponsored_tracks: {
+        Args: {
+          p_before_created?: string
+          p_before_id?: string
+          p_limit?: number
+          p_sponsor_id?: string
+        }
+        Returns: {
+          artist_id: string
+          artist_name: string
+          created_at: string
+          last_paid_at: string
+          paid_amount: number
+          paid_streams: number
+          sponsor_balance: number
+          sponsor_id: string
+          sponsor_name: string
+          status: string
+          streams: number
+          title: string
+          track_id: string
+        }[]
+      }
+      admin_list_transactions: {
+        Args: {
+          p_before_created?: string
+          p_before_id?: string
+          p_from?: string
+          p_kind?: string
+          p_limit?: number
+          p_reference?: string
+          p_to?: string
+          p_user_id?: string
+        }
+        Returns: {
+          amount: number
+          created_at: string
+          from_balance_after: number
+          from_name: string
+          from_wallet: string
+          id: string
+          kind: string
+          metadata: Json
+          reference: string
+          to_balance_after: number
+          to_name: string
+          to_wallet: string
+          track_id: string
+        }[]
+      }
       admin_list_users: {
         Args: { p_limit?: number; p_offset?: number }
         Returns: {
@@ -1061,6 +1326,114 @@ export type Database = {
           username: string
         }[]
       }
+      admin_list_verifications: {
+        Args: {
+          p_before_granted?: string
+          p_before_id?: string
+          p_limit?: number
+        }
+        Returns: {
+          active: boolean
+          expires_at: string
+          granted_at: string
+          id: string
+          provider: string
+          role: Database["public"]["Enums"]["app_role"]
+          source: string
+          total: number
+          tx_ref: string
+          user_id: string
+          user_name: string
+        }[]
+      }
+      admin_remove_track: {
+        Args: { p_reason: string; p_track_id: string }
+        Returns: Json
+      }
+      admin_review_kyc: {
+        Args: {
+          p_approve: boolean
+          p_expires_at?: string
+          p_reason?: string
+          p_submission_id: string
+        }
+        Returns: Json
+      }
+      admin_search_tracks: {
+        Args: {
+          p_artist_id?: string
+          p_before_created?: string
+          p_before_id?: string
+          p_limit?: number
+          p_query?: string
+          p_sponsored?: boolean
+          p_status?: string
+        }
+        Returns: {
+          artist_id: string
+          artist_name: string
+          cover_url: string
+          created_at: string
+          genre: string
+          id: string
+          is_sponsored: boolean
+          moderation_reason: string
+          rejected_streams: number
+          sponsor_id: string
+          sponsor_name: string
+          status: string
+          streams: number
+          title: string
+        }[]
+      }
+      admin_search_users: {
+        Args: {
+          p_before_created?: string
+          p_before_id?: string
+          p_limit?: number
+          p_query?: string
+          p_role?: Database["public"]["Enums"]["app_role"]
+          p_suspended?: boolean
+          p_verified?: boolean
+        }
+        Returns: {
+          avatar_url: string
+          balance: number
+          created_at: string
+          display_name: string
+          email: string
+          id: string
+          is_suspended: boolean
+          is_verified: boolean
+          last_sign_in_at: string
+          role: Database["public"]["Enums"]["app_role"]
+          suspended_reason: string
+          username: string
+        }[]
+      }
+      admin_set_user_role: {
+        Args: {
+          p_reason: string
+          p_role: Database["public"]["Enums"]["app_role"]
+          p_user_id: string
+        }
+        Returns: Json
+      }
+      admin_suspend_user: {
+        Args: { p_reason: string; p_user_id: string }
+        Returns: Json
+      }
+      admin_system_status: { Args: never; Returns: Json }
+      admin_track_detail: { Args: { p_track_id: string }; Returns: Json }
+      admin_unhide_track: {
+        Args: { p_reason?: string; p_track_id: string }
+        Returns: Json
+      }
+      admin_unsuspend_user: {
+        Args: { p_reason?: string; p_user_id: string }
+        Returns: Json
+      }
+      admin_user_detail: { Args: { p_user_id: string }; Returns: Json }
       check_active_sponsorship: {
         Args: { p_artist_id: string; p_sponsor_id: string }
         Returns: boolean
@@ -1197,6 +1570,15 @@ export type Database = {
         Returns: Json
       }
       start_play: { Args: { p_track_id: string }; Returns: string }
+      submit_kyc: {
+        Args: {
+          p_document_number: string
+          p_document_path?: string
+          p_document_type: string
+          p_full_name: string
+        }
+        Returns: Json
+      }
       transfer_funds: {
         Args: {
           p_amount: number
