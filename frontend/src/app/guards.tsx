@@ -1,13 +1,12 @@
 import { lazy, Suspense } from 'react'
 import { Link, Outlet, useLocation } from 'react-router'
-import { useQuery } from '@tanstack/react-query'
 import { Lock, ShieldAlert, UserX } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { PageFallback } from '@/components/layouts/app-shell'
 import { useSignOut } from '@/components/layouts/use-sign-out'
 import { dashboardPath, type Role } from '@/config/nav'
+import { useSuspension } from '@/hooks/use-suspension'
 import { useAuthStore, useRoleSettled } from '@/lib/auth'
-import { supabase } from '@/lib/supabase'
 import { useAppSettings } from '@/features/waitlist/api/settings'
 
 // The waitlist landing (forms, schema library) loads only when it is shown.
@@ -64,23 +63,6 @@ function AccountSuspended({ reason }: { reason: string | null }) {
       </div>
     </Screen>
   )
-}
-
-/** useSuspension calls is_user_suspended, then reads suspended_reason. */
-function useSuspension(userId: string | undefined) {
-  return useQuery({
-    queryKey: ['suspension', userId],
-    enabled: !!userId,
-    staleTime: 60_000,
-    queryFn: async () => {
-      if (!userId) return { suspended: false, reason: null }
-      const sb = supabase()
-      const { data, error } = await sb.rpc('is_user_suspended', { p_user_id: userId })
-      if (error || data !== true) return { suspended: false, reason: null }
-      const { data: p } = await sb.from('public_profiles').select('suspended_reason').eq('id', userId).maybeSingle()
-      return { suspended: true, reason: p?.suspended_reason ?? null }
-    },
-  })
 }
 
 /** RequireAuth guards protected routes, optionally restricted to roles (admin passes every role check). */

@@ -72,7 +72,7 @@ export const routes: RouteObject[] = [
         ],
       },
       { element: <RequireAuth roles={['sponsor']} />, children: [{ path: 'transactions', ...page(() => import('./routes/transactions')) }] },
-      ...(['artist', 'fan', 'sponsor', 'admin'] as const).flatMap((role) => [
+      ...(['artist', 'fan', 'sponsor'] as const).flatMap((role) => [
         {
           element: <RequireAuth roles={[role]} />,
           children: [
@@ -82,6 +82,14 @@ export const routes: RouteObject[] = [
           ],
         },
       ]),
+      {
+        element: <RequireAuth roles={['admin']} />,
+        children: [
+          // One sub-route per section: /dashboard/admin/users, /dashboard/admin/system...
+          { path: 'dashboard/admin/:section?', ...page(() => import('./routes/admin')) },
+          { path: 'admin/dashboard', ...page(() => import('./routes/admin')) },
+        ],
+      },
       { path: '*', ...page(() => import('./routes/not-found')) },
     ],
   },
