@@ -464,6 +464,10 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
   }
 })
 
+// The admin dashboard's journeys live in their own module.
+const { registerAdminTests } = await import('./admin/admin-tests.mjs')
+registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
+
 // ---------------------------------------------------------------------------
 let failed = 0
 let ran = 0
