@@ -17,12 +17,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -30,11 +28,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/bench"
-	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/pg"
-	"github.com/basaltdev/basalt/internal/pgcluster"
-	"github.com/basaltdev/basalt/internal/pgtest"
-	"github.com/basaltdev/basalt/sql/platform"
 )
 
 func main() {
@@ -47,7 +41,7 @@ func main() {
 		*fans = 20
 	}
 	ctx := context.Background()
-	adminURL, userURL, stop, err := database(ctx, *dsn, *userDSN)
+	adminURL, userURL, stop, err := bench.AppDatabase(ctx, "bset", map[string]string{"max_connections": "200", "shared_buffers": "128MB"}, *dsn, *userDSN)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,44 +58,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-}
-
-// database returns owner and authenticator URLs: the given database, or a
-// fresh cluster with every migration applied.
-func database(ctx context.Context, dsn, userDSN string) (adminURL, userURL string, stop func(), err error) {
-	if dsn != "" {
-		if userDSN == "" {
-			return "", "", nil, errors.New("-dsn needs -user-dsn: the same database as the authenticator role")
-		}
-		return dsn, userDSN, func() {}, nil
-	}
-	c, stop, err := pgcluster.StartTemp(ctx, "bset", map[string]string{"max_connections": "200", "shared_buffers": "128MB"})
-	if err != nil {
-		return "", "", nil, err
-	}
-	if pid, ok := c.PID(); ok {
-		bench.CountDatabaseCPU(pid)
-	}
-	adminURL = c.SocketURL("postgres", "postgres")
-	pool, err := pg.Connect(ctx, adminURL, nil)
-	if err != nil {
-		stop()
-		return "", "", nil, err
-	}
-	defer pool.Close()
-	root, err := pgtest.ModuleRoot()
-	if err != nil {
-		stop()
-		return "", "", nil, err
-	}
-	// migrate reads only the *.sql files; the folder's Go tests are skipped.
-	app := os.DirFS(filepath.Join(root, "sql", "app"))
-	if _, err := migrate.Up(ctx, pool, nil, migrate.Source{Name: "platform", FS: platform.FS},
-		migrate.Source{Name: "app", FS: app}); err != nil {
-		stop()
-		return "", "", nil, fmt.Errorf("migrate: %w", err)
-	}
-	return adminURL, c.SocketURL("authenticator", "postgres"), stop, nil
 }
 
 // cast is the benchmark's data: sponsor/artist pairs with a sponsored

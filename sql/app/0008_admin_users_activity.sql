@@ -3,7 +3,10 @@
 -- Every list here is keyset-paginated: the caller passes the sort key of the
 -- last row it has (p_before_*), never an offset, and each list walks an index
 -- in its sort order, so page 1,000 costs what page 1 costs. Limits are
--- clamped to 1..200.
+-- clamped to 1..200. Optional filters are written `p_x IS NULL OR col =
+-- p_x`; a generic (cached) plan cannot pick an index for that, so the list
+-- functions plan every call with its arguments (plan_cache_mode =
+-- force_custom_plan), where the planner folds the test away.
 
 CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA extensions;
 
@@ -14,19 +17,62 @@ LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT '%' || replace(replace(replace(lower(btrim(p_text)), '\', '\\'), '%', '\%'), '_', '\_') || '%'
 $$;
 
+-- A person's name as lists show it (a sponsor's company, an artist's name,
+-- else the profile's): backline.display_name's rule, without SECURITY
+-- DEFINER or a SET clause, so a list of 50 rows pays for 50 index lookups
+-- and not for 50 function-call context switches. Only ever called from the
+-- SECURITY DEFINER admin functions, whose rights it runs with.
+CREATE FUNCTION backline.person_name(p_id uuid) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    (SELECT coalesce(nullif(company_name, ''), nullif(name, '')) FROM public.sponsor_profiles WHERE id = p_id),
+    (SELECT nullif(name, '') FROM public.artist_profiles WHERE id = p_id),
+    (SELECT coalesce(nullif(display_name, ''), username) FROM public.public_profiles WHERE id = p_id),
+    'Someone')
+$$;
+
 CREATE FUNCTION backline.page_size(p_limit integer) RETURNS integer
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT least(greatest(coalesce(p_limit, 50), 1), 200)
 $$;
 
--- What users search: username, display name and name in one lower-cased
--- text, and the e-mail address; trigram indexes make "contains" searches
--- index scans. The expression is spelled out (no helper function) because
--- index maintenance runs with the rights of whoever updates a profile.
-CREATE INDEX public_profiles_search_idx ON public.public_profiles
-  USING gin (lower(coalesce(username, '') || ' ' || coalesce(display_name, '') || ' ' || coalesce(name, ''))
-    extensions.gin_trgm_ops);
-CREATE INDEX users_email_search_idx ON auth.users USING gin (lower(email) extensions.gin_trgm_ops);
+-- What admins search users by: username, display name, name and e-mail in
+-- one lower-cased text per user, kept next to the profile's creation time.
+-- The e-mail lives in auth.users, so no single profile index could serve a
+-- search over both; with one table the planner chooses per search between
+-- walking the newest-first index (a broad text such as "gmail") and the
+-- trigram index (a rare one). Triggers keep it current.
+CREATE TABLE backline.user_search (
+  id uuid PRIMARY KEY REFERENCES public.public_profiles (id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL,
+  doc text NOT NULL
+);
+CREATE INDEX user_search_created_idx ON backline.user_search (created_at DESC, id DESC);
+CREATE INDEX user_search_doc_idx ON backline.user_search USING gin (doc extensions.gin_trgm_ops);
+
+CREATE FUNCTION backline.refresh_user_search(p_id uuid) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  INSERT INTO backline.user_search (id, created_at, doc)
+  SELECT p.id, p.created_at, lower(concat_ws(' ', p.username, p.display_name, p.name, u.email))
+  FROM public.public_profiles p LEFT JOIN auth.users u ON u.id = p.id WHERE p.id = p_id
+  ON CONFLICT (id) DO UPDATE SET created_at = EXCLUDED.created_at, doc = EXCLUDED.doc
+$$;
+
+CREATE FUNCTION backline.user_search_changed() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+  PERFORM backline.refresh_user_search(NEW.id);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER user_search AFTER INSERT OR UPDATE OF username, display_name, name, created_at ON public.public_profiles
+  FOR EACH ROW EXECUTE FUNCTION backline.user_search_changed();
+CREATE TRIGGER backline_user_search AFTER UPDATE OF email ON auth.users
+  FOR EACH ROW EXECUTE FUNCTION backline.user_search_changed();
+
+INSERT INTO backline.user_search (id, created_at, doc)
+SELECT p.id, p.created_at, lower(concat_ws(' ', p.username, p.display_name, p.name, u.email))
+FROM public.public_profiles p LEFT JOIN auth.users u ON u.id = p.id;
+
 CREATE INDEX public_profiles_created_idx ON public.public_profiles (created_at DESC, id DESC);
 CREATE INDEX public_profiles_role_created_idx ON public.public_profiles (role, created_at DESC, id DESC);
 CREATE INDEX public_profiles_suspended_idx ON public.public_profiles (created_at DESC, id DESC) WHERE is_suspended;
@@ -40,28 +86,40 @@ CREATE FUNCTION public.admin_search_users(p_query text DEFAULT NULL, p_role publ
 RETURNS TABLE (id uuid, email text, role public.app_role, display_name text, username text, avatar_url text,
   is_verified boolean, is_suspended boolean, suspended_reason text, balance numeric, created_at timestamptz,
   last_sign_in_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   pat text := CASE WHEN coalesce(btrim(p_query), '') <> '' THEN backline.contains_pattern(p_query) END;
 BEGIN
   PERFORM backline.admin_actor();
   RETURN QUERY
-  SELECT p.id, u.email::text, p.role, p.display_name, p.username, p.avatar_url, p.is_verified, p.is_suspended,
-    p.suspended_reason, w.balance, p.created_at, u.last_sign_in_at
-  FROM public.public_profiles p
-  JOIN auth.users u ON u.id = p.id
-  LEFT JOIN public.wallets w ON w.id = p.id
-  WHERE (pat IS NULL OR p.id IN (
-          SELECT q.id FROM public.public_profiles q
-          WHERE lower(coalesce(q.username, '') || ' ' || coalesce(q.display_name, '') || ' ' || coalesce(q.name, '')) LIKE pat
-          UNION
-          SELECT e.id FROM auth.users e WHERE lower(e.email) LIKE pat))
-    AND (p_role IS NULL OR p.role = p_role)
-    AND (p_verified IS NULL OR p.is_verified = p_verified)
-    AND (p_suspended IS NULL OR p.is_suspended = p_suspended)
-    AND (p_before_created IS NULL OR (p.created_at, p.id) < (p_before_created, coalesce(p_before_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff')))
-  ORDER BY p.created_at DESC, p.id DESC
-  LIMIT backline.page_size(p_limit);
+  WITH page AS (
+    -- A search walks the search table (by text, or newest first).
+    (SELECT p.* FROM backline.user_search s JOIN public.public_profiles p ON p.id = s.id
+     WHERE pat IS NOT NULL AND s.doc LIKE pat
+       AND (p_role IS NULL OR p.role = p_role)
+       AND (p_verified IS NULL OR p.is_verified = p_verified)
+       AND (p_suspended IS NULL OR p.is_suspended = p_suspended)
+       AND (p_before_created IS NULL OR (s.created_at, s.id) < (p_before_created, coalesce(p_before_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff')))
+     ORDER BY s.created_at DESC, s.id DESC
+     LIMIT backline.page_size(p_limit))
+    UNION ALL
+    -- Otherwise the profiles, along the index that fits the filters.
+    (SELECT p.* FROM public.public_profiles p
+     WHERE pat IS NULL
+       AND (p_role IS NULL OR p.role = p_role)
+       AND (p_verified IS NULL OR p.is_verified = p_verified)
+       AND (p_suspended IS NULL OR p.is_suspended = p_suspended)
+       AND (p_before_created IS NULL OR (p.created_at, p.id) < (p_before_created, coalesce(p_before_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff')))
+     ORDER BY p.created_at DESC, p.id DESC
+     LIMIT backline.page_size(p_limit))
+  )
+  SELECT page.id, u.email::text, page.role, page.display_name, page.username, page.avatar_url, page.is_verified,
+    page.is_suspended, page.suspended_reason, w.balance, page.created_at, u.last_sign_in_at
+  FROM page
+  JOIN auth.users u ON u.id = page.id
+  LEFT JOIN public.wallets w ON w.id = page.id
+  ORDER BY page.created_at DESC, page.id DESC;
 END $$;
 
 -- The first user list (0004), now behind the same check as every admin
@@ -130,7 +188,7 @@ BEGIN
         SELECT id, amount, status, reason, created_at, processed_at FROM public.cashout_requests
         WHERE user_id = p_user_id ORDER BY created_at DESC LIMIT 10) c), '[]'),
     'audit', coalesce((SELECT jsonb_agg(x ORDER BY x.id DESC) FROM (
-        SELECT id, actor_id, backline.display_name(actor_id) AS actor_name, action, reason, created_at
+        SELECT id, actor_id, backline.person_name(actor_id) AS actor_name, action, reason, created_at
         FROM public.admin_audit_log WHERE target_type IN ('user', 'public_profiles', 'user_roles')
           AND target_id = p_user_id::text
         ORDER BY created_at DESC, id DESC LIMIT 20) x), '[]'))
@@ -263,7 +321,8 @@ CREATE FUNCTION public.admin_activity(p_kind text DEFAULT NULL, p_user_id uuid D
   p_before_key text DEFAULT NULL, p_limit integer DEFAULT 50)
 RETURNS TABLE (at timestamptz, key text, kind text, action text, actor_id uuid, actor_name text,
   subject_type text, subject_id text, details jsonb)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   n int := backline.page_size(p_limit);
   k text := nullif(btrim(coalesce(p_kind, '')), '');
@@ -320,10 +379,10 @@ BEGIN
     ORDER BY u.at DESC, u.key COLLATE "C" DESC
     LIMIT n
   )
-  SELECT page.at, page.key, page.kind, page.action, page.actor_id, backline.display_name(page.actor_id),
+  SELECT page.at, page.key, page.kind, page.action, page.actor_id, backline.person_name(page.actor_id),
     page.subject_type, page.subject_id,
     CASE WHEN page.kind = 'stream' THEN page.details || jsonb_build_object('title',
-      (SELECT t.title FROM public.tracks t WHERE t.id::text = page.subject_id)) ELSE page.details END
+      (SELECT t.title FROM public.tracks t WHERE t.id = page.subject_id::uuid)) ELSE page.details END
   FROM page
   ORDER BY page.at DESC, page.key COLLATE "C" DESC;
 END $$;
@@ -337,3 +396,4 @@ REVOKE EXECUTE ON FUNCTION
   public.admin_activity(text, uuid, timestamptz, timestamptz, timestamptz, text, integer)
 FROM PUBLIC, anon;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA backline FROM PUBLIC;
+REVOKE ALL ON backline.user_search FROM PUBLIC;

@@ -214,7 +214,8 @@ CREATE FUNCTION public.admin_search_tracks(p_query text DEFAULT NULL, p_status t
 RETURNS TABLE (id uuid, title text, artist_id uuid, artist_name text, sponsor_id uuid, sponsor_name text,
   is_sponsored boolean, status text, moderation_reason text, streams bigint, rejected_streams bigint, genre text,
   cover_url text, created_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   pat text := CASE WHEN coalesce(btrim(p_query), '') <> '' THEN backline.contains_pattern(p_query) END;
 BEGIN
@@ -230,8 +231,8 @@ BEGIN
     ORDER BY t.created_at DESC, t.id DESC
     LIMIT backline.page_size(p_limit)
   )
-  SELECT page.id, page.title, page.artist_id, backline.display_name(page.artist_id), page.sponsor_id,
-    CASE WHEN page.sponsor_id IS NOT NULL THEN backline.display_name(page.sponsor_id) END,
+  SELECT page.id, page.title, page.artist_id, backline.person_name(page.artist_id), page.sponsor_id,
+    CASE WHEN page.sponsor_id IS NOT NULL THEN backline.person_name(page.sponsor_id) END,
     page.is_sponsored, page.status, page.moderation_reason, page.streams,
     (SELECT count(*) FROM public.streams s WHERE s.track_id = page.id AND NOT s.is_valid),
     page.genre, page.cover_url, page.created_at
@@ -253,8 +254,8 @@ BEGIN
     RAISE EXCEPTION 'Track not found' USING ERRCODE = 'P0001';
   END IF;
   RETURN jsonb_build_object(
-    'track', to_jsonb(t) || jsonb_build_object('artist_name', backline.display_name(t.artist_id),
-      'sponsor_name', CASE WHEN t.sponsor_id IS NOT NULL THEN backline.display_name(t.sponsor_id) END),
+    'track', to_jsonb(t) || jsonb_build_object('artist_name', backline.person_name(t.artist_id),
+      'sponsor_name', CASE WHEN t.sponsor_id IS NOT NULL THEN backline.person_name(t.sponsor_id) END),
     'streams', (SELECT jsonb_build_object('valid', count(*) FILTER (WHERE is_valid),
         'rejected', count(*) FILTER (WHERE NOT is_valid), 'paid', count(*) FILTER (WHERE paid_reference IS NOT NULL),
         'listeners', count(DISTINCT user_id) FILTER (WHERE is_valid),
@@ -269,18 +270,18 @@ BEGIN
           AND ip_address IS NOT NULL
         GROUP BY 1 ORDER BY 2 DESC LIMIT 10) a), '[]'),
     'top_listeners', coalesce((SELECT jsonb_agg(l ORDER BY l.streams DESC) FROM (
-        SELECT user_id, backline.display_name(user_id) AS name, count(*) AS streams FROM public.streams
+        SELECT user_id, backline.person_name(user_id) AS name, count(*) AS streams FROM public.streams
         WHERE track_id = p_track_id AND is_valid GROUP BY user_id ORDER BY 3 DESC LIMIT 10) l), '[]'),
     'fraud_flags', coalesce((SELECT jsonb_agg(f ORDER BY f.created_at DESC) FROM (
         SELECT actor_id AS user_id, details, created_at FROM public.activity_log
         WHERE entity_type = 'track' AND entity_id = p_track_id::text AND action = 'fraud.detected'
         ORDER BY created_at DESC LIMIT 20) f), '[]'),
     'recent_streams', coalesce((SELECT jsonb_agg(s ORDER BY s.created_at DESC) FROM (
-        SELECT id, user_id, backline.display_name(user_id) AS name, is_valid, invalid_reason, duration, created_at,
+        SELECT id, user_id, backline.person_name(user_id) AS name, is_valid, invalid_reason, duration, created_at,
           paid_reference IS NOT NULL AS paid
         FROM public.streams WHERE track_id = p_track_id ORDER BY created_at DESC LIMIT 20) s), '[]'),
     'audit', coalesce((SELECT jsonb_agg(x ORDER BY x.id DESC) FROM (
-        SELECT id, actor_id, backline.display_name(actor_id) AS actor_name, action, reason, created_at
+        SELECT id, actor_id, backline.person_name(actor_id) AS actor_name, action, reason, created_at
         FROM public.admin_audit_log WHERE target_type IN ('track', 'tracks') AND target_id = p_track_id::text
         ORDER BY created_at DESC, id DESC LIMIT 20) x), '[]'));
 END $$;

@@ -101,7 +101,8 @@ CREATE FUNCTION public.admin_list_cashouts(p_status text DEFAULT 'pending', p_cu
 RETURNS TABLE (id uuid, user_id uuid, user_name text, email text, amount numeric, status text, bank_name text,
   account_number text, account_name text, reason text, wallet_balance numeric, processed_by uuid,
   processed_by_name text, processed_at timestamptz, created_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   n int := backline.page_size(p_limit);
 BEGIN
@@ -121,9 +122,9 @@ BEGIN
        AND (p_cursor_created IS NULL OR (c.created_at, c.id) < (p_cursor_created, coalesce(p_cursor_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff')))
      ORDER BY c.created_at DESC, c.id DESC LIMIT n)
   )
-  SELECT page.id, page.user_id, backline.display_name(page.user_id), u.email::text, page.amount, page.status,
+  SELECT page.id, page.user_id, backline.person_name(page.user_id), u.email::text, page.amount, page.status,
     page.bank_name, page.account_number, page.account_name, page.reason, w.balance, page.processed_by,
-    CASE WHEN page.processed_by IS NOT NULL THEN backline.display_name(page.processed_by) END,
+    CASE WHEN page.processed_by IS NOT NULL THEN backline.person_name(page.processed_by) END,
     page.processed_at, page.created_at
   FROM page
   LEFT JOIN auth.users u ON u.id = page.user_id
@@ -170,19 +171,14 @@ CREATE INDEX transactions_to_idx ON public.transactions (to_wallet, created_at D
 CREATE INDEX transactions_created_idx ON public.transactions (created_at DESC, id DESC);
 CREATE INDEX transactions_kind_idx ON public.transactions (kind, created_at DESC, id DESC);
 
--- A wallet's name for people: its owner's, or the system account's.
-CREATE FUNCTION backline.wallet_name(p_wallet uuid) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  SELECT coalesce(w.account, backline.display_name(w.user_id)) FROM public.wallets w WHERE w.id = p_wallet
-$$;
-
 CREATE FUNCTION public.admin_list_transactions(p_kind text DEFAULT NULL, p_user_id uuid DEFAULT NULL,
   p_reference text DEFAULT NULL, p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL,
   p_before_created timestamptz DEFAULT NULL, p_before_id uuid DEFAULT NULL, p_limit integer DEFAULT 50)
 RETURNS TABLE (id uuid, reference text, kind text, from_wallet uuid, from_name text, to_wallet uuid, to_name text,
   amount numeric, from_balance_after numeric, to_balance_after numeric, track_id uuid, metadata jsonb,
   created_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   n int := backline.page_size(p_limit);
   c_at timestamptz := coalesce(p_before_created, 'infinity');
@@ -225,10 +221,14 @@ BEGIN
   ), top AS (
     SELECT * FROM page ORDER BY page.created_at DESC, page.id DESC LIMIT n
   )
-  SELECT top.id, top.reference, top.kind, top.from_wallet, backline.wallet_name(top.from_wallet), top.to_wallet,
-    backline.wallet_name(top.to_wallet), top.amount, top.from_balance_after, top.to_balance_after, top.track_id,
-    top.metadata, top.created_at
+  -- A wallet's name: the system account's, or its owner's.
+  SELECT top.id, top.reference, top.kind, top.from_wallet,
+    coalesce(fw.account, backline.person_name(fw.user_id)), top.to_wallet,
+    coalesce(tw.account, backline.person_name(tw.user_id)), top.amount, top.from_balance_after, top.to_balance_after,
+    top.track_id, top.metadata, top.created_at
   FROM top
+  JOIN public.wallets fw ON fw.id = top.from_wallet
+  JOIN public.wallets tw ON tw.id = top.to_wallet
   ORDER BY top.created_at DESC, top.id DESC;
 END $$;
 
@@ -345,7 +345,8 @@ CREATE FUNCTION public.admin_list_invites(p_status text DEFAULT NULL, p_before_c
 RETURNS TABLE (id uuid, artist_id uuid, artist_name text, sponsor_id uuid, sponsor_name text, track_id uuid,
   track_title text, status text, initiated_by text, pitch text, sponsor_balance numeric, spend_streams bigint,
   spend_amount numeric, created_at timestamptz, responded_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
   PERFORM backline.admin_actor();
   RETURN QUERY
@@ -356,8 +357,8 @@ BEGIN
     ORDER BY i.created_at DESC, i.id DESC
     LIMIT backline.page_size(p_limit)
   )
-  SELECT page.id, page.artist_id, backline.display_name(page.artist_id), page.sponsor_id,
-    backline.display_name(page.sponsor_id), page.track_id, t.title, page.status, page.initiated_by, page.pitch,
+  SELECT page.id, page.artist_id, backline.person_name(page.artist_id), page.sponsor_id,
+    backline.person_name(page.sponsor_id), page.track_id, t.title, page.status, page.initiated_by, page.pitch,
     w.balance, coalesce(sp.streams, 0)::bigint, coalesce(sp.amount, 0), page.created_at, page.responded_at
   FROM page
   LEFT JOIN public.tracks t ON t.id = page.track_id
@@ -376,7 +377,8 @@ CREATE FUNCTION public.admin_list_sponsored_tracks(p_sponsor_id uuid DEFAULT NUL
 RETURNS TABLE (track_id uuid, title text, status text, artist_id uuid, artist_name text, sponsor_id uuid,
   sponsor_name text, sponsor_balance numeric, paid_streams bigint, paid_amount numeric, last_paid_at timestamptz,
   streams bigint, created_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
   PERFORM backline.admin_actor();
   RETURN QUERY
@@ -387,8 +389,8 @@ BEGIN
     ORDER BY t.created_at DESC, t.id DESC
     LIMIT backline.page_size(p_limit)
   )
-  SELECT page.id, page.title, page.status, page.artist_id, backline.display_name(page.artist_id), page.sponsor_id,
-    backline.display_name(page.sponsor_id), w.balance, coalesce(sp.streams, 0), coalesce(sp.amount, 0),
+  SELECT page.id, page.title, page.status, page.artist_id, backline.person_name(page.artist_id), page.sponsor_id,
+    backline.person_name(page.sponsor_id), w.balance, coalesce(sp.streams, 0), coalesce(sp.amount, 0),
     sp.last_paid_at, page.streams, page.created_at
   FROM page
   LEFT JOIN public.wallets w ON w.id = page.sponsor_id
@@ -423,7 +425,7 @@ BEGIN
     jsonb_build_object('is_sponsored', true, 'sponsor_id', t.sponsor_id),
     jsonb_build_object('is_sponsored', false, 'sponsor_id', NULL, 'invites_ended', ended));
   PERFORM backline.notify(t.artist_id, 'system_update', 'Sponsorship ended',
-    format('The sponsorship of "%s" by %s has ended: %s', t.title, backline.display_name(t.sponsor_id), v_reason),
+    format('The sponsorship of "%s" by %s has ended: %s', t.title, backline.person_name(t.sponsor_id), v_reason),
     jsonb_build_object('track_id', t.id, 'sponsor_id', t.sponsor_id, 'reason', v_reason));
   PERFORM backline.notify(t.sponsor_id, 'system_update', 'Sponsorship ended',
     format('Your sponsorship of "%s" has ended: %s', t.title, v_reason),

@@ -69,7 +69,8 @@ CREATE FUNCTION public.admin_list_kyc(p_status text DEFAULT 'pending', p_cursor_
 RETURNS TABLE (id uuid, artist_id uuid, artist_name text, full_name text, document_type text, document_number text,
   document_path text, status text, reason text, expires_at timestamptz, reviewed_by_name text,
   reviewed_at timestamptz, kyc_status text, kyc_expiry_date timestamptz, created_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   n int := backline.page_size(p_limit);
 BEGIN
@@ -87,9 +88,9 @@ BEGIN
        AND (p_cursor_created IS NULL OR (k.created_at, k.id) < (p_cursor_created, coalesce(p_cursor_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff')))
      ORDER BY k.created_at DESC, k.id DESC LIMIT n)
   )
-  SELECT page.id, page.artist_id, backline.display_name(page.artist_id), page.full_name, page.document_type,
+  SELECT page.id, page.artist_id, backline.person_name(page.artist_id), page.full_name, page.document_type,
     page.document_number, page.document_path, page.status, page.reason, page.expires_at,
-    CASE WHEN page.reviewed_by IS NOT NULL THEN backline.display_name(page.reviewed_by) END, page.reviewed_at,
+    CASE WHEN page.reviewed_by IS NOT NULL THEN backline.person_name(page.reviewed_by) END, page.reviewed_at,
     a.kyc_status, a.kyc_expiry_date, page.created_at
   FROM page JOIN public.artist_profiles a ON a.id = page.artist_id
   ORDER BY CASE WHEN p_status = 'pending' THEN page.created_at END, CASE WHEN p_status = 'pending' THEN page.id END,
@@ -155,7 +156,8 @@ CREATE FUNCTION public.admin_list_verifications(p_before_granted timestamptz DEF
   p_limit integer DEFAULT 50)
 RETURNS TABLE (id uuid, user_id uuid, user_name text, role public.app_role, source text, tx_ref text, provider text,
   total numeric, granted_at timestamptz, expires_at timestamptz, active boolean)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
   PERFORM backline.admin_actor();
   RETURN QUERY
@@ -165,7 +167,7 @@ BEGIN
     ORDER BY v.granted_at DESC, v.id DESC
     LIMIT backline.page_size(p_limit)
   )
-  SELECT page.id, page.user_id, backline.display_name(page.user_id), p.role, page.source, pay.tx_ref, pay.provider,
+  SELECT page.id, page.user_id, backline.person_name(page.user_id), p.role, page.source, pay.tx_ref, pay.provider,
     pay.total, page.granted_at, page.expires_at, page.expires_at > now()
   FROM page
   LEFT JOIN public.public_profiles p ON p.id = page.user_id

@@ -55,6 +55,12 @@ func TestAdminUserSearch(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, ids(got), strings.Join(tc.want, ","))
 		}
 	}
+	// A changed e-mail address is found at once.
+	e.exec(`UPDATE auth.users SET email = 'zed@newlabel.example' WHERE id = $1`, zed)
+	if got := e.mustRows(admin, search, "newlabel", nil, nil, nil); ids(got) != zed {
+		t.Errorf("search by the new e-mail: %s", ids(got))
+	}
+	e.exec(`UPDATE auth.users SET email = 'zed.okafor@label.example' WHERE id = $1`, zed)
 	first := e.mustRows(admin, `SELECT * FROM public.admin_search_users('zedbeats')`)[0]
 	if first["email"] != "zed.okafor@label.example" || first["role"] != "artist" || first["balance"] != 0.0 {
 		t.Errorf("row %v", first)

@@ -1,0 +1,55 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgcluster"
+	"github.com/basaltdev/basalt/internal/pgtest"
+	"github.com/basaltdev/basalt/sql/platform"
+)
+
+// AppDatabase returns the owner and authenticator URLs of a database with
+// Basalt's platform and Backline's app migrations applied: the one given by
+// dsn and userDSN, or a throwaway cluster (started with the server
+// settings given; stop removes it) whose processes' CPU the report counts.
+func AppDatabase(ctx context.Context, prefix string, settings map[string]string, dsn, userDSN string) (adminURL, userURL string, stop func(), err error) {
+	if dsn != "" {
+		if userDSN == "" {
+			return "", "", nil, errors.New("-dsn needs -user-dsn: the same database as the authenticator role")
+		}
+		return dsn, userDSN, func() {}, nil
+	}
+	c, stop, err := pgcluster.StartTemp(ctx, prefix, settings)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if pid, ok := c.PID(); ok {
+		CountDatabaseCPU(pid)
+	}
+	adminURL = c.SocketURL("postgres", "postgres")
+	pool, err := pg.Connect(ctx, adminURL, nil)
+	if err != nil {
+		stop()
+		return "", "", nil, err
+	}
+	defer pool.Close()
+	root, err := pgtest.ModuleRoot()
+	if err != nil {
+		stop()
+		return "", "", nil, err
+	}
+	// migrate reads only the *.sql files; the folder's Go tests are skipped.
+	app := os.DirFS(filepath.Join(root, "sql", "app"))
+	if _, err := migrate.Up(ctx, pool, nil, migrate.Source{Name: "platform", FS: platform.FS},
+		migrate.Source{Name: "app", FS: app}); err != nil {
+		stop()
+		return "", "", nil, fmt.Errorf("migrate: %w", err)
+	}
+	return adminURL, c.SocketURL("authenticator", "postgres"), stop, nil
+}
