@@ -122,23 +122,8 @@ BEGIN
   ORDER BY page.created_at DESC, page.id DESC;
 END $$;
 
--- The first user list (0004), now behind the same check as every admin
--- function: a signed-in admin, not the service role.
-CREATE OR REPLACE FUNCTION public.admin_list_users(p_limit integer DEFAULT 50, p_offset integer DEFAULT 0)
-RETURNS TABLE (id uuid, email text, role public.app_role, display_name text, username text, is_verified boolean,
-  is_suspended boolean, suspended_reason text, balance numeric, created_at timestamptz, last_sign_in_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-BEGIN
-  PERFORM backline.admin_actor();
-  RETURN QUERY
-  SELECT p.id, u.email::text, p.role, p.display_name, p.username, p.is_verified, p.is_suspended, p.suspended_reason,
-    w.balance, p.created_at, u.last_sign_in_at
-  FROM public.public_profiles p
-  JOIN auth.users u ON u.id = p.id
-  LEFT JOIN public.wallets w ON w.id = p.id
-  ORDER BY p.created_at DESC, p.id
-  LIMIT least(greatest(coalesce(p_limit, 50), 1), 500) OFFSET greatest(coalesce(p_offset, 0), 0);
-END $$;
+-- The first user list (0004) read by offset; admin_search_users replaces it.
+DROP FUNCTION public.admin_list_users(integer, integer);
 
 -- One user, everything an admin needs to judge them: profile and account,
 -- role profile, wallet, sessions and devices, streams, fraud flags,

@@ -38,7 +38,6 @@ func (e *env) newAdminWorld() *adminWorld {
 func adminCalls(w *adminWorld) map[string][]any {
 	inYear := time.Now().AddDate(1, 0, 0)
 	return map[string][]any{
-		"admin_list_users":            {`SELECT public.admin_list_users()`},
 		"admin_search_users":          {`SELECT public.admin_search_users('user')`},
 		"admin_user_detail":           {`SELECT public.admin_user_detail($1)`, w.fan},
 		"admin_suspend_user":          {`SELECT public.admin_suspend_user($1, 'spam')`, w.fan2},

@@ -238,9 +238,9 @@ func TestPolicies(t *testing.T) {
 
 	t.Run("admin user list", func(t *testing.T) {
 		runPolicyCases(t, e, []policyCase{
-			{"admin lists users with e-mail", admin, `SELECT * FROM public.admin_list_users(100, 0) WHERE email LIKE '%@example.com'`, nil, profiles, ""},
-			{"fan cannot list users", fan, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
-			{"visitor cannot list users", anon, `SELECT * FROM public.admin_list_users()`, nil, 0, denied},
+			{"admin lists users with e-mail", admin, `SELECT * FROM public.admin_search_users(p_limit => 100) WHERE email LIKE '%@example.com'`, nil, profiles, ""},
+			{"fan cannot list users", fan, `SELECT * FROM public.admin_search_users()`, nil, 0, denied},
+			{"visitor cannot list users", anon, `SELECT * FROM public.admin_search_users()`, nil, 0, denied},
 		})
 	})
 

@@ -1310,22 +1310,6 @@ export type Database = {
           track_id: string
         }[]
       }
-      admin_list_users: {
-        Args: { p_limit?: number; p_offset?: number }
-        Returns: {
-          balance: number
-          created_at: string
-          display_name: string
-          email: string
-          id: string
-          is_suspended: boolean
-          is_verified: boolean
-          last_sign_in_at: string
-          role: Database["public"]["Enums"]["app_role"]
-          suspended_reason: string
-          username: string
-        }[]
-      }
       admin_list_verifications: {
         Args: {
           p_before_granted?: string
