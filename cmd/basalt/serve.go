@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // cmdServe runs the API against an existing database: no embedded cluster,
-// configuration from the environment only (see deploy/README.md).
+// configuration from the environment only (see deploy/README.md). The API
+// port opens first and answers health probes while migrations run and pools
+// connect (alive, not ready); the gateway takes over once everything is up.
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newFlags("serve")
 	if err := fs.Parse(args); err != nil {
@@ -27,41 +30,69 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err != nil {
 		return fmt.Errorf("keys: %w", err)
 	}
+	s, err := newStack(cfg, keys, log)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- s.serve(ctx) }()
+	log.Info("basalt serve starting", "listen", s.api.Addr().String())
+
 	admin, err := pg.Connect(ctx, cfg.DatabaseURL, nil)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return stopServing(cancel, served, fmt.Errorf("DATABASE_URL: %w", err))
 	}
 	defer admin.Close()
-	// Migrations run before the user pool connects: on a fresh database the
-	// authenticator role only exists after the platform migration.
+	user, err := prepareDatabase(ctx, cfg, admin, log)
+	if err != nil {
+		return stopServing(cancel, served, err)
+	}
+	defer user.Close()
+	if err := s.mount(ctx, config.Serve, getenv, admin, user); err != nil {
+		return stopServing(cancel, served, err)
+	}
+	apiURL, appURL := s.urls()
+	log.Info("basalt serve ready", "api_url", apiURL, "app_url", appURL, "listen", s.api.Addr().String())
+	err = <-served
+	s.close() // services stop before the pools they use close
+	return err
+}
+
+// stopServing ends the early server after a failed start and returns err.
+func stopServing(cancel context.CancelFunc, served <-chan error, err error) error {
+	cancel()
+	<-served
+	return err
+}
+
+// prepareDatabase applies migrations and opens the user pool. Migrations
+// run before the user pool connects: on a fresh database the authenticator
+// role only exists after the platform migration.
+func prepareDatabase(ctx context.Context, cfg config.Config, admin *pgxpool.Pool, log *slog.Logger) (*pgxpool.Pool, error) {
 	if cfg.ApplyMigrations {
 		if err := applyMigrations(ctx, admin, cfg.SQLDir, log); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if cfg.AuthenticatorURL == "" && cfg.AuthenticatorPassword != "" {
 		if err := setAuthenticatorPassword(ctx, admin, cfg.AuthenticatorPassword); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// User requests never run as the admin role: authenticator can only
 	// become anon, authenticated or service_role, so RLS always applies.
 	userURL, err := cfg.UserDatabaseURL()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	user, err := pg.Connect(ctx, userURL, nil)
 	if err != nil {
-		return fmt.Errorf("connect as authenticator: %w", err)
+		return nil, fmt.Errorf("connect as authenticator: %w", err)
 	}
-	defer user.Close()
-	s, err := buildStack(ctx, config.Serve, cfg, getenv, admin, user, keys, log)
-	if err != nil {
-		return err
-	}
-	apiURL, appURL := s.urls()
-	log.Info("basalt serve ready", "api_url", apiURL, "app_url", appURL, "listen", s.api.Addr().String())
-	return s.serve(ctx)
+	return user, nil
 }
 
 // setAuthenticatorPassword makes the authenticator role log in with the
