@@ -102,7 +102,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	defer s.close()
-	if err := s.mount(ctx, config.Dev, getenv, admin, user); err != nil {
+	if err := s.mount(ctx, config.Dev, getenv, pools{admin: admin, user: user}); err != nil {
 		return err
 	}
 	if err := seedDemoMedia(startCtx, s.handler, admin, keys, log); err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -51,7 +53,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return stopServing(cancel, served, err)
 	}
 	defer user.Close()
-	if err := s.mount(ctx, config.Serve, getenv, admin, user); err != nil {
+	replica, err := openReplica(cfg)
+	if err != nil {
+		return stopServing(cancel, served, err)
+	}
+	if replica != nil {
+		defer replica.Close()
+	}
+	if err := s.mount(ctx, config.Serve, getenv, pools{admin: admin, user: user, replica: replica}); err != nil {
 		return stopServing(cancel, served, err)
 	}
 	apiURL, appURL := s.urls()
@@ -93,6 +102,27 @@ func prepareDatabase(ctx context.Context, cfg config.Config, admin *pgxpool.Pool
 		return nil, fmt.Errorf("connect as authenticator: %w", err)
 	}
 	return user, nil
+}
+
+// openReplica opens the read replica's pool, or returns nil without one. It
+// does not connect: a replica that is away at start only sends reads to the
+// primary until it answers. A connection attempt gives up after two seconds
+// unless the URL says otherwise, so a replica that went dark costs a read
+// little before it falls back.
+func openReplica(cfg config.Config) (*pgxpool.Pool, error) {
+	url, err := cfg.ReplicaUserURL()
+	if err != nil || url == "" {
+		return nil, err
+	}
+	pool, err := pg.Open(url, func(c *pgxpool.Config) {
+		if !strings.Contains(url, "connect_timeout") {
+			c.ConnConfig.ConnectTimeout = 2 * time.Second
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("BASALT_READ_REPLICA_URL: %w", err)
+	}
+	return pool, nil
 }
 
 // setAuthenticatorPassword makes the authenticator role log in with the

@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/auth"
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/replica"
 	"github.com/basaltdev/basalt/rest"
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
@@ -25,6 +28,7 @@ type deps struct {
 	Getenv    func(string) string
 	Admin     *pgxpool.Pool // DATABASE_URL role: owner of the schemas
 	User      *pgxpool.Pool // role authenticator: requests on behalf of callers
+	Replica   *pgxpool.Pool // role authenticator on the read replica (nil: none)
 	Keys      *jwt.Keys
 	Log       *slog.Logger
 	PublicURL string // the API URL clients use
@@ -59,11 +63,18 @@ func devDefaults(d deps) map[string]string {
 	}
 }
 
+// services are what the gateway mounts, plus the metrics services keep
+// beyond the gateway's own.
+type services struct {
+	gateway.Services
+	collectors []prometheus.Collector
+}
+
 // buildServices constructs the services the gateway mounts; this is the one
 // place where services are wired. The returned cleanup stops what the
 // services run in the background.
-func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error) {
-	var svcs gateway.Services
+func buildServices(ctx context.Context, d deps) (services, func(), error) {
+	var svcs services
 	var closers []func()
 	cleanup := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -88,6 +99,19 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 		return getenv(k)
 	}
 
+	// With a read replica, REST reads go to it; writes through any service
+	// pin the writer to the primary until the replica has them.
+	restOpts := []rest.Option{rest.WithLogger(d.Log)}
+	markWrites := func(h http.Handler) http.Handler { return h }
+	if d.Replica != nil {
+		router := replica.New(replica.Config{MaxLag: d.Config.ReadReplicaMaxLag, Poll: d.Config.ReadReplicaPoll},
+			d.Admin, d.Replica, d.Log)
+		closers = append(closers, router.Close)
+		svcs.collectors = append(svcs.collectors, router.Collectors()...)
+		restOpts = append(restOpts, rest.WithReplica(router))
+		markWrites = router.MarkWrites
+	}
+
 	authCfg, err := auth.ConfigFromEnv(withURL)
 	if err != nil {
 		return svcs, cleanup, err
@@ -96,13 +120,13 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("auth: %w", err)
 	}
-	svcs.Auth = authSvc
+	svcs.Auth = markWrites(authSvc)
 
 	restCfg, err := rest.ConfigFromEnv(getenv)
 	if err != nil {
 		return svcs, cleanup, err
 	}
-	restSvc, err := rest.New(restCfg, d.User, d.Admin, rest.WithLogger(d.Log))
+	restSvc, err := rest.New(restCfg, d.User, d.Admin, restOpts...)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("rest: %w", err)
 	}
@@ -121,13 +145,13 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("storage: %w", err)
 	}
-	svcs.Storage = storageSvc
+	svcs.Storage = markWrites(storageSvc)
 
 	fnSvc, err := buildFunctions(d, getenv)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}
-	svcs.Functions = fnSvc
+	svcs.Functions = markWrites(fnSvc)
 	return svcs, cleanup, nil
 }
 

@@ -149,13 +149,20 @@ func newStack(cfg config.Config, keys *jwt.Keys, log *slog.Logger) (*stack, erro
 	return s, nil
 }
 
+// pools are the database connections services run on.
+type pools struct {
+	admin   *pgxpool.Pool // DATABASE_URL role
+	user    *pgxpool.Pool // authenticator on the primary
+	replica *pgxpool.Pool // authenticator on the read replica; nil without one
+}
+
 // mount wires services and gateway over the pools and hands the API port
 // to the gateway.
-func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string) string, admin, user *pgxpool.Pool) error {
+func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string) string, p pools) error {
 	cfg := s.cfg
 	_, appURL := s.urls()
-	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: admin, User: user,
-		Keys: s.keys, Log: s.log, PublicURL: cfg.PublicURL, AppURL: appURL})
+	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: p.admin, User: p.user,
+		Replica: p.replica, Keys: s.keys, Log: s.log, PublicURL: cfg.PublicURL, AppURL: appURL})
 	if err != nil {
 		cleanup()
 		return fmt.Errorf("build services: %w", err)
@@ -164,11 +171,14 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		CORSOrigins:        cfg.CORSOrigins,
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
-		Health:             func(ctx context.Context) error { return admin.Ping(ctx) },
-	}, svcs, s.keys, s.log)
+		Health:             func(ctx context.Context) error { return p.admin.Ping(ctx) },
+	}, svcs.Services, s.keys, s.log)
 	if err != nil {
 		cleanup()
 		return err
+	}
+	for _, c := range svcs.collectors {
+		s.handler.Registry().MustRegister(c)
 	}
 	s.cleanup = cleanup
 	s.front.Set(s.handler)

@@ -149,6 +149,13 @@ type Config struct {
 	// AuthenticatorPassword, when set and AuthenticatorURL is empty, is used
 	// with DatabaseURL's host and database, and basalt sets it on the role.
 	AuthenticatorPassword string
+	// ReadReplicaURL is a streaming read replica of DatabaseURL's server
+	// that REST reads use (serve only); empty: every read on the primary.
+	ReadReplicaURL string
+	// ReadReplicaMaxLag: past it reads fall back to the primary (default 5s).
+	ReadReplicaMaxLag time.Duration
+	// ReadReplicaPoll is how often the replica's position is read (default 100ms).
+	ReadReplicaPoll time.Duration
 
 	// Keys: JWTSecret etc. override keys.json (required by serve unless
 	// BASALT_KEYS_FILE points at a keys.json).
@@ -196,6 +203,9 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		DatabaseURL:           r.String("DATABASE_URL", ""),
 		AuthenticatorURL:      r.String("BASALT_AUTHENTICATOR_URL", ""),
 		AuthenticatorPassword: r.String("BASALT_AUTHENTICATOR_PASSWORD", ""),
+		ReadReplicaURL:        r.String("BASALT_READ_REPLICA_URL", ""),
+		ReadReplicaMaxLag:     r.Duration("BASALT_READ_REPLICA_MAX_LAG", 5*time.Second),
+		ReadReplicaPoll:       r.Duration("BASALT_READ_REPLICA_POLL", 100*time.Millisecond),
 		JWTSecret:             r.String("JWT_SECRET", ""),
 		JWTPrivateKey:         r.String("JWT_PRIVATE_KEY", ""),
 		JWTKeyID:              r.String("JWT_KEY_ID", ""),
@@ -247,6 +257,15 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 			r.Fail("JWT_SECRET must be at least 32 characters")
 		}
 	}
+	if c.ReadReplicaURL != "" {
+		if u, err := url.Parse(c.ReadReplicaURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			r.Fail("BASALT_READ_REPLICA_URL: want a postgres:// URL")
+		}
+		if c.ReadReplicaPoll <= 0 || c.ReadReplicaMaxLag <= c.ReadReplicaPoll {
+			r.Fail("BASALT_READ_REPLICA_MAX_LAG (%s) must be longer than BASALT_READ_REPLICA_POLL (%s), which must be positive",
+				c.ReadReplicaMaxLag, c.ReadReplicaPoll)
+		}
+	}
 	for _, o := range c.CORSOrigins {
 		if o != "*" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
 			r.Fail("BASALT_CORS_ORIGINS: %q is not * or an http(s) origin", o)
@@ -270,5 +289,35 @@ func (c Config) UserDatabaseURL() (string, error) {
 		return "", fmt.Errorf("DATABASE_URL must be a postgres:// URL to derive the authenticator URL")
 	}
 	u.User = url.UserPassword("authenticator", c.AuthenticatorPassword)
+	return u.String(), nil
+}
+
+// ReplicaUserURL returns the URL REST reads connect to the read replica
+// with: ReadReplicaURL as it is when it names a user, else ReadReplicaURL as
+// role authenticator with the password of the primary's authenticator
+// connection (from AuthenticatorURL or AuthenticatorPassword). Empty when no
+// replica is configured.
+func (c Config) ReplicaUserURL() (string, error) {
+	if c.ReadReplicaURL == "" {
+		return "", nil
+	}
+	u, err := url.Parse(c.ReadReplicaURL)
+	if err != nil {
+		return "", fmt.Errorf("BASALT_READ_REPLICA_URL: %w", err)
+	}
+	if u.User != nil && u.User.Username() != "" {
+		return c.ReadReplicaURL, nil
+	}
+	password := c.AuthenticatorPassword
+	if c.AuthenticatorURL != "" {
+		if au, err := url.Parse(c.AuthenticatorURL); err == nil && au.User != nil {
+			password, _ = au.User.Password()
+		}
+	}
+	if password == "" {
+		u.User = url.User("authenticator")
+	} else {
+		u.User = url.UserPassword("authenticator", password)
+	}
 	return u.String(), nil
 }
