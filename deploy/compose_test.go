@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/basaltdev/basalt/internal/config"
+	"github.com/basaltdev/basalt/storage"
 )
 
 // composeFile is the part of the compose specification compose.yaml uses.
@@ -122,6 +125,21 @@ func TestComposeNodesShareEverything(t *testing.T) {
 		t.Errorf("the nodes' environments differ:\n%v\n%v", a.Environment, b.Environment)
 	}
 	env := a.Environment
+	// What basalt serve would make of it, with JWT_SECRET given.
+	getenv := func(k string) string {
+		if k == "JWT_SECRET" {
+			return strings.Repeat("s", 40)
+		}
+		return interpolate(env[k])
+	}
+	if cfg, err := config.Load(config.Serve, getenv); err != nil {
+		t.Errorf("basalt serve would refuse the nodes' environment: %v", err)
+	} else if u, err := cfg.ReplicaUserURL(); err != nil || !strings.Contains(u, "authenticator:authenticator-password@") {
+		t.Errorf("replica reads would connect as %q (%v), want authenticator with its password", u, err)
+	}
+	if _, err := storage.ConfigFromEnv(getenv); err != nil {
+		t.Errorf("storage: %v", err)
+	}
 	if env["STORAGE_BACKEND"] != "s3" {
 		t.Errorf("STORAGE_BACKEND = %q: a file backend is per node, the other node could not read its objects", env["STORAGE_BACKEND"])
 	}
