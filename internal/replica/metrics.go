@@ -5,6 +5,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // metrics are registered on the gateway's registry, next to the HTTP ones.
 type metrics struct {
 	reads     *prometheus.CounterVec
+	toReplica prometheus.Counter // reads{target="replica"}, looked up once
 	fallbacks *prometheus.CounterVec
 	pinned    prometheus.Counter
 	up        prometheus.Gauge
@@ -38,9 +39,8 @@ func newMetrics() *metrics {
 			Help: "How long ago the primary had written the WAL the replica has replayed, at the last poll.",
 		}),
 	}
-	for _, t := range []string{"replica", "primary"} {
-		m.reads.WithLabelValues(t)
-	}
+	m.toReplica = m.reads.WithLabelValues("replica")
+	m.reads.WithLabelValues("primary")
 	for _, r := range fallbackReasons {
 		m.fallbacks.WithLabelValues(r)
 	}

@@ -150,7 +150,7 @@ func (r *Router) ReadPool(ctx context.Context) *pgxpool.Pool {
 		r.m.reads.WithLabelValues("primary").Inc()
 		return nil
 	}
-	r.m.reads.WithLabelValues("replica").Inc()
+	r.m.toReplica.Inc()
 	return r.replica
 }
 
