@@ -78,7 +78,7 @@ func (s *Service) bearer(r *http.Request) (*jwt.Claims, string, error) {
 	if err != nil {
 		detail := err.Error()
 		// jwt.Verify prefixes its own category; GoTrue shows the parser's text.
-		for _, e := range []error{jwt.ErrExpired, jwt.ErrMalformed, jwt.ErrSignature} {
+		for _, e := range []error{jwt.ErrExpired, jwt.ErrNotYetValid, jwt.ErrIssuedInFuture, jwt.ErrMalformed, jwt.ErrSignature} {
 			if errors.Is(err, e) {
 				detail = strings.TrimPrefix(detail, e.Error()+": ")
 			}

@@ -143,6 +143,18 @@ type RateLimits struct {
 	Anonymous int
 	// MFA covers factor challenge and verify per IP per minute.
 	MFA int
+	// PasswordFailures is how many wrong passwords one client address may
+	// try on one account before each further attempt waits a delay that
+	// doubles from one second (see guessing.go). 0 turns the per-account
+	// limits off: the per-IP Token budget then refuses sign-ins outright,
+	// as the reference does.
+	PasswordFailures int
+	// PasswordAccountFailures: once an account has this many recent
+	// failures from all addresses together, every address that has failed
+	// on it waits too (0: off).
+	PasswordAccountFailures int
+	// PasswordMaxDelay caps the wait between two attempts.
+	PasswordMaxDelay time.Duration
 }
 
 // DefaultConfig returns the reference server's defaults with Supabase's
@@ -175,7 +187,7 @@ func DefaultConfig() Config {
 		MFAChallengeExpiry:        300 * time.Second,
 		FlowStateExpiry:           300 * time.Second,
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15},
+			Anonymous: 30, MFA: 15, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
 	}
 }
 
@@ -205,6 +217,9 @@ func (c *Config) Validate() error {
 				return fmt.Errorf("auth: mail template %s: %w", kind, err)
 			}
 		}
+	}
+	if c.RateLimits.PasswordMaxDelay <= 0 {
+		c.RateLimits.PasswordMaxDelay = 15 * time.Minute
 	}
 	if c.PasswordMinLength < 6 {
 		c.PasswordMinLength = 6 // the reference's floor
@@ -316,6 +331,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.integer("RATE_LIMIT_VERIFY", &c.RateLimits.Verify)
 	e.integer("RATE_LIMIT_ANONYMOUS_USERS", &c.RateLimits.Anonymous)
 	e.integer("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", &c.RateLimits.MFA)
+	e.integer("RATE_LIMIT_PASSWORD_FAILURES", &c.RateLimits.PasswordFailures)
+	e.integer("RATE_LIMIT_PASSWORD_ACCOUNT_FAILURES", &c.RateLimits.PasswordAccountFailures)
+	e.seconds("RATE_LIMIT_PASSWORD_MAX_DELAY", &c.RateLimits.PasswordMaxDelay)
 	if err := errors.Join(e.errs...); err != nil {
 		return c, err
 	}

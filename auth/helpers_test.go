@@ -100,6 +100,12 @@ func (e *env) req(method, path string, body any, bearer string) *resp {
 // reqFrom is req from the client address ip (as the gateway reports it).
 func (e *env) reqFrom(ip, method, path string, body any, bearer string) *resp {
 	e.t.Helper()
+	return e.reqOn(e.svc, ip, method, path, body, bearer)
+}
+
+// reqOn is reqFrom served by svc (another node on the same database).
+func (e *env) reqOn(svc *Service, ip, method, path string, body any, bearer string) *resp {
+	e.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -120,7 +126,7 @@ func (e *env) reqFrom(ip, method, path string, body any, bearer string) *resp {
 		r.Header.Set("Authorization", "Bearer "+bearer)
 	}
 	w := httptest.NewRecorder()
-	e.svc.ServeHTTP(w, r)
+	svc.ServeHTTP(w, r)
 	return &resp{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
 }
 
@@ -170,3 +176,15 @@ func (e *env) exec(sql string, args ...any) {
 }
 
 func autoconfirm(c *Config) { c.MailerAutoconfirm = true }
+
+// node starts a second auth service on e's database, keys and clock, as
+// another Basalt process of the same project would be: its own in-memory
+// state (limits, dev mailbox), nothing shared but Postgres.
+func (e *env) node() *Service {
+	e.t.Helper()
+	svc, err := New(e.svc.cfg, e.db.Admin, e.keys, WithClock(e.clock.now), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return svc
+}

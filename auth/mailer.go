@@ -104,15 +104,33 @@ func randomDigits(n int) string {
 // guard against using our mail server to flood someone's inbox, on top of
 // the per-IP limits. It answers 429 with the reference's message, which
 // auth-js shows as is.
-func (s *Service) throttle(last *time.Time, every time.Duration, code string) *apiError {
-	if last == nil || every <= 0 {
+//
+// The check claims the send in the database: a conditional UPDATE stamps
+// the kind's sent-at column only if the last message is at least every
+// old. Racing requests for one user queue on the row lock and, once the
+// first commits, find its stamp, so exactly one of them sends, however many
+// Basalt processes serve them. The stamp belongs to the caller's
+// transaction: a send that fails takes it back.
+func (s *Service) throttle(ctx context.Context, tx pgx.Tx, u *user, sentAt string, every time.Duration, code string) error {
+	if every <= 0 {
 		return nil
 	}
-	left := every - s.now().Sub(*last)
-	if left <= 0 {
+	now := s.now()
+	tag, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE auth.users SET %[1]s = $2 WHERE id = $1 AND (%[1]s IS NULL OR %[1]s <= $3)`, sentAt),
+		u.ID, now, now.Add(-every))
+	if err != nil {
+		return fmt.Errorf("claim %s of %s: %w", sentAt, u.ID, err)
+	}
+	if tag.RowsAffected() == 1 {
 		return nil
+	}
+	// Refused: read the stamp that won, committed by now, for the wait.
+	var last time.Time
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT %s FROM auth.users WHERE id = $1`, sentAt), u.ID).Scan(&last); err != nil {
+		return fmt.Errorf("read %s of %s: %w", sentAt, u.ID, err)
 	}
 	// Whole seconds, rounded down, as the reference reports them.
+	left := max(every-now.Sub(last), 0)
 	return tooMany(code, "For security purposes, you can only request this after %d seconds.", int(left/time.Second))
 }
 
@@ -130,8 +148,10 @@ func (s *Service) deliverEmailOTP(ctx context.Context, tx pgx.Tx, u *user, spec 
 	// The project-wide hourly mail budget (the reference's
 	// RATE_LIMIT_EMAIL_SENT) protects the SMTP account's reputation; links
 	// an admin generates without sending do not count.
-	if send && s.cfg.RateLimits.EmailSent > 0 && !s.limits.allow("email_sent", s.cfg.RateLimits.EmailSent, time.Hour) {
-		return nil, tooMany("over_email_send_rate_limit", "email rate limit exceeded")
+	if send {
+		if err := s.limit(ctx, "email_sent", s.cfg.RateLimits.EmailSent, time.Hour, "over_email_send_rate_limit", "email rate limit exceeded"); err != nil {
+			return nil, err
+		}
 	}
 	now := s.now()
 	// One code serves both ways in: typed (the OTP) and clicked (its hash
@@ -228,8 +248,8 @@ func render(tmpl string, vars map[string]any) (string, error) {
 // deliverSMS creates a fresh SMS code in column (confirmation_token,
 // phone_change_token or reauthentication_token) and texts it to phone.
 func (s *Service) deliverSMS(ctx context.Context, tx pgx.Tx, u *user, column, sentAt, tokenType, phone string) (string, error) {
-	if s.cfg.RateLimits.SMSSent > 0 && !s.limits.allow("sms_sent", s.cfg.RateLimits.SMSSent, time.Hour) {
-		return "", tooMany("over_sms_send_rate_limit", "SMS rate limit exceeded")
+	if err := s.limit(ctx, "sms_sent", s.cfg.RateLimits.SMSSent, time.Hour, "over_sms_send_rate_limit", "SMS rate limit exceeded"); err != nil {
+		return "", err
 	}
 	now := s.now()
 	otp := randomDigits(s.cfg.SMSOTPLength)

@@ -114,12 +114,12 @@ func (s *Service) otp(w http.ResponseWriter, r *http.Request) error {
 		// An unconfirmed user gets a sign-up confirmation (its link and code
 		// confirm and sign in); a confirmed one gets a magic link.
 		if u.EmailConfirmedAt == nil {
-			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err
 			}
 			return s.sendConfirmation(ctx, tx, u, signupParams{CodeChallenge: p.CodeChallenge, CodeChallengeMethod: p.CodeChallengeMethod}, redirect, pkce)
 		}
-		if err := s.throttle(u.RecoverySentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+		if err := s.throttle(ctx, tx, u, "recovery_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 			return err
 		}
 		// PKCE: the link will carry ?code= for this flow instead of tokens.
@@ -170,7 +170,7 @@ func (s *Service) otpPhone(w http.ResponseWriter, r *http.Request, p otpParams, 
 		} else if err != nil {
 			return err
 		}
-		if err := s.throttle(u.ConfirmationSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+		if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 			return err
 		}
 		messageID, err = s.deliverSMS(ctx, tx, u, "confirmation_token", "confirmation_sent_at", "confirmation_token", phone)

@@ -68,6 +68,36 @@ func (s *Service) hashPassword(pw string) (string, error) {
 	return string(h), nil
 }
 
+// signInPassword reports whether pw is the password of an account whose
+// stored hash is hash ("" for an unknown account or one without a
+// password). Either way it does one bcrypt comparison at the configured
+// cost, so a sign-in takes as long for an address without an account as
+// for a wrong password and its timing does not reveal which addresses
+// have accounts.
+func (s *Service) signInPassword(hash, pw string) bool {
+	if len(pw) > maxPasswordBytes {
+		return false // refused before any hashing, for every account alike
+	}
+	if hash == "" {
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(pw))
+		return false
+	}
+	return passwordMatches(hash, pw)
+}
+
+// dummyHash is a bcrypt hash of a random password at the configured cost,
+// made on first use (it costs as much as a sign-in) and kept.
+func (s *Service) dummyHash() []byte {
+	s.dummyOnce.Do(func() {
+		h, err := bcrypt.GenerateFromPassword([]byte(randomPassword()), s.cfg.BcryptCost)
+		if err != nil {
+			panic(err) // only for a cost outside the range Validate allows
+		}
+		s.dummy = h
+	})
+	return s.dummy
+}
+
 // passwordMatches compares pw with a bcrypt hash; an empty hash never matches.
 func passwordMatches(hash, pw string) bool {
 	if hash == "" {

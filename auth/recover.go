@@ -52,7 +52,7 @@ func (s *Service) recover(w http.ResponseWriter, r *http.Request) error {
 		// someone from flooding a victim's inbox with resets. Like the
 		// reference, a throttled known address answers 429 while an
 		// unknown one answers {}: the per-IP limit bounds what that leaks.
-		if err := s.throttle(u.RecoverySentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+		if err := s.throttle(ctx, tx, u, "recovery_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 			return err
 		}
 		if pkce {
@@ -158,7 +158,7 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			if u.EmailConfirmedAt != nil {
 				return nil
 			}
-			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err
 			}
 			return s.sendConfirmation(ctx, tx, u, signupParams{CodeChallenge: p.CodeChallenge, CodeChallengeMethod: p.CodeChallengeMethod}, redirect, pkce)
@@ -166,7 +166,7 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			if u.EmailChange == "" {
 				return nil
 			}
-			if err := s.throttle(u.EmailChangeSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "email_change_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err
 			}
 			if _, err := s.deliverEmailOTP(ctx, tx, u, specEmailChangeNew, u.EmailChange, redirect, pkce, true); err != nil {
@@ -184,13 +184,13 @@ func (s *Service) resend(w http.ResponseWriter, r *http.Request) error {
 			}
 			// Phone sign-ups share the confirmation columns with email
 			// sign-ups, as in the reference's users table.
-			if err := s.throttle(u.ConfirmationSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 				return err
 			}
 			messageID, err = s.deliverSMS(ctx, tx, u, "confirmation_token", "confirmation_sent_at", "confirmation_token", u.Phone)
 			return err
 		default: // phone_change
-			if err := s.throttle(u.PhoneChangeSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "phone_change_sent_at", s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 				return err
 			}
 			messageID, err = s.deliverSMS(ctx, tx, u, "phone_change_token", "phone_change_sent_at", "phone_change_token", u.PhoneChange)
@@ -227,13 +227,13 @@ func (s *Service) reauthenticate(w http.ResponseWriter, r *http.Request, a *auth
 			return err
 		}
 		if u.Email != "" {
-			if err := s.throttle(u.ReauthSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "reauthentication_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err
 			}
 			_, err := s.deliverEmailOTP(ctx, tx, u, specReauth, u.Email, "", false, true)
 			return err
 		}
-		if err := s.throttle(u.ReauthSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+		if err := s.throttle(ctx, tx, u, "reauthentication_sent_at", s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 			return err
 		}
 		var err error

@@ -8,13 +8,11 @@ func (s *Service) routes() {
 	// Per-IP budgets, in the reference's windows: five minutes for codes,
 	// tokens and verification, one minute for MFA. Sign-up picks its own
 	// budget inside the handler, because anonymous sign-ins have a
-	// separate one.
+	// separate one, and so does /token, because the password grant weighs
+	// it per account.
 	rl := s.cfg.RateLimits
 	otp := func(h handlerFunc) handlerFunc {
 		return s.limitIP("otp", func() int { return rl.OTP }, 5*time.Minute, h)
-	}
-	tok := func(h handlerFunc) handlerFunc {
-		return s.limitIP("token", func() int { return rl.Token }, 5*time.Minute, h)
 	}
 	ver := func(h handlerFunc) handlerFunc {
 		return s.limitIP("verify", func() int { return rl.Verify }, 5*time.Minute, h)
@@ -26,7 +24,7 @@ func (s *Service) routes() {
 	m.Handle("GET /.well-known/jwks.json", s.handle(s.jwks))
 
 	m.Handle("POST /signup", s.handle(s.signup)) // rate limits depend on anonymous vs not
-	m.Handle("POST /token", s.handle(tok(s.token)))
+	m.Handle("POST /token", s.handle(s.token))   // the per-IP budget depends on the grant
 	m.Handle("POST /logout", s.handle(s.requireUser(s.logout)))
 	m.Handle("GET /user", s.handle(s.requireUser(s.getUser)))
 	m.Handle("PUT /user", s.handle(otp(s.requireUser(s.updateUser))))

@@ -33,13 +33,15 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 	if p.Email == "" && p.Phone == "" {
 		// Anonymous sign-ins have their own hourly budget; the reference counts
 		// them apart from the OTP-class requests below.
-		if n := s.cfg.RateLimits.Anonymous; n > 0 && !s.limits.allow("anon|"+httpx.ClientIP(r), n, time.Hour) {
-			return tooMany("over_request_rate_limit", "Request rate limit reached")
+		if err := s.limit(r.Context(), "anon|"+httpx.ClientIP(r), s.cfg.RateLimits.Anonymous, time.Hour,
+			"over_request_rate_limit", "Request rate limit reached"); err != nil {
+			return err
 		}
 		return s.signupAnonymous(w, r, p)
 	}
-	if n := s.cfg.RateLimits.OTP; n > 0 && !s.limits.allow("otp|"+httpx.ClientIP(r), n, 5*time.Minute) {
-		return tooMany("over_request_rate_limit", "Request rate limit reached")
+	if err := s.limit(r.Context(), "otp|"+httpx.ClientIP(r), s.cfg.RateLimits.OTP, 5*time.Minute,
+		"over_request_rate_limit", "Request rate limit reached"); err != nil {
+		return err
 	}
 	if s.cfg.DisableSignup {
 		return unprocessable("signup_disabled", "Signups not allowed for this instance")
@@ -100,7 +102,7 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 			return s.audit(ctx, tx, r, u, "user_repeated_signup", map[string]any{"provider": "email"})
 		default:
 			// Unconfirmed: resend the confirmation, change nothing else.
-			if err := s.throttle(u.ConfirmationSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+			if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 				return err
 			}
 			if err := s.sendConfirmation(ctx, tx, u, p, redirect, pkce); err != nil {
@@ -225,7 +227,7 @@ func (s *Service) signupPhone(w http.ResponseWriter, r *http.Request, p signupPa
 			resp, err = s.issueSession(ctx, tx, r, u, "password")
 			return err
 		}
-		if err := s.throttle(u.ConfirmationSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+		if err := s.throttle(ctx, tx, u, "confirmation_sent_at", s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 			return err
 		}
 		if _, err := s.deliverSMS(ctx, tx, u, "confirmation_token", "confirmation_sent_at", "confirmation_token", phone); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 )
@@ -16,9 +17,24 @@ import (
 // grant gets the reference's odd-looking invalid_credentials answer,
 // which auth-js passes through.
 func (s *Service) token(w http.ResponseWriter, r *http.Request) error {
-	switch r.URL.Query().Get("grant_type") {
+	grant := r.URL.Query().Get("grant_type")
+	// One per-IP budget for every grant, keyed by the client address
+	// alone, as the reference keys it. Over budget, other grants are
+	// refused outright; a password attempt still gets a look per account
+	// (see guessing.go), or a guesser behind a shared address would lock
+	// out everyone behind it.
+	rl := s.cfg.RateLimits
+	within, err := s.allow(r.Context(), "token|"+httpx.ClientIP(r), rl.Token, tokenWindow)
+	if err != nil {
+		return err
+	}
+	hot := !within
+	if hot && (grant != "password" || rl.PasswordFailures == 0) {
+		return tooMany("over_request_rate_limit", "Request rate limit reached")
+	}
+	switch grant {
 	case "password":
-		return s.tokenPassword(w, r)
+		return s.tokenPassword(w, r, hot)
 	case "refresh_token":
 		return s.tokenRefresh(w, r)
 	case "pkce":
@@ -39,8 +55,9 @@ type passwordParams struct {
 	Password string `json:"password"`
 }
 
-// tokenPassword handles grant_type=password (contract E2).
-func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
+// tokenPassword handles grant_type=password (contract E2). hot says the
+// client address is over its per-IP budget.
+func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request, hot bool) error {
 	var p passwordParams
 	if err := decode(r, &p); err != nil {
 		return err
@@ -55,26 +72,48 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	// the endpoint does not reveal which addresses have accounts.
 	invalid := badRequest("invalid_credentials", "Invalid login credentials")
 	ctx := r.Context()
-	var u *user
-	var err error
+	var account, email, phone string
 	if p.Email != "" {
 		if !s.cfg.EmailEnabled {
 			return unprocessable("email_provider_disabled", "Email logins are disabled")
 		}
 		// The address is only normalised here, not validated: a malformed
 		// one simply finds no user and gets invalid_credentials.
-		u, err = userByEmail(ctx, s.db, strings.ToLower(strings.TrimSpace(p.Email)))
+		email = strings.ToLower(strings.TrimSpace(p.Email))
+		account = accountKey("email", email)
 	} else {
 		if !s.cfg.PhoneEnabled {
 			return unprocessable("phone_provider_disabled", "Phone logins are disabled")
 		}
-		phone, verr := validatePhone(p.Phone)
-		if verr != nil {
+		var verr *apiError
+		if phone, verr = validatePhone(p.Phone); verr != nil {
 			return invalid
 		}
+		account = accountKey("phone", phone)
+	}
+	// Guessing limits come before the account is even looked up, and
+	// count unknown accounts like real ones, so they reveal nothing.
+	ip := httpx.ClientIP(r)
+	if s.cfg.RateLimits.PasswordFailures > 0 {
+		ok, err := s.claimPasswordAttempt(ctx, account, ip, hot)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return tooMany("over_request_rate_limit", "Request rate limit reached")
+		}
+	}
+	var u *user
+	var err error
+	if email != "" {
+		u, err = userByEmail(ctx, s.db, email)
+	} else {
 		u, err = userByPhone(ctx, s.db, phone)
 	}
 	if errors.Is(err, pg.ErrNotFound) {
+		// The same bcrypt work as a wrong password, so the answer's timing
+		// does not tell the two apart either.
+		s.signInPassword("", p.Password)
 		return invalid
 	}
 	if err != nil {
@@ -84,8 +123,13 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if u.isBanned(s.now()) {
 		return badRequest("user_banned", "User is banned")
 	}
-	if len(p.Password) > maxPasswordBytes || !passwordMatches(u.EncryptedPassword, p.Password) {
+	if !s.signInPassword(u.EncryptedPassword, p.Password) {
 		return invalid
+	}
+	if s.cfg.RateLimits.PasswordFailures > 0 {
+		if err := s.passwordAccepted(ctx, account, ip); err != nil {
+			return err
+		}
 	}
 	// Confirmation is checked after the password, so only someone who
 	// knows it learns that the address is unconfirmed.

@@ -1,8 +1,10 @@
 package auth
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
 )
@@ -68,4 +70,29 @@ func TestIDTokenGrantRefused(t *testing.T) {
 	tok, _ := e.keys.SignHS256(gojwt.MapClaims{"iss": "https://accounts.google.com"})
 	wantErr(t, e.req("POST", "/token?grant_type=id_token", map[string]any{"provider": "google", "id_token": tok}, ""),
 		400, "provider_disabled", `Provider (issuer "https://accounts.google.com") is not enabled`)
+}
+
+// A wrong password for an existing account and any password for an
+// unknown address cost the same bcrypt work, so response time does not
+// tell which addresses have accounts. The fastest of a few samples of each
+// is compared, which scheduling noise can only slow down.
+func TestTokenPasswordUnknownEmailTiming(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) { c.MailerAutoconfirm = true; c.BcryptCost = 10 })
+	e.signUp("known@example.com", "secret123")
+	took := func(email string) time.Duration {
+		start := time.Now()
+		r := e.req("POST", "/token?grant_type=password", map[string]any{"email": email, "password": "wrong-one"}, "")
+		d := time.Since(start)
+		wantErr(t, r, 400, "invalid_credentials", "Invalid login credentials")
+		return d
+	}
+	wrong, unknown := time.Hour, time.Hour
+	for i := range 4 {
+		wrong = min(wrong, took("known@example.com"))
+		unknown = min(unknown, took(fmt.Sprintf("nobody%d@example.com", i)))
+	}
+	if unknown < wrong/2 {
+		t.Fatalf("unknown address answered in %v, wrong password in %v: timing reveals which addresses have accounts", unknown, wrong)
+	}
 }

@@ -208,7 +208,7 @@ func (s *Service) changeEmail(r *http.Request, tx pgx.Tx, u *user, email, redire
 	}
 	// Secure change (the default): codes to both addresses; the change
 	// applies once both are confirmed.
-	if err := s.throttle(u.EmailChangeSentAt, s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
+	if err := s.throttle(ctx, tx, u, "email_change_sent_at", s.cfg.MaxEmailFrequency, "over_email_send_rate_limit"); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE auth.users SET email_change = $2, email_change_confirm_status = 0,
@@ -280,7 +280,7 @@ func (s *Service) changePhone(r *http.Request, tx pgx.Tx, u *user, phone string)
 	if s.cfg.SMSAutoconfirm {
 		return s.applyPhone(ctx, tx, u, phone)
 	}
-	if err := s.throttle(u.PhoneChangeSentAt, s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
+	if err := s.throttle(ctx, tx, u, "phone_change_sent_at", s.cfg.SMSMaxFrequency, "over_sms_send_rate_limit"); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE auth.users SET phone_change = $2 WHERE id = $1`, u.ID, phone); err != nil {

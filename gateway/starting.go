@@ -32,8 +32,10 @@ func Starting(version string) http.Handler {
 		case "/health/live":
 			live(w, version)
 		case "/health", "/health/ready":
+			httpx.SetRetryAfter(w)
 			httpx.WriteJSON(w, http.StatusServiceUnavailable, healthBody("starting", version))
 		default:
+			httpx.SetRetryAfter(w)
 			writeError(w, http.StatusServiceUnavailable, "Basalt is starting")
 		}
 	})

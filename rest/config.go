@@ -34,9 +34,18 @@ type Config struct {
 	// connection before failing with 504 PGRST003 (PostgREST's
 	// db-pool-acquisition-timeout, default 10 s).
 	PoolAcquisitionTimeout time.Duration
+	// MaxBodyBytes caps a request body (REST_MAX_BODY_BYTES, default
+	// DefaultMaxBodyBytes); a larger one is answered 413 before it is
+	// parsed. PostgREST leaves this to the proxy in front of it.
+	MaxBodyBytes int64
 	// postgis is set per schema-cache snapshot: geo+json needs PostGIS.
 	postgis bool
 }
+
+// DefaultMaxBodyBytes is the default body cap: far above the bulk
+// inserts and RPC arguments clients send, small enough that a few
+// concurrent bodies at the cap cost little memory.
+const DefaultMaxBodyBytes = 8 << 20
 
 func (c *Config) defaults() {
 	if len(c.Schemas) == 0 {
@@ -57,6 +66,9 @@ func (c *Config) defaults() {
 	if c.PoolAcquisitionTimeout <= 0 {
 		c.PoolAcquisitionTimeout = 10 * time.Second
 	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
 }
 
 func (c *Config) validate() error {
@@ -72,6 +84,9 @@ func (c *Config) validate() error {
 	}
 	if c.MaxRows < 0 {
 		return fmt.Errorf("rest: max rows must not be negative")
+	}
+	if c.MaxBodyBytes < 0 {
+		return fmt.Errorf("rest: max body bytes must be positive")
 	}
 	return nil
 }
@@ -98,6 +113,7 @@ func splitList(s string) []string {
 //	REST_DB_PRE_REQUEST        schema.function
 //	REST_OPENAPI_MODE          follow-privileges | ignore-privileges | disabled
 //	REST_DB_POOL_ACQUISITION_TIMEOUT  Go duration, default 10s
+//	REST_MAX_BODY_BYTES        request body cap in bytes, default 8 MiB
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		Schemas:     splitList(getenv("REST_DB_SCHEMAS")),
@@ -123,6 +139,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("REST_DB_POOL_ACQUISITION_TIMEOUT: %q is not a positive duration", v)
 		}
 		c.PoolAcquisitionTimeout = d
+	}
+	if v := getenv("REST_MAX_BODY_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return c, fmt.Errorf("REST_MAX_BODY_BYTES: %q is not a positive number of bytes", v)
+		}
+		c.MaxBodyBytes = n
 	}
 	for name, dst := range map[string]*bool{"REST_DB_PLAN_ENABLED": &c.PlanEnabled, "REST_DB_AGGREGATES_ENABLED": &c.AggregatesEnabled} {
 		if v := getenv(name); v != "" {

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,13 +8,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // claimsWithRole returns the claims JSON with "role" set to the effective
@@ -62,36 +61,29 @@ func unsafeSetting(k string) bool {
 		k == "search_path" || k == "role"
 }
 
-// setup renders PostgREST's pre-query: search_path, the role's own
-// settings, the role switch and the request.* settings, as SET LOCAL. The
-// statement text depends only on how many settings there are, so it is
-// shared (and prepared once per connection) across requests.
-func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any) {
-	args := make([]any, 0, 20)
-	add := func(k, v string) { args = append(args, k, v) }
-	add("search_path", rc.cache.searchPaths[rc.schema])
+// setup renders PostgREST's pre-query through the one caller primitive:
+// search_path and the role's own settings, the role switch and the
+// request.* settings, then timezone and read-only, all as SET LOCAL in one
+// statement whose text is shared (and prepared once per connection).
+func (s *Service) setup(rc *reqCtx, readOnly bool) (string, []any, error) {
+	c := pg.Caller{Role: rc.role, Claims: rc.claims, Method: rc.r.Method,
+		Path: "/" + strings.TrimPrefix(rc.r.URL.Path, "/"), Headers: pg.RequestHeaders(rc.r), Cookies: pg.RequestCookies(rc.r)}
+	if c.Claims == nil {
+		c.Claims = s.anonClaims
+	}
+	c.Before = append(make([]pg.Setting, 0, 8), pg.Setting{Name: "search_path", Value: rc.cache.searchPaths[rc.schema]})
 	for _, kv := range rc.cache.RoleSettings[rc.role] {
 		if !unsafeSetting(kv[0]) {
-			add(kv[0], kv[1])
+			c.Before = append(c.Before, pg.Setting{Name: kv[0], Value: kv[1]})
 		}
 	}
-	claims := rc.claims
-	if claims == nil {
-		claims = s.anonClaims
-	}
-	add("role", rc.role)
-	args = append(args, "request.jwt.claims", claims)
-	add("request.method", rc.r.Method)
-	add("request.path", "/"+strings.TrimPrefix(rc.r.URL.Path, "/"))
-	args = append(args, "request.headers", headersJSON(rc.r))
-	args = append(args, "request.cookies", cookiesJSON(rc.r))
 	if tz := rc.prefs.timezone; tz != "" && rc.cache.Timezones[tz] {
-		add("timezone", tz)
+		c.After = append(c.After, pg.Setting{Name: "timezone", Value: tz})
 	}
 	if readOnly {
-		add("transaction_read_only", "on")
+		c.After = append(c.After, pg.Setting{Name: "transaction_read_only", Value: "on"})
 	}
-	return setupSQL(len(args) / 2), args
+	return c.Setup()
 }
 
 // searchPaths renders, for each exposed schema, the search_path of a
@@ -106,62 +98,6 @@ func searchPaths(cfg *Config) map[string]string {
 		out[schema] = strings.Join(path, ", ")
 	}
 	return out
-}
-
-// setupSQLs holds "SELECT set_config($1, $2, true), ..." for n settings.
-var setupSQLs sync.Map
-
-func setupSQL(n int) string {
-	if q, ok := setupSQLs.Load(n); ok {
-		return q.(string)
-	}
-	var sb strings.Builder
-	sb.WriteString("SELECT ")
-	for i := range n {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		fmt.Fprintf(&sb, "set_config($%d, $%d, true)", 2*i+1, 2*i+2)
-	}
-	q, _ := setupSQLs.LoadOrStore(n, sb.String())
-	return q.(string)
-}
-
-// headersJSON renders request.headers: an object of the lower-cased header
-// names (cookies excluded, they have their own setting) with their values
-// joined by ", ". Characters HTML would mind stay as they are: the text goes
-// to PostgreSQL.
-func headersJSON(r *http.Request) []byte {
-	m := make(map[string]string, len(r.Header)+1)
-	for k, v := range r.Header {
-		if lk := strings.ToLower(k); lk != "cookie" {
-			m[lk] = strings.Join(v, ", ")
-		}
-	}
-	if r.Host != "" {
-		m["host"] = r.Host
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(m)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-func cookiesJSON(r *http.Request) []byte {
-	if _, ok := r.Header["Cookie"]; !ok {
-		return []byte("{}")
-	}
-	cs := r.Cookies()
-	if len(cs) == 0 {
-		return []byte("{}")
-	}
-	m := make(map[string]string, len(cs))
-	for _, c := range cs {
-		m[c.Name] = c.Value
-	}
-	b, _ := json.Marshal(m)
-	return b
 }
 
 // txOutcome decides commit vs rollback from db-tx-end and Prefer: tx.
@@ -229,7 +165,10 @@ func (s *Service) executeOn(rc *reqCtx, st *statement, pool *pgxpool.Pool) (_ *r
 	if s.trace != nil {
 		s.trace(st.sql, st.args)
 	}
-	setupSQL, setupArgs := s.setup(rc, st.readOnly)
+	setupSQL, setupArgs, err := s.setup(rc, st.readOnly)
+	if err != nil {
+		return nil, false, err
+	}
 	if s.traceSetup != nil {
 		s.traceSetup(setupSQL, setupArgs)
 	}
@@ -447,7 +386,10 @@ func (s *Service) profileHeader(rc *reqCtx) {
 // rolled back, and returns its lines joined by newlines.
 func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement) ([]byte, error) {
 	ctx := rc.r.Context()
-	setupSQL, setupArgs := s.setup(rc, st.readOnly)
+	setupSQL, setupArgs, err := s.setup(rc, st.readOnly)
+	if err != nil {
+		return nil, err
+	}
 	if s.traceSetup != nil {
 		s.traceSetup(setupSQL, setupArgs)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Service implements the PostgREST-compatible REST API. Mount it under
@@ -88,6 +89,7 @@ func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*
 	s := &Service{cfg: cfg, user: user, admin: admin, log: slog.Default(), done: make(chan struct{}), exchangeTimeout: exchangeTimeout}
 	// Requests without a user JWT all carry the same claims.
 	s.anonClaims, _ = json.Marshal(map[string]string{"role": cfg.AnonRole})
+	pg.AllowRole(cfg.AnonRole)
 	for _, o := range opts {
 		o(s)
 	}
@@ -253,6 +255,9 @@ type reqCtx struct {
 
 func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
 	rc := &reqCtx{w: w, r: r, role: s.cfg.AnonRole}
+	if err := checkURLLength(r); err != nil {
+		return rc, err
+	}
 	rt, ok := parsePath(r.URL.EscapedPath())
 	if !ok {
 		return rc, pgrstErr(404, "PGRST125", "Invalid path specified in request URL", nil, nil)
@@ -274,7 +279,7 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 		}
 		rc.claims = claimsWithRole(caller.Claims, rc.role)
 	}
-	if !allowedRole(rc.role) && rc.role != s.cfg.AnonRole {
+	if !pg.AllowedRole(rc.role) {
 		if !cache.Roles[rc.role] {
 			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
 		}
@@ -306,8 +311,4 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 			"Invalid preferences: "+strings.Join(rc.prefs.invalid, ", "), nil)
 	}
 	return rc, nil
-}
-
-func allowedRole(r string) bool {
-	return r == "anon" || r == "authenticated" || r == "service_role"
 }

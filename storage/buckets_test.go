@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	gojwt "github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -48,6 +49,14 @@ func TestBuckets(t *testing.T) {
 		t.Errorf("allowed_mime_types (-want +got):\n%s", diff)
 	}
 
+	// Tokens from a clock an hour ahead, signed with the project's secret.
+	future := func(claim string) string {
+		tok, err := e.keys.SignHS256(gojwt.MapClaims{"role": "service_role", claim: e.clock.now().Add(time.Hour).Unix()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
 	tests := []struct {
 		name             string
 		r                req
@@ -69,6 +78,10 @@ func TestBuckets(t *testing.T) {
 			400, "403", "AccessDenied", "Invalid Compact JWS"},
 		{"foreign token", req{method: "GET", path: "/bucket", token: foreignKey(t)},
 			400, "403", "AccessDenied", "signature verification failed"},
+		{"token not yet valid", req{method: "GET", path: "/bucket", token: future("nbf")},
+			400, "403", "AccessDenied", `"nbf" claim timestamp check failed`},
+		{"token issued in the future", req{method: "GET", path: "/bucket", token: future("iat")},
+			400, "403", "AccessDenied", `"iat" claim timestamp check failed (it should be in the past)`},
 		{"update nothing", req{method: "PUT", path: "/bucket/avatars", token: e.service, json: map[string]any{"id": "avatars"}},
 			400, "400", "InvalidRequest", "No content provided"},
 		{"update missing", req{method: "PUT", path: "/bucket/nope", token: e.service, json: map[string]any{"public": true}},

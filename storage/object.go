@@ -53,6 +53,10 @@ func objectKey(bucketID, name, version string) string {
 	return bucketID + "/" + name + "/" + version
 }
 
+// ObjectKey is objectKey for tools that move bytes outside the service
+// (backup and restore), so there is one rule for where a row's bytes live.
+func ObjectKey(bucketID, name, version string) string { return objectKey(bucketID, name, version) }
+
 // sysMeta is the system metadata kept in objects.metadata.
 type sysMeta struct {
 	ETag           string `json:"eTag"`
@@ -168,10 +172,11 @@ func (s *Service) readBucketObject(r *http.Request, c caller, bucketID, name str
 	})
 	// Without a token a private object is never visible, and an invalid
 	// role is only an error where RLS would run: no RLS read then.
-	setup, setupErr := setupArgs(r, c, "storage.object.get")
+	pc, setupErr := pgCaller(r, c, "storage.object.get")
 	hidden := false
 	if c.claims != nil && setupErr == nil && !forcePublic {
-		batch.Queue(setupSQL, setup...)
+		setup, setupArgs, _ := pc.Setup()
+		batch.Queue(setup, setupArgs...)
 		batch.Queue(`SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`,
 			bucketID, name).QueryRow(func(row pgx.Row) error {
 			var err error
@@ -230,6 +235,6 @@ func (s *Service) deleteBytes(r *http.Request, keys ...string) {
 		return
 	}
 	if err := s.backend.Delete(context.WithoutCancel(r.Context()), keys...); err != nil {
-		s.log.Warn("storage: delete bytes failed; the leftover sweep will retry", "keys", len(keys), "err", err)
+		s.log.WarnContext(r.Context(), "storage: delete bytes failed; the leftover sweep will retry", "keys", len(keys), "err", err)
 	}
 }

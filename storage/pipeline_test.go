@@ -91,7 +91,7 @@ func TestReadTargetIsNotForAPIRoles(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.NewDB(t)
 	for _, role := range []string{"anon", "authenticated", "service_role"} {
-		err := pg.WithClaims(ctx, db.User, pg.Request{Role: role}, func(tx pgx.Tx) error {
+		err := pg.AsCaller(ctx, db.User, pg.Caller{Role: role}, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, `SELECT * FROM storage.read_target('b', 'x')`)
 			return err
 		})

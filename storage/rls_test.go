@@ -150,7 +150,7 @@ func TestHelperFunctions(t *testing.T) {
 	e := newEnv(t, "fs")
 	var folders []string
 	var file, ext, noExt string
-	err := pg.WithClaims(context.Background(), e.db.User, pg.Request{Role: "anon"}, func(tx pgx.Tx) error {
+	err := pg.AsCaller(context.Background(), e.db.User, pg.Caller{Role: "anon"}, func(tx pgx.Tx) error {
 		return tx.QueryRow(context.Background(), `SELECT storage.foldername('a/b/c.tar.gz'),
 			storage.filename('a/b/c.tar.gz'), storage.extension('a/b/c.tar.gz'), storage.extension('README')`).
 			Scan(&folders, &file, &ext, &noExt)

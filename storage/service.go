@@ -4,7 +4,7 @@
 //
 // Authorization is Postgres row-level security on storage.buckets and
 // storage.objects: every call runs the SQL operation the reference maps it
-// to inside pg.WithClaims as the caller's role, so the project's policies
+// to inside pg.AsCaller as the caller's role, so the project's policies
 // decide. Bytes live in a Backend (local files or S3) under a key that
 // includes the row's version, which is how metadata and bytes stay
 // consistent when a request fails half-way.
@@ -12,7 +12,6 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -89,10 +88,13 @@ type handlerFunc = httpx.HandlerFunc
 func (s *Service) render(w http.ResponseWriter, r *http.Request, err error) {
 	e := asError(err)
 	if e.Status >= 500 {
-		s.log.Error("storage request failed", "method", r.Method, "path", r.URL.Path, "err", e.Err)
+		s.log.ErrorContext(r.Context(), "storage request failed", "method", r.Method, "path", r.URL.Path, "err", e.Err)
 	}
 	if e.Code == "NoSuchKey" && e.Label == "Not found" {
 		w.Header().Set("Cache-Control", "no-store")
+	}
+	if e.Status == http.StatusServiceUnavailable {
+		httpx.SetRetryAfter(w)
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(e.httpStatus())
@@ -171,6 +173,10 @@ func joseMessage(err error) string {
 	switch {
 	case errors.Is(err, jwt.ErrExpired):
 		return `"exp" claim timestamp check failed`
+	case errors.Is(err, jwt.ErrNotYetValid):
+		return `"nbf" claim timestamp check failed`
+	case errors.Is(err, jwt.ErrIssuedInFuture):
+		return `"iat" claim timestamp check failed (it should be in the past)`
 	case errors.Is(err, jwt.ErrMalformed):
 		return "Invalid Compact JWS"
 	default:
@@ -178,52 +184,40 @@ func joseMessage(err error) string {
 	}
 }
 
-// asUser runs fn in a transaction as the caller's role with the request
-// settings policies read (those pg.WithClaims sets) plus the storage ones,
-// all in one statement: a round trip saved on every API call.
+// asUser runs fn in a transaction as the caller, with the storage settings
+// on top of the request ones.
 func (s *Service) asUser(ctx context.Context, r *http.Request, c caller, op string, fn func(pgx.Tx) error) error {
-	args, err := setupArgs(r, c, op)
+	pc, err := pgCaller(r, c, op)
 	if err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, s.user, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, setupSQL, args...); err != nil {
-			return fmt.Errorf("set request role and claims: %w", err)
-		}
-		return fn(tx)
-	})
+	return pg.AsCaller(ctx, s.user, pc, fn)
 }
 
-// setupArgs are setupSQL's arguments for caller c; a role outside the API
-// roles is refused before it reaches Postgres.
-func setupArgs(r *http.Request, c caller, op string) ([]any, error) {
-	role := c.role()
-	if role != "anon" && role != "authenticated" && role != "service_role" {
-		return nil, errAccessDenied("Invalid JWT role")
+// pgCaller is the database caller for c: the request settings every service
+// sets, plus storage's own. storage.allow_delete_query lets API deletes pass
+// the protect_delete triggers; request.jwt is the raw token, as the
+// reference storage sets it. A role outside the API roles is refused before
+// it reaches Postgres.
+func pgCaller(r *http.Request, c caller, op string) (pg.Caller, error) {
+	if !pg.AllowedRole(c.role()) {
+		return pg.Caller{}, errAccessDenied("Invalid JWT role")
 	}
-	claims := `{"role":"anon"}`
-	if c.claims != nil && len(c.claims.Raw) > 0 {
-		claims = string(c.claims.Raw)
-	}
-	return []any{role, claims, r.Method, r.URL.Path, string(headersJSON(r)), op, c.token}, nil
+	pc := pg.CallerFromRequest(r, c.claims)
+	pc.After = []pg.Setting{{Name: "storage.operation", Value: op}, {Name: "request.jwt", Value: c.token},
+		{Name: "storage.allow_delete_query", Value: "true"}}
+	return pc, nil
 }
 
-// queryRowAsUser runs one query as the caller in a single round trip: the
-// setup and the query go out as one pipeline ending in one Sync, which
-// Postgres runs as one implicit transaction, so the set_config(..., true)
-// settings hold for the query and end with it (BEGIN, setup, query and
-// COMMIT as separate statements cost four round trips). scan reads the row;
-// pgx.ErrNoRows comes back as is.
+// queryRowAsUser runs one query as the caller in a single round trip (see
+// pg.QueryRowAsCaller). scan reads the row; pgx.ErrNoRows comes back as is.
 func (s *Service) queryRowAsUser(ctx context.Context, r *http.Request, c caller, op string,
 	scan func(pgx.Row) error, sql string, args ...any) error {
-	setup, err := setupArgs(r, c, op)
+	pc, err := pgCaller(r, c, op)
 	if err != nil {
 		return err
 	}
-	b := &pgx.Batch{}
-	b.Queue(setupSQL, setup...)
-	b.Queue(sql, args...).QueryRow(scan)
-	return s.user.SendBatch(ctx, b).Close()
+	return pg.QueryRowAsCaller(ctx, s.user, pc, scan, sql, args...)
 }
 
 // probeAsUser runs one statement as the caller and rolls it back, in one
@@ -235,7 +229,11 @@ func (s *Service) queryRowAsUser(ctx context.Context, r *http.Request, c caller,
 // queues statements to run first, still as authenticator.
 func (s *Service) probeAsUser(ctx context.Context, r *http.Request, c caller, op string, head func(*pgx.Batch),
 	sql string, args ...any) error {
-	setup, err := setupArgs(r, c, op)
+	pc, err := pgCaller(r, c, op)
+	if err != nil {
+		return err
+	}
+	setup, setupArgs, err := pc.Setup()
 	if err != nil {
 		return err
 	}
@@ -249,7 +247,7 @@ func (s *Service) probeAsUser(ctx context.Context, r *http.Request, c caller, op
 	if head != nil {
 		head(b)
 	}
-	b.Queue(setupSQL, setup...)
+	b.Queue(setup, setupArgs...)
 	b.Queue(sql, args...)
 	b.Queue("ROLLBACK")
 	err = conn.SendBatch(ctx, b).Close()
@@ -259,31 +257,6 @@ func (s *Service) probeAsUser(ctx context.Context, r *http.Request, c caller, op
 		_, _ = conn.Exec(ctx, "ROLLBACK")
 	}
 	return err
-}
-
-// setupSQL is pg.Setup's statement plus storage's own settings.
-// storage.allow_delete_query lets API deletes pass the protect_delete
-// triggers.
-const setupSQL = `SELECT set_config('role', $1, true),
-	set_config('request.jwt.claims', $2, true),
-	set_config('request.method', $3, true),
-	set_config('request.path', $4, true),
-	set_config('request.headers', $5, true),
-	set_config('request.cookies', '{}', true),
-	set_config('storage.operation', $6, true),
-	set_config('request.jwt', $7, true),
-	set_config('storage.allow_delete_query', 'true', true)`
-
-// headersJSON is request.headers: lower-cased names, first value each.
-func headersJSON(r *http.Request) json.RawMessage {
-	m := make(map[string]string, len(r.Header))
-	for k, v := range r.Header {
-		if len(v) > 0 && !strings.EqualFold(k, "authorization") {
-			m[strings.ToLower(k)] = v[0]
-		}
-	}
-	b, _ := json.Marshal(m)
-	return b
 }
 
 // rlsError maps what a user-role statement failed with to the API error:

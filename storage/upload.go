@@ -289,7 +289,7 @@ func (s *Service) canInsert(r *http.Request, c caller, up *uploadReq) error {
 // bucket comes from storage.read_target at the head of the probe pipeline.
 // err is the bucket's failure; probeErr the policy test's verdict.
 func (s *Service) bucketAndCanInsert(r *http.Request, c caller, bucketID string, up *uploadReq) (b bucket, probeErr, err error) {
-	if _, err := setupArgs(r, c, ""); err != nil {
+	if _, err := pgCaller(r, c, ""); err != nil {
 		// No pipeline for a role the API refuses: the bucket alone, so
 		// that a missing bucket is still reported first.
 		b, berr := s.findBucket(r, bucketID)
@@ -371,7 +371,7 @@ func (s *Service) store(r *http.Request, up *uploadReq) (object, error) {
 		if lr, ok := up.body.(*limitReader); ok && lr.exceeded {
 			return object{}, errTooLarge()
 		}
-		return object{}, errInternal(fmt.Errorf("store %s: %w", key, err))
+		return object{}, putError(fmt.Errorf("store %s: %w", key, err))
 	}
 	meta := sysMeta{
 		ETag: `"` + hex.EncodeToString(hr.h.Sum(nil)) + `"`, Size: hr.n, Mimetype: up.mimetype,

@@ -188,7 +188,7 @@ func (c *cast) close() {
 func (c *cast) transfer(ctx context.Context) (int64, error) {
 	i := c.next.Add(1)
 	p := c.pairs[int(i)%len(c.pairs)]
-	return 0, pg.WithClaims(ctx, c.users, pg.Request{Role: "service_role"}, func(tx pgx.Tx) error {
+	return 0, pg.AsCaller(ctx, c.users, pg.Caller{Role: "service_role"}, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `SELECT public.transfer_funds($1, $2, 50, $3, 'transfer')`, p.sponsor, p.artist,
 			fmt.Sprintf("bench-%d-xfer-%d", c.runID, i))
 		return err
@@ -203,10 +203,10 @@ func (c *cast) settle(ctx context.Context) (int64, error) {
 	f := c.fans[i%len(c.fans)]
 	claims, _ := json.Marshal(map[string]string{"sub": f.id, "role": "authenticated"})
 	headers, _ := json.Marshal(map[string]string{"x-real-ip": fmt.Sprintf("10.%d.%d.%d", (i>>16)&255, (i>>8)&255, i&255)})
-	req := pg.Request{Role: "authenticated", Claims: claims, Headers: headers}
+	req := pg.Caller{Role: "authenticated", Claims: claims, Headers: headers}
 	var valid bool
 	var reason *string
-	if err := pg.WithClaims(ctx, c.users, req, func(tx pgx.Tx) error {
+	if err := pg.AsCaller(ctx, c.users, req, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `INSERT INTO public.streams (track_id, user_id, duration) VALUES ($1, $2, 31)
 			RETURNING is_valid, invalid_reason`, f.pair.track, f.id).Scan(&valid, &reason)
 	}); err != nil {
@@ -216,7 +216,7 @@ func (c *cast) settle(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("stream not valid: %s", *reason)
 	}
 	var raw string
-	if err := pg.WithClaims(ctx, c.users, req, func(tx pgx.Tx) error {
+	if err := pg.AsCaller(ctx, c.users, req, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT public.settle_sponsored_stream($1, $2, $3, 50)::text`, f.pair.artist, f.pair.sponsor,
 			fmt.Sprintf("stream-bench-%d-%d", c.runID, i)).Scan(&raw)
 	}); err != nil {

@@ -28,6 +28,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	stopTracing, err := startTracing(ctx, getenv, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	keys, err := keysFromConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("keys: %w", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,23 @@ func TestServe(t *testing.T) {
 	if res.StatusCode == http.StatusUnauthorized {
 		t.Errorf("derived anon key refused: %s", body)
 	}
+	// /metrics serves the gateway's series and both pools' statistics.
+	restStatus := res.StatusCode
+	res, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{
+		`basalt_db_pool_max_connections{pool="admin"} 10`,
+		`basalt_db_pool_max_connections{pool="user"} 10`,
+		`basalt_http_requests_total{method="GET",service="rest",status="` + strconv.Itoa(restStatus),
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve stop: %v\n%s", err, out.String())
@@ -86,6 +104,12 @@ func TestServeConfigErrors(t *testing.T) {
 	err := run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is required") || !strings.Contains(err.Error(), "JWT_SECRET") {
 		t.Errorf("serve without configuration: %v", err)
+	}
+	vars := map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x", "JWT_SECRET": strings.Repeat("k", 40),
+		"OTEL_TRACES_EXPORTER": "zipkin"}
+	err = run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(k string) string { return vars[k] })
+	if err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_EXPORTER") {
+		t.Errorf("serve with an unknown trace exporter: %v", err)
 	}
 }
 

@@ -33,6 +33,10 @@ type deps struct {
 	Log       *slog.Logger
 	PublicURL string // the API URL clients use
 	AppURL    string // the app server's URL ("" when off)
+
+	// Metrics is the registry /metrics serves: a service registers its
+	// collectors here (the realtime service: telemetry.NewRealtimeMetrics).
+	Metrics prometheus.Registerer
 }
 
 // devDefaults are the settings `basalt dev` runs with unless the
@@ -63,18 +67,11 @@ func devDefaults(d deps) map[string]string {
 	}
 }
 
-// services are what the gateway mounts, plus the metrics services keep
-// beyond the gateway's own.
-type services struct {
-	gateway.Services
-	collectors []prometheus.Collector
-}
-
 // buildServices constructs the services the gateway mounts; this is the one
 // place where services are wired. The returned cleanup stops what the
 // services run in the background.
-func buildServices(ctx context.Context, d deps) (services, func(), error) {
-	var svcs services
+func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error) {
+	var svcs gateway.Services
 	var closers []func()
 	cleanup := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -107,7 +104,13 @@ func buildServices(ctx context.Context, d deps) (services, func(), error) {
 		router := replica.New(replica.Config{MaxLag: d.Config.ReadReplicaMaxLag, Poll: d.Config.ReadReplicaPoll},
 			d.Admin, d.Replica, d.Log)
 		closers = append(closers, router.Close)
-		svcs.collectors = append(svcs.collectors, router.Collectors()...)
+		if d.Metrics != nil {
+			for _, c := range router.Collectors() {
+				if err := d.Metrics.Register(c); err != nil {
+					return svcs, cleanup, fmt.Errorf("read replica metrics: %w", err)
+				}
+			}
+		}
 		restOpts = append(restOpts, rest.WithReplica(router))
 		markWrites = router.MarkWrites
 	}

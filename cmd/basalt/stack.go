@@ -14,22 +14,51 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/sql/platform"
 )
 
-// newLogger writes JSON log lines to w at the configured level.
+// newLogger writes JSON log lines to w at the configured level. Lines
+// logged with a request's context carry its request id (and trace id).
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(telemetry.NewLogHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})))
+}
+
+// startTracing turns the OTLP trace exporter on when the OTEL_ variables
+// ask for it; it must run before the pools open, which install the pgx
+// tracer only while tracing is on. The returned function flushes the spans
+// still buffered.
+func startTracing(ctx context.Context, getenv func(string) string, log *slog.Logger) (func(), error) {
+	cfg, err := telemetry.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	shutdown, err := telemetry.Setup(ctx, cfg, buildVersion())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Traces {
+		log.Info("exporting traces over OTLP", "endpoint", cfg.Endpoint)
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(sctx); err != nil {
+			log.Warn("flush traces", "err", err)
+		}
+	}, nil
 }
 
 // migrationSources are the platform migrations (embedded) followed by the
@@ -161,8 +190,18 @@ type pools struct {
 func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string) string, p pools) error {
 	cfg := s.cfg
 	_, appURL := s.urls()
+	// One registry for /metrics: the gateway's series, the pools' and
+	// whatever the services register.
+	reg := prometheus.NewRegistry()
+	named := map[string]*pgxpool.Pool{"admin": p.admin, "user": p.user}
+	if p.replica != nil {
+		named["replica"] = p.replica
+	}
+	if err := reg.Register(telemetry.NewPoolCollector(named)); err != nil {
+		return err
+	}
 	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: p.admin, User: p.user,
-		Replica: p.replica, Keys: s.keys, Log: s.log, PublicURL: cfg.PublicURL, AppURL: appURL})
+		Replica: p.replica, Keys: s.keys, Log: s.log, Metrics: reg, PublicURL: cfg.PublicURL, AppURL: appURL})
 	if err != nil {
 		cleanup()
 		return fmt.Errorf("build services: %w", err)
@@ -172,13 +211,11 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
 		Health:             func(ctx context.Context) error { return p.admin.Ping(ctx) },
-	}, svcs.Services, s.keys, s.log)
+		Registry:           reg,
+	}, svcs, s.keys, s.log)
 	if err != nil {
 		cleanup()
 		return err
-	}
-	for _, c := range svcs.collectors {
-		s.handler.Registry().MustRegister(c)
 	}
 	s.cleanup = cleanup
 	s.front.Set(s.handler)

@@ -149,7 +149,7 @@ func (c *Config) UseSandbox(functionsURL string) {
 // Backline is the set of Backline's functions with what they share.
 type Backline struct {
 	cfg     Config
-	db      pg.DB // the user pool (role authenticator): every query runs as a role via pg.WithClaims
+	db      pg.DB // the user pool (role authenticator): every query runs as a role via pg.AsCaller
 	flw     *provider.FlutterwaveClient
 	ps      *provider.PaystackClient
 	sandbox *sandbox.Sandbox
@@ -159,7 +159,7 @@ type Backline struct {
 
 // New builds the functions over the user pool (role authenticator). Queries
 // run as the caller, or as service_role where a function acts for the
-// platform (payment completion), always through pg.WithClaims.
+// platform (payment completion), always through pg.AsCaller.
 func New(cfg Config, userPool pg.DB) (*Backline, error) {
 	if cfg.ReturnPath == "" {
 		cfg.ReturnPath = "/dashboard"

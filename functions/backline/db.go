@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 )
@@ -27,37 +25,24 @@ func user(r *http.Request) *jwt.Claims {
 	return c.Claims
 }
 
-// requestHeaders is request.headers as PostgREST sets it: lower-cased names,
-// first values. x-real-ip is always the address the gateway trusted, which
-// the SQL reads as the caller's IP (never a body field).
-func requestHeaders(r *http.Request) json.RawMessage {
-	h := make(map[string]string, len(r.Header)+1)
-	for k, v := range r.Header {
-		if len(v) > 0 {
-			h[strings.ToLower(k)] = v[0]
-		}
-	}
-	h["x-real-ip"] = httpx.ClientIP(r)
-	b, _ := json.Marshal(h)
-	return b
-}
-
 // asCaller runs fn in a transaction as the request's signed-in user, so RLS
-// and auth.uid() see them exactly as through /rest/v1.
+// and auth.uid() see them exactly as through /rest/v1. request.headers'
+// x-real-ip is the address the gateway trusted, which the SQL reads as the
+// caller's IP (never a body field).
 func (b *Backline) asCaller(r *http.Request, fn func(pgx.Tx) error) error {
 	claims := user(r)
 	if claims == nil {
 		return errNoUser
 	}
-	return pg.WithClaims(r.Context(), b.db, pg.Request{Role: claims.Role, Claims: claims.Raw, Method: r.Method,
-		Path: "/functions/v1" + r.URL.Path, Headers: requestHeaders(r)}, fn)
+	return pg.AsCaller(r.Context(), b.db, pg.CallerFromRequest(r, claims), fn)
 }
 
 // asService runs fn as service_role: the platform acting on a verified
 // provider answer, as a Supabase function does with the service key.
 func (b *Backline) asService(ctx context.Context, r *http.Request, fn func(pgx.Tx) error) error {
-	return pg.WithClaims(ctx, b.db, pg.Request{Role: "service_role", Method: r.Method,
-		Path: "/functions/v1" + r.URL.Path, Headers: requestHeaders(r)}, fn)
+	c := pg.CallerFromRequest(r, nil)
+	c.Role = "service_role"
+	return pg.AsCaller(ctx, b.db, c, fn)
 }
 
 // callJSON runs a SQL function returning jsonb and returns the document.

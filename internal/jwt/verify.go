@@ -27,11 +27,26 @@ var (
 	ErrMalformed = errors.New("malformed token")
 	ErrSignature = errors.New("invalid signature")
 	ErrExpired   = errors.New("token is expired")
+	// ErrNotYetValid: nbf is later than now plus the leeway.
+	ErrNotYetValid = errors.New("token is not valid yet")
+	// ErrIssuedInFuture: iat is later than now plus the leeway, a token
+	// minted by a clock that runs ahead (or minted to be used later).
+	ErrIssuedInFuture = errors.New("token used before issued")
 )
 
-// Verify checks signature and time claims (exp, nbf, iat, with leeway) and
+// Leeway is the clock skew allowed on exp, nbf and iat: PostgREST's 30
+// seconds, so a token one service accepts every other service accepts too.
+const Leeway = 30 * time.Second
+
+// Verify checks signature and time claims (exp, nbf, iat, with Leeway) and
 // returns the claims. Tokens with a kid must match the ES256 key; tokens
 // without one are tried with the HS256 secret, as GoTrue and PostgREST do.
+//
+// The time rules are PostgREST's: each claim, when present, may be off by
+// 30 seconds of clock skew, and an iat in the future beyond that is
+// refused. GoTrue alone would take any iat, but a token "issued" an hour
+// from now is either a clock fault or a token minted for later use, and
+// every service verifies through here.
 func (k *Keys) Verify(token string, now time.Time) (*Claims, error) {
 	if strings.Count(token, ".") != 2 {
 		return nil, fmt.Errorf("%w: expected 3 parts in JWT; got %d", ErrMalformed, strings.Count(token, ".")+1)
@@ -39,7 +54,8 @@ func (k *Keys) Verify(token string, now time.Time) (*Claims, error) {
 	mc := gojwt.MapClaims{}
 	parser := gojwt.NewParser(
 		gojwt.WithValidMethods([]string{"HS256", "ES256"}),
-		gojwt.WithLeeway(30*time.Second),
+		gojwt.WithLeeway(Leeway),
+		gojwt.WithIssuedAt(),
 		gojwt.WithTimeFunc(func() time.Time { return now }),
 		gojwt.WithJSONNumber(),
 	)
@@ -62,6 +78,10 @@ func (k *Keys) Verify(token string, now time.Time) (*Claims, error) {
 	case err == nil:
 	case errors.Is(err, gojwt.ErrTokenExpired):
 		return nil, fmt.Errorf("%w: %v", ErrExpired, err)
+	case errors.Is(err, gojwt.ErrTokenNotValidYet):
+		return nil, fmt.Errorf("%w: %v", ErrNotYetValid, err)
+	case errors.Is(err, gojwt.ErrTokenUsedBeforeIssued):
+		return nil, fmt.Errorf("%w: %v", ErrIssuedInFuture, err)
 	case errors.Is(err, gojwt.ErrTokenMalformed):
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	default:

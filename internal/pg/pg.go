@@ -1,11 +1,11 @@
-// Package pg holds what every service needs from PostgreSQL: pool setup, the
-// per-request transaction that carries the caller's role and claims, and
+// Package pg holds what every service needs from PostgreSQL: pool setup,
+// acting as the caller (caller.go: the role switch and the request settings
+// RLS policies read, in a transaction or in one pipelined round trip), and
 // errors that callers branch on.
 package pg
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // DB is what both *pgxpool.Pool and pgx.Tx offer; stores take it so they run
@@ -38,7 +40,7 @@ var ErrNotFound = errors.New("not found")
 const DefaultMaxConns = 10
 
 // Connect opens a pool and pings it, because pgxpool.New returns before any
-// connection is made.
+// connection is made. configure runs last and may change anything.
 func Connect(ctx context.Context, url string, configure func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	pool, err := Open(url, configure)
 	if err != nil {
@@ -62,6 +64,11 @@ func Open(url string, configure func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
 	}
+	// With tracing on, every query, batch and acquire is a span under the
+	// request's; with it off the pool gets no tracer and pays nothing.
+	if t := telemetry.PgxTracer(); t != nil {
+		cfg.ConnConfig.Tracer = t
+	}
 	if configure != nil {
 		configure(cfg)
 	}
@@ -70,70 +77,6 @@ func Open(url string, configure func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("open pool: %w", err)
 	}
 	return pool, nil
-}
-
-// Request is who is asking and how: the values PostgREST exposes to SQL
-// through request.* settings.
-type Request struct {
-	Role    string          // database role to switch to: anon, authenticated, service_role
-	Claims  json.RawMessage // JWT claims object; nil means {"role":"<Role>"}
-	Method  string          // request.method
-	Path    string          // request.path
-	Headers json.RawMessage // request.headers, lower-cased names; nil means {}
-	Cookies json.RawMessage // request.cookies; nil means {}
-}
-
-// allowedRoles are the roles a request may switch to. A JWT may name only
-// these; anything else is refused before it reaches SET ROLE.
-var allowedRoles = map[string]bool{"anon": true, "authenticated": true, "service_role": true}
-
-// ErrRoleNotAllowed is returned when a request names a role outside the list.
-var ErrRoleNotAllowed = errors.New("role not allowed")
-
-// setupSQL mirrors PostgREST's pre-query: one statement of set_config(...,
-// true) calls (= SET LOCAL), so auth.uid() and RLS policies see the caller.
-const setupSQL = `SELECT set_config('role', $1, true),
-	set_config('request.jwt.claims', $2, true),
-	set_config('request.method', $3, true),
-	set_config('request.path', $4, true),
-	set_config('request.headers', $5, true),
-	set_config('request.cookies', $6, true)`
-
-// WithClaims runs fn in a transaction switched to the request's role with the
-// request settings set. The transaction commits when fn returns nil.
-func WithClaims(ctx context.Context, db DB, req Request, fn func(pgx.Tx) error) error {
-	if !allowedRoles[req.Role] {
-		return fmt.Errorf("%w: %q", ErrRoleNotAllowed, req.Role)
-	}
-	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		if err := Setup(ctx, tx, req); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
-}
-
-// Setup applies the request's role and settings to an open transaction.
-func Setup(ctx context.Context, tx pgx.Tx, req Request) error {
-	if !allowedRoles[req.Role] {
-		return fmt.Errorf("%w: %q", ErrRoleNotAllowed, req.Role)
-	}
-	claims := string(req.Claims)
-	if claims == "" {
-		b, _ := json.Marshal(map[string]string{"role": req.Role})
-		claims = string(b)
-	}
-	headers, cookies := string(req.Headers), string(req.Cookies)
-	if headers == "" {
-		headers = "{}"
-	}
-	if cookies == "" {
-		cookies = "{}"
-	}
-	if _, err := tx.Exec(ctx, setupSQL, req.Role, claims, req.Method, req.Path, headers, cookies); err != nil {
-		return fmt.Errorf("set request role and claims: %w", err)
-	}
-	return nil
 }
 
 // Is reports whether err is a Postgres error with one of the SQLSTATE codes.

@@ -23,7 +23,7 @@ func claims(t *testing.T, v map[string]any) json.RawMessage {
 	return b
 }
 
-func TestWithClaims(t *testing.T) {
+func TestAsCaller(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
@@ -38,27 +38,27 @@ func TestWithClaims(t *testing.T) {
 	if _, err := db.Admin.Exec(ctx, `INSERT INTO public.notes (owner, body) VALUES ($1, 'a1'), ($1, 'a2'), ($2, 'b1')`, alice, bob); err != nil {
 		t.Fatal(err)
 	}
-	count := func(req pg.Request) (n int, uid *string, role string) {
+	count := func(req pg.Caller) (n int, uid *string, role string) {
 		t.Helper()
-		err := pg.WithClaims(ctx, db.User, req, func(tx pgx.Tx) error {
+		err := pg.AsCaller(ctx, db.User, req, func(tx pgx.Tx) error {
 			return tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM public.notes), auth.uid()::text, current_user`).Scan(&n, &uid, &role)
 		})
 		if err != nil {
-			t.Fatalf("WithClaims(%s): %v", req.Role, err)
+			t.Fatalf("AsCaller(%s): %v", req.Role, err)
 		}
 		return n, uid, role
 	}
 	tests := []struct {
 		name     string
-		req      pg.Request
+		req      pg.Caller
 		wantRows int
 		wantUID  string
 		wantRole string
 	}{
-		{"alice sees her two notes", pg.Request{Role: "authenticated", Claims: claims(t, map[string]any{"sub": alice, "role": "authenticated"})}, 2, alice, "authenticated"},
-		{"bob sees his one note", pg.Request{Role: "authenticated", Claims: claims(t, map[string]any{"sub": bob, "role": "authenticated"})}, 1, bob, "authenticated"},
-		{"anon without a JWT sees nothing", pg.Request{Role: "anon"}, 0, "", "anon"},
-		{"service_role bypasses RLS", pg.Request{Role: "service_role"}, 3, "", "service_role"},
+		{"alice sees her two notes", pg.Caller{Role: "authenticated", Claims: claims(t, map[string]any{"sub": alice, "role": "authenticated"})}, 2, alice, "authenticated"},
+		{"bob sees his one note", pg.Caller{Role: "authenticated", Claims: claims(t, map[string]any{"sub": bob, "role": "authenticated"})}, 1, bob, "authenticated"},
+		{"anon without a JWT sees nothing", pg.Caller{Role: "anon"}, 0, "", "anon"},
+		{"service_role bypasses RLS", pg.Caller{Role: "service_role"}, 3, "", "service_role"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,15 +85,15 @@ func TestWithClaims(t *testing.T) {
 	})
 
 	t.Run("a role outside the allow-list is refused", func(t *testing.T) {
-		err := pg.WithClaims(ctx, db.User, pg.Request{Role: "postgres"}, func(pgx.Tx) error { return nil })
+		err := pg.AsCaller(ctx, db.User, pg.Caller{Role: "postgres"}, func(pgx.Tx) error { return nil })
 		if !errors.Is(err, pg.ErrRoleNotAllowed) {
-			t.Errorf("WithClaims(postgres) = %v, want ErrRoleNotAllowed", err)
+			t.Errorf("AsCaller(postgres) = %v, want ErrRoleNotAllowed", err)
 		}
 	})
 
 	t.Run("request settings are visible to SQL", func(t *testing.T) {
 		var method, path, hdr string
-		err := pg.WithClaims(ctx, db.User, pg.Request{Role: "anon", Method: "GET", Path: "/notes", Headers: json.RawMessage(`{"x-forwarded-for":"203.0.113.9"}`)}, func(tx pgx.Tx) error {
+		err := pg.AsCaller(ctx, db.User, pg.Caller{Role: "anon", Method: "GET", Path: "/notes", Headers: json.RawMessage(`{"x-forwarded-for":"203.0.113.9"}`)}, func(tx pgx.Tx) error {
 			return tx.QueryRow(ctx, `SELECT current_setting('request.method'), current_setting('request.path'), current_setting('request.headers')::json->>'x-forwarded-for'`).Scan(&method, &path, &hdr)
 		})
 		if err != nil {

@@ -89,22 +89,22 @@ type caller struct {
 	ip  string
 }
 
-func (c caller) request() pg.Request {
+func (c caller) request() pg.Caller {
 	headers, _ := json.Marshal(map[string]string{"x-real-ip": c.ip})
 	if c.uid == "" {
-		return pg.Request{Role: "anon", Headers: headers}
+		return pg.Caller{Role: "anon", Headers: headers}
 	}
 	claims, _ := json.Marshal(map[string]string{"sub": c.uid, "role": "authenticated"})
-	return pg.Request{Role: "authenticated", Claims: claims, Headers: headers}
+	return pg.Caller{Role: "authenticated", Claims: claims, Headers: headers}
 }
 
-func service() pg.Request {
-	return pg.Request{Role: "service_role"}
+func service() pg.Caller {
+	return pg.Caller{Role: "service_role"}
 }
 
 // as runs fn in a transaction as c, the way the REST layer would.
 func (e *env) as(c caller, fn func(tx pgx.Tx) error) error {
-	return pg.WithClaims(e.ctx, e.db.User, c.request(), fn)
+	return pg.AsCaller(e.ctx, e.db.User, c.request(), fn)
 }
 
 // asUser runs one statement as c and scans one row.
@@ -134,7 +134,7 @@ func (e *env) try(c caller, sql string, args ...any) (int64, error) {
 		e.t.Fatal(err)
 	}
 	defer tx.Rollback(e.ctx) //nolint:errcheck
-	if err := pg.Setup(e.ctx, tx, c.request()); err != nil {
+	if err := pg.SetupTx(e.ctx, tx, c.request()); err != nil {
 		e.t.Fatal(err)
 	}
 	rows, err := tx.Query(e.ctx, sql, args...)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -65,6 +66,11 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 		ContentType: contentType, PartSize: partSize, DisableContentSha256: true,
 	})
 	if err != nil {
+		// 507 is how S3 servers (MinIO's XMinioStorageFull among them) say
+		// they have no room left.
+		if minio.ToErrorResponse(err).StatusCode == http.StatusInsufficientStorage {
+			err = fmt.Errorf("%w: %w", storage.ErrNoSpace, err)
+		}
 		return fmt.Errorf("s3 put %s: %w", key, err)
 	}
 	return nil

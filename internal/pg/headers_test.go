@@ -1,4 +1,4 @@
-package rest
+package pg
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 // request.headers must be valid JSON whatever bytes a client sends, with
 // the same content encoding/json would produce.
-func TestHeadersJSON(t *testing.T) {
+func TestRequestHeaders(t *testing.T) {
 	r := httptest.NewRequest("GET", "http://api.example/rest/v1/items", nil)
 	r.Header.Set("X-Quote", `say "hi" \ now`)
 	r.Header.Set("X-Control", "a\tb\x01c")
@@ -18,7 +18,7 @@ func TestHeadersJSON(t *testing.T) {
 	r.Header["X-Many"] = []string{"one", "two"}
 	r.Header.Set("Cookie", "sb=secret")
 	r.Header.Set("Accept", "*/*")
-	got := headersJSON(r)
+	got := RequestHeaders(r)
 	var m map[string]string
 	if err := json.Unmarshal(got, &m); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, got)
@@ -31,6 +31,7 @@ func TestHeadersJSON(t *testing.T) {
 		"x-many":     "one, two",
 		"accept":     "*/*",
 		"host":       "api.example",
+		"x-real-ip":  "192.0.2.1", // httptest's peer: no gateway vouched for another
 	}
 	if len(m) != len(want) {
 		t.Fatalf("got %d headers %v, want %v", len(m), m, want)
@@ -40,18 +41,19 @@ func TestHeadersJSON(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, m[k], v)
 		}
 	}
-	// Names come out in order, host in its place, no cookie.
-	const order = `{"accept":"*/*","host":"api.example","x-bad-utf8":"ok\ufffdend","x-control":"a\tb\u0001c","x-many":"one, two","x-quote":"say \"hi\" \\ now","x-unicode":"naïra ₦50 <tag> & more"}`
+	// Names come out in order, host and x-real-ip in their places, no cookie.
+	const order = `{"accept":"*/*","host":"api.example","x-bad-utf8":"ok\ufffdend","x-control":"a\tb\u0001c","x-many":"one, two","x-quote":"say \"hi\" \\ now","x-real-ip":"192.0.2.1","x-unicode":"naïra ₦50 <tag> & more"}`
 	if string(got) != order {
 		t.Errorf("got  %s\nwant %s", got, order)
 	}
 
-	// Without a Host, a Host header (set by hand) is kept.
-	r2 := &http.Request{Header: http.Header{"Host": {"h"}}}
-	if got := string(headersJSON(r2)); got != `{"host":"h"}` {
+	// Without a Host, a Host header (set by hand) is kept; a client's
+	// X-Real-Ip is the gateway's to replace, so an unvouched one stands.
+	r2 := &http.Request{Header: http.Header{"Host": {"h"}, "X-Real-Ip": {"203.0.113.7"}}}
+	if got := string(RequestHeaders(r2)); got != `{"host":"h","x-real-ip":"203.0.113.7"}` {
 		t.Errorf("host header: %s", got)
 	}
-	if got := string(cookiesJSON(r2)); got != `{}` {
+	if got := string(RequestCookies(r2)); got != `{}` {
 		t.Errorf("no cookies: %s", got)
 	}
 }
