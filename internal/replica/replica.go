@@ -38,6 +38,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Channel is the NOTIFY channel on which nodes announce who wrote.
@@ -174,12 +175,13 @@ func (r *Router) wroteSince(ctx context.Context, caughtUp time.Time) bool {
 }
 
 // ReadFailed is told that a read on the replica failed with err; lost says
-// the connection broke (or could not be made). It reports whether the read
+// the connection broke (or could not be made); pg.Unavailable decides the
+// same from the error. It reports whether the read
 // should be run again on the primary: yes when the replica is the problem
 // (gone, in conflict with recovery, or behind on DDL the schema cache
 // already knows), no for the caller's own mistakes.
 func (r *Router) ReadFailed(err error, lost bool) bool {
-	if lost {
+	if lost || pg.Unavailable(err) {
 		r.markDown("failed mid-request: " + err.Error())
 		r.m.fallback("error")
 		return true

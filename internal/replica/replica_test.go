@@ -261,6 +261,7 @@ func TestReadFailed(t *testing.T) {
 		{&pgconn.PgError{Code: "40001"}, false, true},  // conflict with recovery
 		{&pgconn.PgError{Code: "22P02"}, false, false}, // the caller's bad input
 		{errors.New("unexpected EOF"), true, true},
+		{&pgconn.PgError{Code: "57P03"}, false, true}, // the standby is starting up
 	} {
 		if got := r.ReadFailed(c.err, c.lost); got != c.retry {
 			t.Errorf("ReadFailed(%v, %v) = %v", c.err, c.lost, got)
