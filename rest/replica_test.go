@@ -49,6 +49,45 @@ func TestReadReplica(t *testing.T) {
 			t.Fatal("the standby never caught up")
 		}
 	}
+	// Where a function runs shows in pg_is_in_recovery(): read-only calls
+	// (GET, or POST to a STABLE function) on the standby, others on the
+	// primary.
+	if _, err := e.db.Admin.Exec(ctx, `
+		CREATE FUNCTION on_standby() RETURNS boolean LANGUAGE sql STABLE AS 'SELECT pg_is_in_recovery()';
+		CREATE FUNCTION on_standby_v() RETURNS boolean LANGUAGE sql VOLATILE AS 'SELECT pg_is_in_recovery()'`); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var there bool
+		if err := standbyAdmin.QueryRow(ctx, "SELECT to_regprocedure('on_standby_v()') IS NOT NULL").Scan(&there); err == nil && there {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the functions never reached the standby")
+		}
+	}
+	// Called without a user: a volatile call would pin a user's later
+	// reads to the primary.
+	rpc := func(method, fn string) string {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			w := e.do(t, call{method: method, target: "/rpc/" + fn, as: asAnon})
+			if w.Code == http.StatusOK {
+				return w.Body.String()
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s /rpc/%s: %d %s", method, fn, w.Code, w.Body.String())
+			}
+		}
+	}
+	for _, c := range []struct{ method, fn, want string }{
+		{"GET", "on_standby", "true"}, {"POST", "on_standby", "true"},
+		{"GET", "on_standby_v", "true"}, {"POST", "on_standby_v", "false"},
+	} {
+		if got := rpc(c.method, c.fn); got != c.want {
+			t.Errorf("%s /rpc/%s ran with pg_is_in_recovery() = %s, want %s", c.method, c.fn, got, c.want)
+		}
+	}
 	if _, err := standbyAdmin.Exec(ctx, "SELECT pg_wal_replay_pause()"); err != nil {
 		t.Fatal(err)
 	}
