@@ -24,7 +24,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return usageError{err.Error()}
 	}
 	cfg, err := config.Load(config.Serve, getenv)
-	if err != nil {
+	if err := checkSettings(err, getenv); err != nil {
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)

@@ -111,6 +111,21 @@ func TestServeConfigErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_EXPORTER") {
 		t.Errorf("serve with an unknown trace exporter: %v", err)
 	}
+	// Bad settings of the binary, of every service and of the app are all
+	// named in one refusal, before any connection is tried.
+	bad := map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x", "JWT_SECRET": "short",
+		"BASALT_READ_REPLICA_MAX_LAG": "xyz", "REST_MAX_BODY_BYTES": "abc", "REST_DB_MAX_ROWS": "many",
+		"STORAGE_FILE_SIZE_LIMIT": "huge", "STORAGE_BACKEND": "tape", "FUNCTIONS_TIMEOUT": "-1s",
+		"BACKLINE_PAYMENT_SANDBOX": "maybe", "BASALT_AUTH_RATE_LIMIT_OTP": "lots"}
+	err = run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(k string) string { return bad[k] })
+	for name := range bad {
+		if name == "DATABASE_URL" {
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(name, "BASALT_AUTH_")) {
+			t.Errorf("the refusal does not name %s: %v", name, err)
+		}
+	}
 }
 
 func TestKeysFromConfig(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/auth"
+	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -65,6 +66,25 @@ func devDefaults(d deps) map[string]string {
 		"STORAGE_FILE_DIR":                                filepath.Join(d.Config.DataDir, "storage"),
 		"SITE_URL":                                        site,
 	}
+}
+
+// checkSettings reads every service's and the app's settings without
+// building anything, so that a bad configuration is refused before any
+// connection with every problem named at once (with base, the binary's own).
+func checkSettings(base error, getenv func(string) string) error {
+	errs := []error{base}
+	_, err := auth.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = rest.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = storage.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = functions.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	if theApp.CheckSettings != nil {
+		errs = append(errs, theApp.CheckSettings(getenv))
+	}
+	return config.Join(errs...)
 }
 
 // buildServices constructs the services the gateway mounts; this is the one

@@ -28,6 +28,7 @@ import (
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline/provider"
 	"github.com/basaltdev/basalt/functions/backline/sandbox"
+	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -81,27 +82,19 @@ const (
 //	PAYSTACK_BASE_URL             default https://api.paystack.co
 //	BACKLINE_PAYMENT_SANDBOX      true: use the local sandbox instead of the providers
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	env := func(k, def string) string {
-		if v := strings.TrimSpace(getenv(k)); v != "" {
-			return v
-		}
-		return def
-	}
+	r := config.NewReader(getenv)
 	cfg := Config{
-		SiteURL:    env("SITE_URL", "http://localhost:3000"),
-		ReturnPath: env("BACKLINE_PAYMENT_RETURN_PATH", "/dashboard"),
-		Flutterwave: ProviderConfig{BaseURL: env("FLUTTERWAVE_BASE_URL", FlutterwaveAPI),
-			SecretKey: env("FLUTTERWAVE_SECRET_KEY", ""), SecretHash: env("FLUTTERWAVE_SECRET_HASH", "")},
-		Paystack: ProviderConfig{BaseURL: env("PAYSTACK_BASE_URL", PaystackAPI), SecretKey: env("PAYSTACK_SECRET_KEY", "")},
+		SiteURL:    r.String("SITE_URL", "http://localhost:3000"),
+		ReturnPath: r.String("BACKLINE_PAYMENT_RETURN_PATH", "/dashboard"),
+		Flutterwave: ProviderConfig{BaseURL: r.String("FLUTTERWAVE_BASE_URL", FlutterwaveAPI),
+			SecretKey: r.String("FLUTTERWAVE_SECRET_KEY", ""), SecretHash: r.String("FLUTTERWAVE_SECRET_HASH", "")},
+		Paystack:    ProviderConfig{BaseURL: r.String("PAYSTACK_BASE_URL", PaystackAPI), SecretKey: r.String("PAYSTACK_SECRET_KEY", "")},
+		WantSandbox: r.Bool("BACKLINE_PAYMENT_SANDBOX", false),
 	}
-	switch v := strings.ToLower(env("BACKLINE_PAYMENT_SANDBOX", "false")); v {
-	case "1", "true", "yes", "on":
-		cfg.WantSandbox = true
-	case "0", "false", "no", "off":
-	default:
-		return cfg, fmt.Errorf("backline config: BACKLINE_PAYMENT_SANDBOX=%q: want true or false", v)
+	for _, bad := range cfg.problems() {
+		r.Fail("%s", bad)
 	}
-	return cfg, cfg.validate()
+	return cfg, r.Err()
 }
 
 // ProvidersConfigured reports whether any real provider has a secret key.
@@ -109,7 +102,8 @@ func (c *Config) ProvidersConfigured() bool {
 	return c.Flutterwave.SecretKey != "" || c.Paystack.SecretKey != ""
 }
 
-func (c *Config) validate() error {
+// problems lists what is wrong with the settings, one line each.
+func (c *Config) problems() []string {
 	var bad []string
 	for name, v := range map[string]string{"SITE_URL": c.SiteURL, "FLUTTERWAVE_BASE_URL": c.Flutterwave.BaseURL,
 		"PAYSTACK_BASE_URL": c.Paystack.BaseURL} {
@@ -120,10 +114,7 @@ func (c *Config) validate() error {
 	if !strings.HasPrefix(c.ReturnPath, "/") {
 		bad = append(bad, fmt.Sprintf("BACKLINE_PAYMENT_RETURN_PATH: %q must start with /", c.ReturnPath))
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("backline config: %s", strings.Join(bad, "; "))
-	}
-	return nil
+	return bad
 }
 
 // UseSandbox switches both providers to the local sandbox for `basalt dev`:
@@ -164,8 +155,8 @@ func New(cfg Config, userPool pg.DB) (*Backline, error) {
 	if cfg.ReturnPath == "" {
 		cfg.ReturnPath = "/dashboard"
 	}
-	if err := cfg.validate(); err != nil {
-		return nil, err
+	if bad := cfg.problems(); len(bad) > 0 {
+		return nil, fmt.Errorf("backline config: %s", strings.Join(bad, "; "))
 	}
 	if userPool == nil {
 		return nil, fmt.Errorf("backline: no database pool")

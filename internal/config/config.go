@@ -108,17 +108,108 @@ func (r *Reader) List(name string, def []string) []string {
 	return out
 }
 
+// Int64 returns the variable as a 64-bit integer, or def when unset.
+func (r *Reader) Int64(name string, def int64) int64 {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
+		return def
+	}
+	return n
+}
+
+// PositiveInt64 is Int64 for settings that must be above zero (sizes, caps).
+func (r *Reader) PositiveInt64(name string, def int64) int64 {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
+		return def
+	}
+	if n <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%d: must be a positive number", name, n))
+		return def
+	}
+	return n
+}
+
+// PositiveDuration is Duration for settings where zero makes no sense.
+func (r *Reader) PositiveDuration(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not a positive duration (examples: 30s, 5m, 1h)", name, v))
+		return def
+	}
+	return d
+}
+
+// Parse hands the variable, when set, to parse, a service's own format
+// (sizes such as "50MB", enumerations); its error is recorded as a problem
+// of that variable.
+func (r *Reader) Parse(name string, parse func(string) error) {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return
+	}
+	if err := parse(v); err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: %w", name, v, err))
+	}
+}
+
 // Fail records a problem found by the caller's own validation.
 func (r *Reader) Fail(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Errorf(format, args...))
 }
 
-// Err returns every problem found, joined, or nil.
+// Err returns every problem found, or nil.
 func (r *Reader) Err() error {
 	if len(r.errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("invalid configuration: %w", errors.Join(r.errs...))
+	return &Problems{List: r.errs}
+}
+
+// Problems is every bad setting of a configuration: what Reader.Err and
+// Join return, so the binary can report all of them in one message.
+type Problems struct{ List []error }
+
+func (p *Problems) Error() string {
+	return "invalid configuration: " + errors.Join(p.List...).Error()
+}
+
+// Unwrap gives errors.Is and errors.As the individual problems.
+func (p *Problems) Unwrap() []error { return p.List }
+
+// Join merges the errors of several configurations (the binary's and each
+// service's) into one Problems, flattening those that already are, so a
+// start-up with several bad variables names them all at once.
+func Join(errs ...error) error {
+	var all []error
+	for _, err := range errs {
+		var p *Problems
+		switch {
+		case err == nil:
+		case errors.As(err, &p):
+			all = append(all, p.List...)
+		default:
+			all = append(all, err)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return &Problems{List: all}
 }
 
 // Config is the binary's own configuration. Services read theirs separately.
