@@ -27,6 +27,7 @@ func appFunctions(env appkit.Env) ([]functions.Function, error) {
 		return nil, err
 	}
 	cfg.Log = env.Log
+	cfg.APIURL = env.PublicURL
 	if cfg.WantSandbox || (env.Dev && !cfg.ProvidersConfigured()) {
 		cfg.UseSandbox(env.FunctionsURL())
 		env.Log.Info("card payments use the local sandbox", "checkout", env.FunctionsURL()+"/sandbox/checkout/")

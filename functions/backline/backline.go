@@ -8,6 +8,7 @@
 //	flutterwave-webhook   credit payments whose browser never came back
 //	paystack-webhook      the same for Paystack
 //	client-ip             the caller's IP as the gateway saw it
+//	track-duration        measure an uploaded track's audio and record its length
 //	sandbox               the local provider sandbox (only when enabled)
 //
 // The functions hold no business rule of their own: money moves only inside
@@ -59,6 +60,9 @@ type Config struct {
 	// Sandbox, when set, serves the local provider sandbox as the function
 	// "sandbox", and points both providers at it (see UseSandbox).
 	Sandbox *sandbox.Config
+	// APIURL is the Basalt API as this server reaches it; track-duration
+	// reads uploaded audio from its public storage URLs.
+	APIURL string
 	// HTTP calls the providers; nil means a client with a 20 s timeout.
 	HTTP *http.Client
 	// Log receives operational messages; nil discards them.
@@ -144,6 +148,7 @@ type Backline struct {
 	flw     *provider.FlutterwaveClient
 	ps      *provider.PaystackClient
 	sandbox *sandbox.Sandbox
+	media   *http.Client // reads stored audio (track-duration)
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -161,7 +166,7 @@ func New(cfg Config, userPool pg.DB) (*Backline, error) {
 	if userPool == nil {
 		return nil, fmt.Errorf("backline: no database pool")
 	}
-	b := &Backline{cfg: cfg, db: userPool, log: cfg.Log, now: time.Now}
+	b := &Backline{cfg: cfg, db: userPool, log: cfg.Log, now: time.Now, media: &http.Client{Timeout: 60 * time.Second}}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -193,6 +198,7 @@ func (b *Backline) Functions() []functions.Function {
 		{Name: "flutterwave-webhook", VerifyJWT: false, Handler: b.flutterwaveWebhook},
 		{Name: "paystack-webhook", VerifyJWT: false, Handler: b.paystackWebhook},
 		{Name: "client-ip", VerifyJWT: true, Handler: b.clientIP},
+		{Name: "track-duration", VerifyJWT: true, Handler: b.trackDuration},
 	}
 	if b.sandbox != nil {
 		// The hosted checkout page is opened by a plain browser navigation,
