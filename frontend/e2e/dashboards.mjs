@@ -30,12 +30,13 @@ export function register(test, h) {
     await page.goto(`${app}${path}`)
     await page.locator('h1').first().waitFor()
     await page.waitForTimeout(500)
-    // What a person can do: try to scroll the page sideways.
+    // What a person can do: try to scroll the page sideways; and what the
+    // layout says: nothing wider than the screen (no clipping hides it).
     const over = await page.evaluate(() => {
       window.scrollTo(10000, window.scrollY)
       const x = window.scrollX
       window.scrollTo(0, window.scrollY)
-      return x
+      return Math.max(x, document.documentElement.scrollWidth - document.documentElement.clientWidth)
     })
     // Name the widest elements, so a failure says what overflows.
     const culprits = over > 0 ? await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)}`)) : []

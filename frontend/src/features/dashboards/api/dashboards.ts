@@ -1,4 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
+import type { Database } from '@/lib/database.types'
 import { supabase } from '@/lib/supabase'
 
 // The dashboards' first screens, one RPC each (sql/app/0008_dashboard_figures.sql).
@@ -104,7 +105,9 @@ export interface HistoryItem {
   invalid_reason: string | null
 }
 
-async function rpc<T>(fn: string, args?: Record<string, unknown>): Promise<T> {
+type Fn = keyof Database['public']['Functions']
+
+async function rpc<T, F extends Fn = Fn>(fn: F, args?: Database['public']['Functions'][F]['Args']): Promise<T> {
   const { data, error } = await supabase().rpc(fn, args)
   if (error) throw error
   return data as T

@@ -41,6 +41,7 @@ export function useSendInvite(sponsorId: string | undefined) {
   return useMutation({
     retry: false,
     mutationFn: async ({ artistId, trackId, pitch }: { artistId: string; trackId: string | null; pitch: string }) => {
+      if (!sponsorId) throw new Error('Sign in as a sponsor to send invitations')
       const { error } = await supabase()
         .from('sponsor_artist_invites')
         .insert({ artist_id: artistId, sponsor_id: sponsorId, track_id: trackId, pitch: pitch.trim() || null })

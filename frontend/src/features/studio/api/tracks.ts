@@ -107,6 +107,7 @@ export function usePitchTrack(userId: string | undefined) {
   return useMutation({
     retry: false,
     mutationFn: async ({ trackId, sponsorId, pitch }: { trackId: string; sponsorId: string; pitch: string }) => {
+      if (!userId) throw new Error('Sign in as an artist to pitch a track')
       const { error } = await supabase()
         .from('sponsor_artist_invites')
         .insert({ artist_id: userId, sponsor_id: sponsorId, track_id: trackId, pitch: pitch.trim() || null })
