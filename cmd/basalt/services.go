@@ -12,6 +12,7 @@ import (
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/realtime"
 	"github.com/basaltdev/basalt/rest"
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
@@ -122,6 +123,13 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 		return svcs, cleanup, fmt.Errorf("storage: %w", err)
 	}
 	svcs.Storage = storageSvc
+
+	rt, err := realtime.FromEnv(getenv, d.Admin, d.User, d.Keys, d.Log)
+	if err != nil {
+		return svcs, cleanup, fmt.Errorf("realtime: %w", err)
+	}
+	closers = append(closers, rt.Close)
+	svcs.Realtime = rt
 
 	fnSvc, err := buildFunctions(d, getenv)
 	if err != nil {
