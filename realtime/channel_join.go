@@ -175,7 +175,21 @@ func (ch *channel) bindings(cfg joinConfig) []binding {
 func bindingsOf(bs []binding) []changes.Binding {
 	out := make([]changes.Binding, len(bs))
 	for i, b := range bs {
-		out[i] = changes.Binding{ID: b.id, Event: b.event, Schema: b.schema, Table: b.table, Filter: b.filter}
+		cb := changes.Binding{ID: b.id, Event: b.event, Schema: b.schema, Table: b.table, Filter: b.filter}
+		_, cb.HasFilter = b.params["filter"].(string)
+		switch sel := b.params["select"].(type) {
+		case nil:
+		case []any:
+			for _, c := range sel {
+				if s, ok := c.(string); ok {
+					cb.Select = append(cb.Select, s)
+				}
+			}
+		default:
+			cb.SelectInvalid = true
+		}
+		cb.Raw, _ = json.Marshal(b.params)
+		out[i] = cb
 	}
 	return out
 }
