@@ -228,6 +228,7 @@ func (s *Service) replay(ch *channel, raw json.RawMessage) {
 		if rows.Scan(&id, &event, &payload) != nil {
 			return
 		}
+		payload = compact(payload)
 		meta, _ := json.Marshal(map[string]any{"replayed": true, "id": id})
 		ch.deliver(newJSONMsg(ch.topic, "broadcast", broadcastPayload(event, payload, meta)))
 	}

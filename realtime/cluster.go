@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -301,8 +302,18 @@ func (cl *cluster) dbMessage(ctx context.Context, id string) {
 		}
 		return
 	}
+	payload = compact(payload)
 	meta, _ := json.Marshal(map[string]string{"id": id})
 	full := "realtime:" + topic
 	m := newJSONMsg(full, "broadcast", broadcastPayload(event, payload, meta))
 	cl.s.hub.broadcast(tkey{private: private, topic: full}, m, nil)
+}
+
+// compact drops the spaces of PostgreSQL's jsonb text.
+func compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
 }
