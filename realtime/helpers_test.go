@@ -35,6 +35,13 @@ func setup(t *testing.T, cfg realtime.Config) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return node(t, db, keys, cfg)
+}
+
+// node starts another service on the same database and keys: one node of
+// a cluster.
+func node(t *testing.T, db *pgtest.DB, keys *jwt.Keys, cfg realtime.Config) *bundle {
+	t.Helper()
 	svc, err := realtime.New(cfg, db.Admin, db.User, keys)
 	if err != nil {
 		t.Fatal(err)

@@ -190,3 +190,7 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 	}()
 	c.readLoop()
 }
+
+// ReadsChanges reports whether this node is the one reading the
+// replication slot now.
+func (s *Service) ReadsChanges() bool { return s.changes != nil && s.changes.Streaming() }

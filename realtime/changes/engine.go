@@ -185,3 +185,6 @@ func (e *Engine) waitStreaming(ctx context.Context) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Streaming reports whether this node reads the slot now.
+func (e *Engine) Streaming() bool { return e.streaming.Load() }
