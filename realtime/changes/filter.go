@@ -140,7 +140,7 @@ func parseSegment(seg string) (filter, error) {
 	}
 	op, value, ok := strings.Cut(rest, ".")
 	if !ok {
-		return filter{}, fmt.Errorf("%s", elixirList(col, rest))
+		return filter{}, fmt.Errorf("%s", elixirList(rest))
 	}
 	if _, known := filterOps[op]; !known {
 		return filter{}, fmt.Errorf("%s", elixirList(op, value))
