@@ -3,12 +3,19 @@ package realtime_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgcluster"
+	"github.com/basaltdev/basalt/internal/pgtest"
 	"github.com/basaltdev/basalt/realtime"
+	"github.com/basaltdev/basalt/sql/platform"
 )
 
 const notesSQL = `
@@ -204,5 +211,76 @@ func TestPostgresChangesSubscriptionErrors(t *testing.T) {
 			t.Errorf("join %s", reply)
 		}
 		c.expect(`"system"`, `"extension":"postgres_changes"`, `"status":"error"`, tt.want)
+	}
+}
+
+// TestPostgresChangesRLSRightAfterCommit checks a change the slot sends
+// before its transaction is visible to other sessions: the RLS check waits
+// for it instead of finding no row. A synchronous standby that never comes
+// holds a committing session between its flushed commit record (what the
+// slot sends) and becoming visible, until it is cancelled.
+func TestPostgresChangesRLSRightAfterCommit(t *testing.T) {
+	t.Parallel()
+	if _, err := pgcluster.FindBinDir(); err != nil {
+		if os.Getenv("PGTEST_REQUIRED") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, stop, err := pgcluster.StartTemp(ctx, "pgs", map[string]string{"synchronous_standby_names": "'nobody'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := migrate.Up(ctx, admin, nil, migrate.Source{Name: "platform", FS: platform.FS}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, notesSQL); err != nil {
+		t.Fatal(err)
+	}
+	user, err := pg.Connect(ctx, c.SocketURL("authenticator", "postgres"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer user.Close()
+	keys, err := jwt.Generate(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := node(t, &pgtest.DB{Admin: admin, User: user}, keys, realtime.Config{PostgresChanges: true})
+	a := b.dial(t, "2.0.0")
+	subscribe(t, a, "realtime:a", b.token(t, "authenticated", userA, time.Hour),
+		map[string]any{"event": "INSERT", "schema": "public", "table": "notes"})
+
+	done := make(chan error, 1)
+	go func() {
+		tx, err := admin.Begin(ctx)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, _ = tx.Exec(ctx, `SET LOCAL synchronous_commit = on; SET LOCAL application_name = 'held'`)
+		if _, err := tx.Exec(ctx, `INSERT INTO public.notes VALUES (1, $1, 'x', 1, NULL, NULL)`, userA); err != nil {
+			done <- err
+			return
+		}
+		done <- tx.Commit(ctx) // waits for the standby until cancelled
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if _, err := admin.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'held'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextChange(t, a); ev.Data.Record["id"] != float64(1) {
+		t.Errorf("got %+v", ev.Data)
 	}
 }

@@ -18,6 +18,7 @@ import (
 // them (text format). It is what the leader publishes to other nodes.
 type Change struct {
 	Rel     uint32    `json:"r"`
+	Xid     uint32    `json:"x"`
 	Type    string    `json:"k"` // INSERT, UPDATE, DELETE
 	Commit  time.Time `json:"c"`
 	New     []*string `json:"n,omitempty"`
@@ -283,6 +284,7 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 			conds = append(conds, fmt.Sprintf("%s = ($1::text[])[%d]::%s", pgx.Identifier{col.Name}.Sanitize(), i+1, col.Type))
 		}
 	}
+	e.waitVisible(ctx, ch.Xid)
 	q := "SELECT EXISTS (SELECT 1 FROM " + pgx.Identifier{rel.Schema, rel.Table}.Sanitize() +
 		" WHERE " + strings.Join(conds, " AND ") + ")"
 	seen := make([]bool, len(callers))
@@ -333,4 +335,37 @@ func (o *output) payload(ctx context.Context, e *Engine, m match) json.RawMessag
 	b.Write(o.data(ctx, e, caller.Role, m))
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// visibleSQL reports whether a transaction (by its 32-bit id, widened with
+// the current epoch) is visible to a new snapshot.
+const visibleSQL = `
+WITH s AS (SELECT pg_current_snapshot() AS snap, pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax)
+SELECT pg_visible_in_snapshot(
+  ((((s.xmax >> 32) - CASE WHEN $1::bigint > (s.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | $1::bigint)::text::xid8,
+  s.snap) FROM s`
+
+// waitVisible waits until a decoded transaction is visible to new
+// snapshots. The slot sends a transaction once its commit record is
+// flushed, a moment before other sessions see it, and a row-level security
+// check in that moment would not find the row (or would find its previous
+// version).
+func (e *Engine) waitVisible(ctx context.Context, xid uint32) {
+	if xid == 0 || e.lastVisible.Load() == int64(xid) {
+		return
+	}
+	delay := 100 * time.Microsecond
+	for range 50 {
+		var ok bool
+		if err := e.admin.QueryRow(ctx, visibleSQL, int64(xid)).Scan(&ok); err != nil {
+			e.log.Warn("realtime: transaction visibility", "xid", xid, "err", err)
+			return
+		}
+		if ok {
+			e.lastVisible.Store(int64(xid))
+			return
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 50*time.Millisecond)
+	}
 }

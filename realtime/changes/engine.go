@@ -100,6 +100,8 @@ type Engine struct {
 	// streaming is set while this node reads the slot; elsewhere is set
 	// while another node holds the lock.
 	streaming, elsewhere atomic.Bool
+	// lastVisible is the last transaction seen visible (see waitVisible).
+	lastVisible atomic.Int64
 }
 
 // New starts the engine, or returns nil (and logs one line) when the

@@ -125,7 +125,7 @@ func (e *Engine) stream(ctx context.Context) error {
 // receive reads the stream, acknowledging what was applied.
 func (e *Engine) receive(ctx context.Context, conn *pgconn.PgConn, pos pglogrepl.LSN) error {
 	standby := time.Now().Add(10 * time.Second)
-	var commit time.Time
+	var tx txInfo
 	for {
 		if time.Now().After(standby) {
 			if err := pglogrepl.SendStandbyStatusUpdate(ctx, conn, pglogrepl.StandbyStatusUpdate{WALWritePosition: pos}); err != nil {
@@ -173,7 +173,7 @@ func (e *Engine) receive(ctx context.Context, conn *pgconn.PgConn, pos pglogrepl
 			if err != nil {
 				return fmt.Errorf("decode: %w", err)
 			}
-			if ch := e.decode(msg, &commit); ch != nil {
+			if ch := e.decode(msg, &tx); ch != nil {
 				e.apply(ctx, ch)
 			}
 			if end := xld.WALStart + pglogrepl.LSN(len(xld.WALData)); end > pos {
@@ -183,24 +183,31 @@ func (e *Engine) receive(ctx context.Context, conn *pgconn.PgConn, pos pglogrepl
 	}
 }
 
+// txInfo is the transaction whose changes are being decoded.
+type txInfo struct {
+	xid    uint32
+	commit time.Time
+}
+
 // decode turns a pgoutput message into a Change (nil for the others).
-func (e *Engine) decode(msg pglogrepl.Message, commit *time.Time) *Change {
+func (e *Engine) decode(msg pglogrepl.Message, tx *txInfo) *Change {
+	commit := &tx.commit
 	switch m := msg.(type) {
 	case *pglogrepl.BeginMessage:
-		*commit = m.CommitTime
+		tx.xid, tx.commit = m.Xid, m.CommitTime
 	case *pglogrepl.RelationMessage:
 		e.rels.forget(m.RelationID)
 	case *pglogrepl.InsertMessage:
-		ch := &Change{Rel: m.RelationID, Type: "INSERT", Commit: *commit}
+		ch := &Change{Rel: m.RelationID, Type: "INSERT", Commit: *commit, Xid: tx.xid}
 		ch.New, ch.Unchanged = tupleValues(m.Tuple)
 		return ch
 	case *pglogrepl.UpdateMessage:
-		ch := &Change{Rel: m.RelationID, Type: "UPDATE", Commit: *commit, OldKind: m.OldTupleType}
+		ch := &Change{Rel: m.RelationID, Type: "UPDATE", Commit: *commit, OldKind: m.OldTupleType, Xid: tx.xid}
 		ch.New, ch.Unchanged = tupleValues(m.NewTuple)
 		ch.Old, _ = tupleValues(m.OldTuple)
 		return ch
 	case *pglogrepl.DeleteMessage:
-		ch := &Change{Rel: m.RelationID, Type: "DELETE", Commit: *commit, OldKind: m.OldTupleType}
+		ch := &Change{Rel: m.RelationID, Type: "DELETE", Commit: *commit, OldKind: m.OldTupleType, Xid: tx.xid}
 		ch.Old, _ = tupleValues(m.OldTuple)
 		return ch
 	}
