@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,8 +22,8 @@ const (
 	notifyChanges  = "realtime_changes"
 )
 
-// notifyLimit is what fits in one NOTIFY payload (PostgreSQL's 8000 bytes,
-// less room for the envelope).
+// notifyLimit is what goes in one NOTIFY payload (PostgreSQL's 8000
+// bytes, with room to spare); larger bodies are stored (see notify).
 const notifyLimit = 7900
 
 // cluster listens for realtime.send() messages and, with Config.Cluster,
@@ -32,6 +35,7 @@ type cluster struct {
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // other nodes' last word
+	stored   atomic.Int64         // bodies stored for being too large
 }
 
 func newCluster(s *Service) *cluster {
@@ -125,40 +129,72 @@ func (cl *cluster) listen(ctx context.Context) error {
 		case notifyMessages:
 			cl.dbMessage(ctx, n.Payload)
 		case notifyCluster:
-			cl.receive(ctx, n.Payload)
+			if body, ok := cl.resolve(ctx, n.Payload); ok {
+				cl.receive(ctx, body)
+			}
 		case notifyChanges:
 			if eng := cl.s.changes; eng != nil && !eng.Leader() {
-				eng.Ingest(ctx, []byte(n.Payload))
+				if body, ok := cl.resolve(ctx, n.Payload); ok {
+					eng.Ingest(ctx, body)
+				}
 			}
 		}
 	}
 }
 
-// send notifies the other nodes; too large a message is skipped.
+// send notifies the other nodes.
 func (cl *cluster) send(ctx context.Context, e envelope) {
 	if !cl.s.cfg.Cluster {
 		return
 	}
 	e.Node = cl.node
 	b, err := json.Marshal(e)
-	if err != nil || len(b) > notifyLimit {
-		cl.s.log.Warn("realtime: message too large for cross-node delivery", "topic", e.Topic, "bytes", len(b))
+	if err != nil {
 		return
 	}
-	if _, err := cl.s.admin.Exec(ctx, "SELECT pg_notify($1, $2)", notifyCluster, string(b)); err != nil {
-		cl.s.log.Warn("realtime: notify", "err", err)
-	}
+	cl.notify(ctx, notifyCluster, b)
 }
 
 // publishChange hands a change the leader read to the other nodes.
 func (cl *cluster) publishChange(change []byte) {
-	if len(change) > notifyLimit {
-		cl.s.log.Warn("realtime: change too large for cross-node delivery", "bytes", len(change))
-		return
+	cl.notify(cl.s.ctx, notifyChanges, change)
+}
+
+// notify sends body on a channel. A body larger than a NOTIFY payload is
+// stored in realtime.cluster_messages and the notification carries
+// "@<id>" instead; stored bodies older than a minute are removed now and
+// then.
+func (cl *cluster) notify(ctx context.Context, channel string, body []byte) {
+	payload := string(body)
+	if len(body) > notifyLimit {
+		var id int64
+		if err := cl.s.admin.QueryRow(ctx, `INSERT INTO realtime.cluster_messages (body) VALUES ($1) RETURNING id`,
+			payload).Scan(&id); err != nil {
+			cl.s.log.Warn("realtime: store cross-node message", "bytes", len(body), "err", err)
+			return
+		}
+		payload = "@" + strconv.FormatInt(id, 10)
+		if cl.stored.Add(1)%100 == 1 {
+			_, _ = cl.s.admin.Exec(ctx, `DELETE FROM realtime.cluster_messages WHERE inserted_at < now() - interval '1 minute'`)
+		}
 	}
-	if _, err := cl.s.admin.Exec(cl.s.ctx, "SELECT pg_notify($1, $2)", notifyChanges, string(change)); err != nil {
+	if _, err := cl.s.admin.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload); err != nil {
 		cl.s.log.Warn("realtime: notify", "err", err)
 	}
+}
+
+// resolve returns a notification's body, reading a stored one.
+func (cl *cluster) resolve(ctx context.Context, payload string) ([]byte, bool) {
+	ref, stored := strings.CutPrefix(payload, "@")
+	if !stored {
+		return []byte(payload), true
+	}
+	var body string
+	if err := cl.s.admin.QueryRow(ctx, `SELECT body FROM realtime.cluster_messages WHERE id = $1::bigint`, ref).Scan(&body); err != nil {
+		cl.s.log.Warn("realtime: read cross-node message", "id", ref, "err", err)
+		return nil, false
+	}
+	return []byte(body), true
 }
 
 // broadcast sends a local broadcast to the other nodes.
@@ -181,9 +217,9 @@ func (cl *cluster) presenceUntrack(ch *channel) {
 }
 
 // receive applies another node's message.
-func (cl *cluster) receive(ctx context.Context, payload string) {
+func (cl *cluster) receive(ctx context.Context, payload []byte) {
 	var e envelope
-	if json.Unmarshal([]byte(payload), &e) != nil || e.Node == cl.node {
+	if json.Unmarshal(payload, &e) != nil || e.Node == cl.node {
 		return
 	}
 	cl.mu.Lock()

@@ -32,6 +32,11 @@ func TestCluster(t *testing.T) {
 	c1.push("1", "2", "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "hop", "payload": map[string]any{"from": 1}})
 	c2.expect(`"event":"broadcast"`, `"event":"hop"`, `"from":1`)
 
+	// Larger than a NOTIFY payload: carried through realtime.cluster_messages.
+	big := strings.Repeat("b", 20000)
+	c1.push("1", "2", "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "big", "payload": map[string]any{"s": big}})
+	c2.expect(`"event":"big"`, big)
+
 	c1.push("1", "3", "realtime:room", "presence", map[string]any{"type": "presence", "event": "track", "payload": map[string]any{"node": 1}})
 	c2.expect(`"presence_diff"`, `"joins":{"k1":{"metas":[{"node":1,"phx_ref":"`)
 	late := n2.dial(t, "2.0.0")
@@ -46,12 +51,12 @@ func TestCluster(t *testing.T) {
 	subscribe(t, s1, "realtime:pg", n1.token(t, "service_role", "", time.Hour), all)
 	s2 := n2.dial(t, "2.0.0")
 	subscribe(t, s2, "realtime:pg", n1.token(t, "service_role", "", time.Hour), all)
-	if _, err := n1.db.Admin.Exec(ctx, `INSERT INTO public.notes VALUES (1, $1, 'x', 1, NULL, NULL)`, userA); err != nil {
+	if _, err := n1.db.Admin.Exec(ctx, `INSERT INTO public.notes VALUES (1, $1, $2, 1, NULL, NULL)`, userA, big); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []*client{s1, s2} {
-		if ev := nextChange(t, c); ev.Data.Record["id"] != float64(1) {
-			t.Errorf("node subscriber got %+v", ev.Data)
+		if ev := nextChange(t, c); ev.Data.Record["id"] != float64(1) || ev.Data.Record["body"] != big {
+			t.Errorf("node subscriber got %+v", ev.Data.Record["id"])
 		}
 	}
 

@@ -91,3 +91,12 @@ END
 $$;
 GRANT EXECUTE ON FUNCTION realtime.broadcast_changes(text, text, text, text, text, record, record, text)
   TO anon, authenticated, service_role;
+
+-- Cross-node messages too large for a NOTIFY payload: the notification
+-- carries the row id. Unlogged and short-lived (nodes delete rows older
+-- than a minute).
+CREATE UNLOGGED TABLE IF NOT EXISTS realtime.cluster_messages (
+  id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  body        text NOT NULL,
+  inserted_at timestamptz NOT NULL DEFAULT now()
+);
