@@ -207,7 +207,8 @@ func (ch *channel) handleAccessToken(m *message) {
 	ch.mu.Unlock()
 	if ch.private {
 		if err := ch.authorizeRead(prev.has(extPresence)); err != nil {
-			ch.shutdown(err.Error())
+			// The system message carries the text without the join code.
+			ch.shutdown(strings.TrimPrefix(err.Error(), "Unauthorized: "))
 			return
 		}
 		now := ch.snapshotPolicy()

@@ -96,6 +96,15 @@ func TestPrivateChannels(t *testing.T) {
 		t.Errorf("public channel got %s first", got)
 	}
 
+	// A token the read policy refuses closes the channel.
+	a.push("1", "8", "realtime:my-channel", "access_token", map[string]any{"access_token": b.token(t, "anon", "", time.Hour)})
+	if got, want := a.expect(`"system"`), `["1",null,"realtime:my-channel","system",{"channel":"my-channel","extension":"system","message":"You do not have permissions to read from this Channel topic: my-channel","status":"error"}]`; got != want {
+		t.Errorf("after a refused token: %s, want %s", got, want)
+	}
+	if got := a.next(); got != `["1","1","realtime:my-channel","phx_close",{}]` {
+		t.Errorf("close = %s", got)
+	}
+
 	// Replay: a later join asks for stored messages since the epoch.
 	late := b.dial(t, "2.0.0")
 	late.join("1", "realtime:my-channel", privateJoin(user, map[string]any{
