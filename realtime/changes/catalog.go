@@ -3,6 +3,7 @@ package changes
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -165,6 +166,15 @@ func (e *Engine) validate(ctx context.Context, b *sbinding) error {
 			col := rel.column(f.Column)
 			if col == nil {
 				return unable(fmt.Errorf("invalid column for filter %s", f.Column))
+			}
+			if f.Op == "is" {
+				switch v := strings.ToLower(f.Value); {
+				case v == "null":
+				case (v == "true" || v == "false" || v == "unknown") && col.TypName == "bool":
+				default:
+					return unable(fmt.Errorf("invalid value %q for an is filter on column %s", f.Value, f.Column))
+				}
+				continue
 			}
 			if f.Op == "in" && len(splitTopLevel(f.Value[1:len(f.Value)-1])) > maxInValues {
 				return unable(fmt.Errorf("too many values for `in` filter. Maximum is %d", maxInValues))

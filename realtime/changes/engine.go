@@ -148,16 +148,22 @@ func (e *Engine) Unsubscribe(s *Subscriber) {
 
 // Validate checks s's bindings against the database: parameters that
 // parse, at least one published table, filter columns that exist and
-// values that cast. A failing binding stops matching and its error is
-// returned, worded as the reference words it.
+// values that cast. The first failure is returned, worded as the
+// reference words it.
+//
+// As the reference creates a channel's subscriptions in one transaction,
+// one failing binding leaves the channel with none.
 func (e *Engine) Validate(ctx context.Context, s *Subscriber) error {
 	e.waitStreaming(ctx)
 	for _, b := range s.bindings {
-		if b.err != nil {
-			return b.err
+		err := b.err
+		if err == nil {
+			err = e.validate(ctx, b)
 		}
-		if err := e.validate(ctx, b); err != nil {
-			b.valid.Store(false)
+		if err != nil {
+			for _, other := range s.bindings {
+				other.valid.Store(false)
+			}
 			return err
 		}
 	}
