@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +283,71 @@ func TestPostgresChangesRLSRightAfterCommit(t *testing.T) {
 	}
 	if ev := nextChange(t, a); ev.Data.Record["id"] != float64(1) {
 		t.Errorf("got %+v", ev.Data)
+	}
+}
+
+// TestPostgresChangesFilterOperators checks each filter operator as the
+// database evaluates it (values cast to the column type), with every
+// matching binding of a channel listed in one event's ids.
+func TestPostgresChangesFilterOperators(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: true})
+	ctx := context.Background()
+	if _, err := b.db.Admin.Exec(ctx, `
+		CREATE TABLE public.people (id int PRIMARY KEY, name text, note text, n int, user_id uuid);
+		GRANT SELECT ON public.people TO service_role;
+		ALTER PUBLICATION supabase_realtime ADD TABLE public.people;`); err != nil {
+		t.Fatal(err)
+	}
+	filters := []string{
+		"id=in.(1,3)",
+		"name=neq.bob",
+		"note=is.null",
+		"name=like.al%",
+		"id=not.eq.1",
+		"user_id=eq." + strings.ToUpper(userA),
+		"n=lte.2,name=eq.alice",
+		`name=eq."carol,x"`,
+	}
+	var bindings []any
+	for _, f := range filters {
+		bindings = append(bindings, map[string]any{"event": "INSERT", "schema": "public", "table": "people", "filter": f})
+	}
+	c := b.dial(t, "2.0.0")
+	reply := c.join("1", "realtime:ops", map[string]any{"config": map[string]any{"postgres_changes": bindings},
+		"access_token": b.token(t, "service_role", "", time.Hour)})
+	var msg []json.RawMessage
+	_ = json.Unmarshal([]byte(reply), &msg)
+	var body struct {
+		Response struct {
+			PostgresChanges []struct {
+				ID int64 `json:"id"`
+			} `json:"postgres_changes"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(msg[4], &body); err != nil || len(body.Response.PostgresChanges) != len(filters) {
+		t.Fatalf("join reply %s", reply)
+	}
+	index := map[int64]int{}
+	for i, pc := range body.Response.PostgresChanges {
+		index[pc.ID] = i + 1
+	}
+	c.expect(`"Subscribed to PostgreSQL"`)
+	if _, err := b.db.Admin.Exec(ctx, `INSERT INTO public.people VALUES
+		(1, 'alice', NULL, 1, $1), (2, 'bob', 'x', 5, $2), (3, 'carol,x', NULL, 2, $2)`, userA, userB); err != nil {
+		t.Fatal(err)
+	}
+	want := map[float64][]int{1: {1, 2, 3, 4, 6, 7}, 2: {5}, 3: {1, 2, 3, 5, 8}}
+	for range want {
+		ev := nextChange(t, c)
+		var got []int
+		for _, id := range ev.IDs {
+			got = append(got, index[id])
+		}
+		slices.Sort(got)
+		row := ev.Data.Record["id"].(float64)
+		if !slices.Equal(got, want[row]) {
+			t.Errorf("row %v matched bindings %v, want %v", row, got, want[row])
+		}
 	}
 }

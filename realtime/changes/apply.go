@@ -164,8 +164,12 @@ func (e *Engine) evaluate(ctx context.Context, rel *relInfo, ch *Change, cands [
 			sel = append(sel, "false")
 			continue
 		}
-		args = append(args, f.Value)
-		sel = append(sel, filterSQL(f, col, valueSQL(rel, col, row), "$"+strconv.Itoa(len(args))))
+		param := ""
+		if f.Op != "is" { // is takes a keyword, not a parameter
+			args = append(args, f.Value)
+			param = "$" + strconv.Itoa(len(args))
+		}
+		sel = append(sel, filterSQL(f, col, valueSQL(rel, col, row), param))
 	}
 	q := "SELECT " + strings.Join(sel, ", ")
 	dst := make([]any, 2+len(fs))

@@ -73,8 +73,9 @@ func NewSubscriber(caller pg.Caller, bindings []Binding, deliver func(json.RawMe
 	s.caller.Store(&caller)
 	for _, b := range bindings {
 		sb := &sbinding{Binding: b}
+		// Nothing matches before Validate accepted it: a value that does
+		// not cast would fail the evaluation of every change of the table.
 		sb.p, sb.err = parseParams(b)
-		sb.valid.Store(sb.err == nil)
 		s.bindings = append(s.bindings, sb)
 	}
 	return s
@@ -161,11 +162,11 @@ func (e *Engine) Validate(ctx context.Context, s *Subscriber) error {
 			err = e.validate(ctx, b)
 		}
 		if err != nil {
-			for _, other := range s.bindings {
-				other.valid.Store(false)
-			}
 			return err
 		}
+	}
+	for _, b := range s.bindings {
+		b.valid.Store(true)
 	}
 	return nil
 }
