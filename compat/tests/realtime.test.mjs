@@ -215,3 +215,44 @@ test('presence: sync, join and leave', async () => {
   assert.equal(chB.presenceState().alice, undefined)
   await b.removeAllChannels()
 })
+
+for (const vsn of ['1.0.0', '2.0.0']) {
+  test(`private channel after sign-up, ack and self (vsn ${vsn})`, async () => {
+    sql(`DO $$ BEGIN
+           IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'realtime' AND policyname = 'compat read') THEN
+             CREATE POLICY "compat read" ON realtime.messages FOR SELECT TO authenticated
+               USING (realtime.topic() LIKE '%channel%' AND realtime.messages.extension IN ('broadcast', 'presence'));
+             CREATE POLICY "compat write" ON realtime.messages FOR INSERT TO authenticated
+               WITH CHECK (realtime.topic() LIKE '%channel%');
+           END IF;
+         END $$`)
+    const sb = client(anonKey, { vsn })
+    const topic = `private-channel-${uniq()}`
+
+    // Before signing in, the policies refuse the join.
+    const refused = sb.channel(topic, { config: { private: true } })
+    const err = await new Promise((resolve) =>
+      refused.subscribe((status, e) => status === 'CHANNEL_ERROR' && resolve(e)),
+    )
+    assert.match(err.message, /Unauthorized: You do not have permissions to read from this Channel topic/)
+    await sb.removeChannel(refused)
+
+    const { error } = await sb.auth.signUp({ email: `rt-${uniq()}@example.com`, password: 'password-123456' })
+    assert.equal(error, null, error?.message)
+    await sb.realtime.setAuth()
+    const got = []
+    const ch = sb
+      .channel(topic, { config: { private: true, broadcast: { ack: true, self: true } } })
+      .on('broadcast', { event: 'note' }, (m) => got.push(m.payload))
+    await subscribed(ch)
+    assert.equal(await ch.send({ type: 'broadcast', event: 'note', payload: { vsn } }), 'ok')
+    await waitFor(() => got.length === 1, 'own private broadcast')
+    assert.deepEqual(got[0], { vsn })
+
+    // A database broadcast to the same private topic.
+    sql(`SELECT realtime.send('{"from":"sql"}', 'note', '${topic}', true)`)
+    await waitFor(() => got.length === 2, 'the realtime.send message')
+    assert.equal(got[1].from, 'sql')
+    await sb.removeAllChannels()
+  })
+}
