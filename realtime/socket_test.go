@@ -357,3 +357,21 @@ func TestSlowSubscriberDropped(t *testing.T) {
 		t.Errorf("slow client read all %d messages; want it dropped", read)
 	}
 }
+
+// TestPublishableKey checks that a socket opened with a new-format
+// publishable key (supabase-js puts it in the apikey parameter) acts as the
+// anon key.
+func TestPublishableKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: false})
+	u := "ws" + strings.TrimPrefix(b.url, "http") + "/realtime/v1/websocket?apikey=" + b.keys.PublishableKey + "&vsn=2.0.0"
+	ws, res, err := websocket.DefaultDialer.Dial(u, nil)
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, res)
+	}
+	defer ws.Close()
+	c := &client{t: t, ws: ws, vsn: "2.0.0"}
+	if got := c.join("1", "realtime:pk", map[string]any{"config": map[string]any{}, "access_token": b.keys.PublishableKey}); !strings.Contains(got, `"status":"ok"`) {
+		t.Errorf("join = %s", got)
+	}
+}
