@@ -3,6 +3,7 @@ package realtime
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -196,8 +197,25 @@ func (c *conn) channel(topic string) *channel {
 	return c.channels[topic]
 }
 
-// handle routes one client message.
+// handle routes one client message. A panic while handling it is the
+// channel crashing, as a Phoenix channel process would: the channel stops
+// and the client gets phx_error (it then rejoins), the socket lives on.
 func (c *conn) handle(m *message) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		c.s.log.Error("realtime: channel crashed", "topic", m.Topic, "event", m.Event, "panic", fmt.Sprint(v))
+		if ch := c.channel(m.Topic); ch != nil && ch.stop() {
+			c.mu.Lock()
+			if c.channels[ch.topic] == ch {
+				delete(c.channels, ch.topic)
+			}
+			c.mu.Unlock()
+			c.send(encodeText(c.vsn, ch.joinRef, ch.joinRef, ch.topic, "phx_error", json.RawMessage("{}")))
+		}
+	}()
 	switch {
 	case m.Topic == "phoenix" && m.Event == "heartbeat":
 		c.reply(nil, m.Ref, "phoenix", "ok", nil)
