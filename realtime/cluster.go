@@ -103,7 +103,10 @@ func (cl *cluster) listen(ctx context.Context) error {
 	if _, err := pc.Exec(ctx, listen); err != nil {
 		return err
 	}
+	// Ask the others for their presence and tell them ours: after a lost
+	// connection they may have expired it.
 	cl.send(ctx, envelope{Kind: "hi"})
+	cl.sendState(ctx)
 	beat := time.NewTicker(5 * time.Second)
 	defer beat.Stop()
 	for {
