@@ -351,3 +351,33 @@ func TestPostgresChangesFilterOperators(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresChangesErrorRecords checks the error events: a table without
+// a primary key (400) and a role that may not select the key (401) get no
+// row data.
+func TestPostgresChangesErrorRecords(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: true})
+	ctx := context.Background()
+	if _, err := b.db.Admin.Exec(ctx, `
+		CREATE TABLE public.nokey (v text);
+		CREATE TABLE public.secret (id int PRIMARY KEY, v text);
+		ALTER TABLE public.secret ENABLE ROW LEVEL SECURITY;
+		REVOKE ALL ON public.secret FROM anon;
+		ALTER PUBLICATION supabase_realtime ADD TABLE public.nokey, public.secret;`); err != nil {
+		t.Fatal(err)
+	}
+	c := b.dial(t, "1.0.0")
+	subscribe(t, c, "realtime:errs", "", map[string]any{"event": "INSERT", "schema": "public"})
+	for _, tt := range []struct{ sql, want string }{
+		{`INSERT INTO public.nokey VALUES ('x')`, `"data":{"schema":"public","table":"nokey","commit_timestamp":null,"type":"INSERT","columns":[],"record":{},"errors":["Error 400: Bad Request, no primary key"]}`},
+		{`INSERT INTO public.secret VALUES (1, 'x')`, `"data":{"schema":"public","table":"secret","commit_timestamp":null,"type":"INSERT","columns":[],"record":{},"errors":["Error 401: Unauthorized"]}`},
+	} {
+		if _, err := b.db.Admin.Exec(ctx, tt.sql); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.expect(`"postgres_changes"`); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %s, want %s", tt.sql, got, tt.want)
+		}
+	}
+}

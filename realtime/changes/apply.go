@@ -273,6 +273,11 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 	which := make([]int, len(ms))
 	for i, m := range ms {
 		c := *m.sub.caller.Load()
+		if !pkSelectable(rel, rel.selectable(ctx, e.admin, c.Role)) {
+			// Not checked: the subscriber gets the 401 error event.
+			which[i] = -1
+			continue
+		}
 		k := c.Role + "\x00" + string(c.Claims)
 		j, ok := idx[k]
 		if !ok {
@@ -281,6 +286,12 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 			callers = append(callers, pg.Caller{Role: c.Role, Claims: c.Claims, Headers: c.Headers})
 		}
 		which[i] = j
+	}
+	if len(callers) == 0 {
+		for i := range out {
+			out[i] = true
+		}
+		return out
 	}
 	var conds []string
 	for i, col := range rel.Cols {
@@ -299,7 +310,7 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 		e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
 	}
 	for i := range ms {
-		out[i] = seen[which[i]]
+		out[i] = which[i] < 0 || seen[which[i]]
 	}
 	return out
 }
