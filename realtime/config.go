@@ -30,7 +30,8 @@ type Config struct {
 	// (max_presence_events_per_second).
 	MaxPresenceEventsPerSecond int
 	// MaxPayloadBytes caps a broadcast or presence payload
-	// (max_payload_size_in_kb, 3000 KB).
+	// (max_payload_size_in_kb, 3000 KB, counted as the reference does:
+	// 1000 bytes a KB plus 500 bytes of slack).
 	MaxPayloadBytes int
 	// MaxFrameBytes caps one websocket frame (Phoenix's max_frame_size).
 	MaxFrameBytes int64
@@ -73,7 +74,7 @@ func (c *Config) defaults() {
 	set(&c.MaxChannelsPerClient, 100)
 	set(&c.MaxEventsPerSecond, 100)
 	set(&c.MaxPresenceEventsPerSecond, 1000)
-	set(&c.MaxPayloadBytes, 3000*1024)
+	set(&c.MaxPayloadBytes, 3000*1000+500)
 	set(&c.MaxQueueBytes, 50_000_000)
 	set(&c.ClientPresenceMax, 5)
 	if c.MaxFrameBytes <= 0 {
@@ -100,7 +101,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		MaxChannelsPerClient:       r.Int("REALTIME_MAX_CHANNELS_PER_CLIENT", 100),
 		MaxEventsPerSecond:         r.Int("REALTIME_MAX_EVENTS_PER_SECOND", 100),
 		MaxPresenceEventsPerSecond: r.Int("REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND", 1000),
-		MaxPayloadBytes:            r.Int("REALTIME_MAX_PAYLOAD_SIZE_KB", 3000) * 1024,
+		MaxPayloadBytes:            r.Int("REALTIME_MAX_PAYLOAD_SIZE_KB", 3000)*1000 + 500,
 		MaxQueueBytes:              r.Int("REALTIME_WEBSOCKET_MAX_QUEUE_BYTES", 50_000_000),
 		ErrorBackoff:               r.Duration("REALTIME_CHANNEL_ERROR_BACKOFF", 5*time.Second),
 		UpgradeErrorBackoff:        r.Duration("REALTIME_UPGRADE_ERROR_BACKOFF", 2*time.Second),
