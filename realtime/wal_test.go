@@ -12,6 +12,7 @@ import (
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgcluster"
+	"github.com/basaltdev/basalt/internal/pgtest"
 	"github.com/basaltdev/basalt/realtime"
 )
 
@@ -55,5 +56,29 @@ func TestWithoutLogicalReplication(t *testing.T) {
 	}
 	if svc.ReadsChanges() {
 		t.Error("reads changes without logical replication")
+	}
+}
+
+// TestWithoutReplicationRole checks that a database role without
+// REPLICATION turns postgres_changes off with one log line instead of
+// failing to create its slot over and over.
+func TestWithoutReplicationRole(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	keys, err := jwt.Generate(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	// authenticator stands in for an admin role without REPLICATION.
+	svc, err := realtime.New(realtime.Config{PostgresChanges: true}, db.User, db.User, keys,
+		realtime.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer svc.Close()
+	if lines := strings.Split(strings.TrimSpace(logs.String()), "\n"); len(lines) != 1 ||
+		!strings.Contains(lines[0], "may not read a replication slot") {
+		t.Errorf("log = %q, want one line about the role", logs.String())
 	}
 }

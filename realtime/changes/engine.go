@@ -117,6 +117,15 @@ func New(ctx context.Context, cfg Config, admin, user *pgxpool.Pool, log *slog.L
 			" (set wal_level=logical and restart PostgreSQL to turn them on)")
 		return nil, nil
 	}
+	var replication bool
+	if err := admin.QueryRow(ctx, `SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&replication); err != nil {
+		return nil, fmt.Errorf("realtime: read the database role: %w", err)
+	}
+	if !replication {
+		log.Warn("realtime: postgres_changes are off: the database role may not read a replication slot " +
+			"(ALTER ROLE ... WITH REPLICATION to turn them on)")
+		return nil, nil
+	}
 	if cfg.SlotName == "" {
 		cfg.SlotName = "basalt_realtime"
 	}
