@@ -226,6 +226,12 @@ func (c *conn) handle(m *message) {
 	}
 	ch := c.channel(m.Topic)
 	if ch == nil {
+		// As Phoenix: leaving a topic that is not joined succeeds, anything
+		// else on it is refused.
+		if m.Event == "phx_leave" {
+			c.reply(m.JoinRef, m.Ref, m.Topic, "ok", nil)
+			return
+		}
 		c.reply(m.JoinRef, m.Ref, m.Topic, "error", json.RawMessage(`{"reason":"unmatched topic"}`))
 		return
 	}

@@ -66,6 +66,11 @@ func TestHeartbeatAndJoinReplies(t *testing.T) {
 			if got := c.next(); got != tt.nomatch {
 				t.Errorf("after leave = %s, want %s", got, tt.nomatch)
 			}
+			// Leaving again succeeds, as Phoenix answers it.
+			c.push("2", "3", "realtime:room", "phx_leave", map[string]any{})
+			if got := c.next(); got != tt.leave {
+				t.Errorf("second leave = %s, want %s", got, tt.leave)
+			}
 		})
 	}
 }
