@@ -18,7 +18,7 @@ import (
 func (s *Service) join(c *conn, m *message) {
 	name, ok := strings.CutPrefix(m.Topic, "realtime:")
 	if !ok {
-		c.reply(m.JoinRef, m.Ref, m.Topic, "error", json.RawMessage(`{"reason":"unmatched topic"}`))
+		c.unmatched(m)
 		return
 	}
 	// A second join of a topic replaces the first, as Phoenix does.

@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -232,7 +233,12 @@ func (c *conn) handle(m *message) {
 			c.reply(m.JoinRef, m.Ref, m.Topic, "ok", nil)
 			return
 		}
-		c.reply(m.JoinRef, m.Ref, m.Topic, "error", json.RawMessage(`{"reason":"unmatched topic"}`))
+		c.unmatched(m)
+		return
+	}
+	if m.Event == "phx_leave" && m.JoinRef != nil && !bytes.Equal(m.JoinRef, ch.joinRef) {
+		// The client raced a server close of an earlier join: Phoenix does
+		// not answer.
 		return
 	}
 	c.s.events.Add(1)
@@ -249,6 +255,12 @@ func (c *conn) handle(m *message) {
 	default:
 		// Other events are ignored (they still count toward the rate).
 	}
+}
+
+// unmatched refuses a message for a topic no channel serves. Phoenix's
+// reply carries no join_ref.
+func (c *conn) unmatched(m *message) {
+	c.reply(nil, m.Ref, m.Topic, "error", json.RawMessage(`{"reason":"unmatched topic"}`))
 }
 
 // upgradeError is a refused upgrade: status and the reference's message.

@@ -30,7 +30,7 @@ func TestHeartbeatAndJoinReplies(t *testing.T) {
 			join:      `["2","2","realtime:room","phx_reply",{"status":"ok","response":{"postgres_changes":[]}}]`,
 			leave:     `["2","3","realtime:room","phx_reply",{"status":"ok","response":{}}]`,
 			close:     `["2","2","realtime:room","phx_close",{}]`,
-			nomatch:   `["2","4","realtime:room","phx_reply",{"status":"error","response":{"reason":"unmatched topic"}}]`,
+			nomatch:   `[null,"4","realtime:room","phx_reply",{"status":"error","response":{"reason":"unmatched topic"}}]`,
 		},
 		{
 			vsn:       "1.0.0",
@@ -248,7 +248,7 @@ func TestJoinErrors(t *testing.T) {
 	if got := c.join("5", "realtime:a", map[string]any{"access_token": "nope"}); !strings.Contains(got, `"MalformedJWT: The token provided is not a valid JWT"`) {
 		t.Errorf("malformed token = %s", got)
 	}
-	if got := c.join("6", "other", map[string]any{}); got != `["6","6","other","phx_reply",{"status":"error","response":{"reason":"unmatched topic"}}]` {
+	if got := c.join("6", "other", map[string]any{}); got != `[null,"6","other","phx_reply",{"status":"error","response":{"reason":"unmatched topic"}}]` {
 		t.Errorf("other topic = %s", got)
 	}
 }
@@ -378,5 +378,24 @@ func TestPublishableKey(t *testing.T) {
 	c := &client{t: t, ws: ws, vsn: "2.0.0"}
 	if got := c.join("1", "realtime:pk", map[string]any{"config": map[string]any{}, "access_token": b.keys.PublishableKey}); !strings.Contains(got, `"status":"ok"`) {
 		t.Errorf("join = %s", got)
+	}
+}
+
+// TestStaleLeave checks that a phx_leave carrying an earlier join's ref
+// (the client raced a server close) gets no reply and leaves the current
+// join alone.
+func TestStaleLeave(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: false})
+	c := b.dial(t, "2.0.0")
+	c.join("5", "realtime:s", map[string]any{"config": map[string]any{}})
+	c.push("4", "6", "realtime:s", "phx_leave", map[string]any{})
+	c.push(nil, "7", "phoenix", "heartbeat", map[string]any{})
+	if got := c.next(); got != `[null,"7","phoenix","phx_reply",{"status":"ok","response":{}}]` {
+		t.Errorf("after a stale leave got %s, want only the heartbeat reply", got)
+	}
+	c.push("5", "8", "realtime:s", "phx_leave", map[string]any{})
+	if got := c.next(); got != `["5","8","realtime:s","phx_reply",{"status":"ok","response":{}}]` {
+		t.Errorf("current leave = %s", got)
 	}
 }
