@@ -230,6 +230,7 @@ func (s *Service) replay(ch *channel, raw json.RawMessage) {
 		}
 		payload = compact(payload)
 		meta, _ := json.Marshal(map[string]any{"replayed": true, "id": id})
-		ch.deliver(newJSONMsg(ch.topic, "broadcast", broadcastPayload(event, payload, meta)))
+		// Pushed on the channel (with its join_ref), as the reference's replay.
+		ch.c.push(ch.joinRef, ch.topic, "broadcast", broadcastPayload(event, payload, meta))
 	}
 }

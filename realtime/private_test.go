@@ -110,6 +110,9 @@ func TestPrivateChannels(t *testing.T) {
 	late.join("1", "realtime:my-channel", privateJoin(user, map[string]any{
 		"broadcast": map[string]any{"replay": map[string]any{"since": 0, "limit": 10}}}))
 	replayed := late.expect(`"event":"db"`)
+	if !strings.HasPrefix(replayed, `["1",null,"realtime:my-channel","broadcast",`) {
+		t.Errorf("replayed message not pushed on the channel: %s", replayed)
+	}
 	if !strings.Contains(replayed, `"meta":{"id":"`) || !strings.Contains(replayed, `"replayed":true`) {
 		t.Errorf("replayed %s", replayed)
 	}
