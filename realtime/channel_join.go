@@ -34,18 +34,23 @@ func (s *Service) join(c *conn, m *message) {
 	c.mu.Lock()
 	c.channels[m.Topic] = ch
 	c.mu.Unlock()
-	s.hub.subscribe(ch)
 	if len(bindings) > 0 {
 		ch.sub = changes.NewSubscriber(ch.caller(), bindingsOf(bindings), ch.deliverChange)
 		if s.changes != nil {
 			s.changes.Subscribe(ch.sub)
 		}
 	}
+	// The reply is queued before the channel can receive anything, and
+	// presence_state is taken and queued in the same step that subscribes
+	// it, so no diff reaches the client before the state it applies to.
 	c.reply(m.JoinRef, m.Ref, m.Topic, "ok", joinResponse(bindings))
-	if ch.presenceEnabled.Load() && ch.readAllowed(extPresence) {
-		s.presences.Add(1)
-		c.push(ch.joinRef, ch.topic, "presence_state", s.presenceState(ch.key))
-	}
+	withState := ch.presenceEnabled.Load() && ch.readAllowed(extPresence)
+	s.hub.join(ch, func(p *presenceState) {
+		if withState {
+			s.presences.Add(1)
+			c.push(ch.joinRef, ch.topic, "presence_state", p.stateJSON())
+		}
+	})
 	if cfg.replicationReady {
 		ch.system("system", "ok", "Replication connection established")
 	}

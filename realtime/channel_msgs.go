@@ -148,13 +148,6 @@ func (s *Service) announce(k tkey, diff *presenceDiff) {
 	s.hub.presenceDiff(k, newJSONMsg(k.topic, "presence_diff", diff.diffJSON()))
 }
 
-// presenceState renders the topic's presence for presence_state.
-func (s *Service) presenceState(k tkey) json.RawMessage {
-	var out json.RawMessage
-	s.hub.withPresence(k, func(p *presenceState) { out = p.stateJSON() })
-	return out
-}
-
 // publish fans a broadcast out on this node and, in a cluster, to the
 // others.
 func (s *Service) publish(k tkey, m *outMsg, from *channel) {

@@ -27,7 +27,11 @@ type topicState struct {
 func newHub() *hub { return &hub{topics: map[tkey]*topicState{}} }
 
 // subscribe adds ch to its topic.
-func (h *hub) subscribe(ch *channel) {
+func (h *hub) subscribe(ch *channel) { h.join(ch, nil) }
+
+// join adds ch to its topic and, in the same locked step, runs fn on the
+// topic's presence (fn may be nil).
+func (h *hub) join(ch *channel, fn func(p *presenceState)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ts := h.topics[ch.key]
@@ -36,6 +40,9 @@ func (h *hub) subscribe(ch *channel) {
 		h.topics[ch.key] = ts
 	}
 	ts.subs[ch] = struct{}{}
+	if fn != nil {
+		fn(ts.presence)
+	}
 }
 
 // unsubscribe removes ch and drops the topic when nothing is left in it.
