@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -34,7 +33,6 @@ type conn struct {
 	channels map[string]*channel // by topic
 	counted  bool                // counts toward the concurrent users limit
 	done     chan struct{}
-	lastRecv atomic.Int64 // unix nanos of the last frame from the client
 }
 
 // errQueueFull is why a client that fell too far behind is dropped.
@@ -42,7 +40,9 @@ var errQueueFull = errors.New("send queue over its limit")
 
 // send queues a frame; it never blocks. A client whose queue is over the
 // limit is disconnected at once, like the reference's socket process
-// killed at its heap limit: no close frame, the client sees 1006.
+// killed at its heap limit: no close frame, the client sees 1006. (The
+// batch the writer holds is not counted, so a socket holds at most twice
+// the limit.)
 func (c *conn) send(f frame) {
 	c.mu.Lock()
 	if c.closed {
@@ -151,7 +151,6 @@ func (c *conn) readLoop() {
 		if err != nil {
 			return
 		}
-		c.lastRecv.Store(time.Now().UnixNano())
 		var m *message
 		switch {
 		case typ == websocket.BinaryMessage && c.vsn == vsn2:
