@@ -381,3 +381,25 @@ func TestPostgresChangesErrorRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresChangesSelect checks that a binding's select narrows the
+// columns and record, the primary key always kept.
+func TestPostgresChangesSelect(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: true})
+	ctx := context.Background()
+	if _, err := b.db.Admin.Exec(ctx, notesSQL); err != nil {
+		t.Fatal(err)
+	}
+	c := b.dial(t, "2.0.0")
+	subscribe(t, c, "realtime:sel", b.token(t, "service_role", "", time.Hour),
+		map[string]any{"event": "INSERT", "schema": "public", "table": "notes", "select": []string{"body"}})
+	if _, err := b.db.Admin.Exec(ctx, `INSERT INTO public.notes VALUES (1, $1, 'only this', 7, NULL, NULL)`, userA); err != nil {
+		t.Fatal(err)
+	}
+	ev := nextChange(t, c)
+	rec, _ := json.Marshal(ev.Data.Record)
+	if string(rec) != `{"body":"only this","id":1}` || len(ev.Data.Columns) != 2 {
+		t.Errorf("record %s columns %s", rec, ev.Data.Columns)
+	}
+}
