@@ -91,8 +91,10 @@ test:
     if [ ${#failed[@]} -gt 0 ]; then echo "failed stages: ${failed[*]}"; exit 1; fi
     echo "all stages passed"
 
-# Go tests; PostgreSQL server binaries are required, not optional.
-test-go:
+# Go tests; PostgreSQL server binaries are required, not optional. The
+# frontend's packages come first: the type generator's tests compile its
+# output with the frontend's TypeScript and supabase-js.
+test-go: (npm-deps "frontend")
     PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go
 
 # The supabase-js suite against a freshly started `basalt dev`.
@@ -130,6 +132,33 @@ bench:
         if [ -f "$d/main.go" ]; then echo "== $d"; go run "./$d"; fi; \
     done
 
+# `go test -fuzz` takes one target in one package per run, so targets run one
+# after the other. They are found in the packages given (default: every
+# package with a `func Fuzz` in a test file) with `go test -list`, so new ones
+# are included. Extra `go test` flags go in FUZZFLAGS (e.g.
+# FUZZFLAGS=-parallel=1 on a shared machine). A failing input is kept under
+# the package's testdata/fuzz, where plain `go test` runs it from then on.
+# Fuzz every target for FUZZTIME each (default 30s): `just fuzz [PKG...]`.
+fuzz *PKGS:
+    #!/usr/bin/env bash
+    set -uo pipefail
+    fuzztime="${FUZZTIME:-30s}"
+    pkgs=({{PKGS}})
+    if [ ${#pkgs[@]} -eq 0 ]; then
+        mapfile -t pkgs < <(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.git '^func Fuzz' . \
+            | xargs -r -n1 dirname | sort -u)
+    fi
+    failed=()
+    for pkg in "${pkgs[@]}"; do
+        if ! list=$(go test -list '^Fuzz' "$pkg"); then failed+=("$pkg (go test -list)"); continue; fi
+        for target in $(grep '^Fuzz' <<<"$list"); do
+            echo "== $pkg $target ($fuzztime)"
+            go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" ${FUZZFLAGS:-} "$pkg" || failed+=("$pkg $target")
+        done
+    done
+    if [ ${#failed[@]} -gt 0 ]; then printf 'failed: %s\n' "${failed[@]}"; exit 1; fi
+    echo "all fuzz targets passed"
+
 # gofmt and go vet must be clean.
 lint:
     files=$(go list -f '{{"{{"}}.Dir{{"}}"}}' ./... | xargs gofmt -l); test -z "$files" || { echo "$files"; echo "run gofmt -w on the files above"; exit 1; }
@@ -138,6 +167,12 @@ lint:
 # Migrations: `just migrate up`, `just migrate status`, `just migrate new NAME`.
 migrate *ARGS: build-go
     ./bin/basalt migrate {{ARGS}}
+
+# A Go test in sql/app fails while the committed file is stale.
+# Regenerate frontend/src/lib/database.types.ts from the migrations (throwaway database).
+gen-types: build-go
+    ./bin/basalt gen types typescript --from-migrations > frontend/src/lib/database.types.ts.new
+    mv frontend/src/lib/database.types.ts.new frontend/src/lib/database.types.ts
 
 # URLs and keys of the running `basalt dev`.
 status *ARGS: build-go

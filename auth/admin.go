@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -418,8 +419,13 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	// come as JSON aggregates next to its row (relationColumns), where a
 	// batch per user would cost a round trip each. order, perPage and the
 	// offset are built from whitelisted columns and integers only.
+	// A page far past the end is an empty page, not an overflowed offset.
+	offset := (page - 1) * perPage
+	if page > 1 && offset/perPage != page-1 {
+		offset = math.MaxInt64
+	}
 	rows, err := s.db.Query(ctx, fmt.Sprintf(`SELECT %s FROM auth.users u WHERE %s ORDER BY %s LIMIT %d OFFSET %d`,
-		userColumns+relationColumns, where, order, perPage, (page-1)*perPage), args...)
+		userColumns+relationColumns, where, order, perPage, offset), args...)
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
 	}
@@ -432,7 +438,10 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Links repeat the request's query with page replaced (encoded, so page
 	// sorts before per_page), as the reference builds them.
-	last := (total + perPage - 1) / perPage
+	last := total / perPage
+	if total%perPage != 0 {
+		last++
+	}
 	link := func(page int) string {
 		q := r.URL.Query()
 		q.Set("page", strconv.Itoa(page))

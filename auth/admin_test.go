@@ -86,6 +86,13 @@ func TestAdminListPagination(t *testing.T) {
 		t.Fatal("defaults")
 	}
 	wantErr(t, e.req("GET", "/admin/users?page=-1", nil, e.service()), 400, "validation_failed", "")
+	// Pages whose offset would overflow are empty pages, not server errors.
+	for _, q := range []string{"page=9223372036854775807&per_page=2", "page=4611686018427387904&per_page=4", "page=2&per_page=9223372036854775807"} {
+		far := e.req("GET", "/admin/users?"+q, nil, e.service())
+		if far.Status != 200 || len(far.json(t)["users"].([]any)) != 0 {
+			t.Errorf("%s: %d %s, want 200 with no users", q, far.Status, far.Body)
+		}
+	}
 }
 
 func TestAdminGenerateLinkAndInvite(t *testing.T) {

@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // apiError is an error the client sees: an HTTP status, a GoTrue error code
@@ -67,6 +70,14 @@ func internalErr(cause error) *apiError {
 		Message: "Unexpected failure, please check server logs for more information", Cause: cause}
 }
 
+// unavailableErr is a database outage (pg.Unavailable). GoTrue answers
+// those 500 unexpected_failure; we answer 503 with Retry-After, which auth-js
+// also treats as retryable, so clients wait instead of giving up.
+func unavailableErr(cause error) *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Code: "unexpected_failure",
+		Message: "Database is unavailable, please retry after a moment", Cause: cause}
+}
+
 // oauthError is the OAuth-shaped error body some grants answer with.
 type oauthError struct {
 	Err         string `json:"error"`
@@ -106,6 +117,10 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	var ae *apiError
 	if !errors.As(err, &ae) {
 		ae = internalErr(err)
+	}
+	if pg.Unavailable(err) {
+		ae = unavailableErr(err)
+		httpx.SetRetryAfter(w)
 	}
 	if ae.Status >= 500 {
 		s.log.ErrorContext(r.Context(), "auth request failed", "method", r.Method, "path", r.URL.Path, "err", err)

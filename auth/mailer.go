@@ -148,8 +148,10 @@ func (s *Service) deliverEmailOTP(ctx context.Context, tx pgx.Tx, u *user, spec 
 	// The project-wide hourly mail budget (the reference's
 	// RATE_LIMIT_EMAIL_SENT) protects the SMTP account's reputation; links
 	// an admin generates without sending do not count.
-	if send && s.cfg.RateLimits.EmailSent > 0 && !s.limits.allow("email_sent", s.cfg.RateLimits.EmailSent, time.Hour) {
-		return nil, tooMany("over_email_send_rate_limit", "email rate limit exceeded")
+	if send {
+		if err := s.limit(ctx, "email_sent", s.cfg.RateLimits.EmailSent, time.Hour, "over_email_send_rate_limit", "email rate limit exceeded"); err != nil {
+			return nil, err
+		}
 	}
 	now := s.now()
 	// One code serves both ways in: typed (the OTP) and clicked (its hash
@@ -246,8 +248,8 @@ func render(tmpl string, vars map[string]any) (string, error) {
 // deliverSMS creates a fresh SMS code in column (confirmation_token,
 // phone_change_token or reauthentication_token) and texts it to phone.
 func (s *Service) deliverSMS(ctx context.Context, tx pgx.Tx, u *user, column, sentAt, tokenType, phone string) (string, error) {
-	if s.cfg.RateLimits.SMSSent > 0 && !s.limits.allow("sms_sent", s.cfg.RateLimits.SMSSent, time.Hour) {
-		return "", tooMany("over_sms_send_rate_limit", "SMS rate limit exceeded")
+	if err := s.limit(ctx, "sms_sent", s.cfg.RateLimits.SMSSent, time.Hour, "over_sms_send_rate_limit", "SMS rate limit exceeded"); err != nil {
+		return "", err
 	}
 	now := s.now()
 	otp := randomDigits(s.cfg.SMSOTPLength)

@@ -1,59 +1,38 @@
 package auth
 
 import (
+	"context"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/basaltdev/basalt/internal/httpx"
 )
 
-// limiter counts requests per key in fixed windows. It is in memory: one
-// Basalt process serves a project, so there is nothing to share.
-type limiter struct {
-	now func() time.Time
-	mu  sync.Mutex
-	w   map[string]*window
-}
-
-// window is one key's count since start.
-type window struct {
-	start time.Time
-	n     int
-}
-
-// newLimiter returns an empty limiter on the service's clock, so tests can
-// move time past a window instead of sleeping.
-func newLimiter(now func() time.Time) *limiter {
-	return &limiter{now: now, w: map[string]*window{}}
-}
+// GoTrue's rate limits are decided here, where the grant and the body are
+// known; their counts live in the platform's one shared store
+// (internal/ratelimit, a Postgres table), so every node of a project
+// enforces one budget.
 
 // allow counts one event for key and reports whether it fits in max events
-// per period.
-func (l *limiter) allow(key string, max int, period time.Duration) bool {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.w) > 100000 {
-		// Drop stale windows so spoofed addresses cannot grow the map forever.
-		for k, w := range l.w {
-			if now.Sub(w.start) >= period {
-				delete(l.w, k)
-			}
-		}
+// per period. max 0 disables the limit.
+func (s *Service) allow(ctx context.Context, key string, max int, period time.Duration) (bool, error) {
+	if max <= 0 {
+		return true, nil
 	}
-	// Fixed windows: simpler than token buckets and enough for abuse
-	// budgets measured in minutes.
-	w := l.w[key]
-	if w == nil || now.Sub(w.start) >= period {
-		w = &window{start: now}
-		l.w[key] = w
+	return s.limits.Allow(ctx, key, max, period)
+}
+
+// limit is allow as an error: GoTrue's 429 with code and msg once key is
+// over its budget.
+func (s *Service) limit(ctx context.Context, key string, max int, period time.Duration, code, msg string) error {
+	ok, err := s.allow(ctx, key, max, period)
+	if err != nil {
+		return err
 	}
-	if w.n >= max {
-		return false
+	if !ok {
+		return tooMany(code, "%s", msg)
 	}
-	w.n++
-	return true
+	return nil
 }
 
 // limitIP wraps h with a per-client-IP budget of max requests per period
@@ -63,8 +42,9 @@ func (s *Service) limitIP(name string, max func() int, period time.Duration, h h
 	// a proxy header only when one is configured as trusted), so a client
 	// cannot pick a fresh address per request to escape its budget.
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if n := max(); n > 0 && !s.limits.allow(name+"|"+httpx.ClientIP(r), n, period) {
-			return tooMany("over_request_rate_limit", "Request rate limit reached")
+		err := s.limit(r.Context(), name+"|"+httpx.ClientIP(r), max(), period, "over_request_rate_limit", "Request rate limit reached")
+		if err != nil {
+			return err
 		}
 		return h(w, r)
 	}

@@ -65,3 +65,19 @@ func TestRateLimitAnonymous(t *testing.T) {
 	}
 	wantErr(t, e.req("POST", "/signup", `{}`, ""), 429, "over_request_rate_limit", "")
 }
+
+// TestRateLimitAcrossNodes: two auth services on one database (two nodes
+// behind a load balancer) share one budget per address.
+func TestRateLimitAcrossNodes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) { c.RateLimits = RateLimits{Verify: 3} })
+	other := e.node()
+	verify := `{"type":"email","email":"nobody@example.com","token":"123456"}`
+	for i, svc := range []*Service{e.svc, other, e.svc} {
+		if r := e.reqOn(svc, "10.0.0.9", "POST", "/verify", verify, ""); r.Status == 429 {
+			t.Fatalf("request %d refused within the budget", i+1)
+		}
+	}
+	wantErr(t, e.reqOn(other, "10.0.0.9", "POST", "/verify", verify, ""), 429, "over_request_rate_limit", "Request rate limit reached")
+	wantErr(t, e.reqOn(e.svc, "10.0.0.9", "POST", "/verify", verify, ""), 429, "over_request_rate_limit", "Request rate limit reached")
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/basaltdev/basalt/auth/mail"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/ratelimit"
 )
 
 // Service implements the GoTrue-compatible auth API.
@@ -33,7 +34,7 @@ type Service struct {
 	mailer  mail.Sender
 	mailbox *mail.Mailbox // nil unless the dev mailbox is on
 	sms     SMSSender
-	limits  *limiter
+	limits  *ratelimit.Store
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
@@ -110,7 +111,7 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 	if s.sms == nil {
 		s.sms = LogSMS{Logger: s.log}
 	}
-	s.limits = newLimiter(s.now)
+	s.limits = ratelimit.New(db, s.now)
 	s.routes()
 	return s, nil
 }

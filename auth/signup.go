@@ -33,13 +33,15 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 	if p.Email == "" && p.Phone == "" {
 		// Anonymous sign-ins have their own hourly budget; the reference counts
 		// them apart from the OTP-class requests below.
-		if n := s.cfg.RateLimits.Anonymous; n > 0 && !s.limits.allow("anon|"+httpx.ClientIP(r), n, time.Hour) {
-			return tooMany("over_request_rate_limit", "Request rate limit reached")
+		if err := s.limit(r.Context(), "anon|"+httpx.ClientIP(r), s.cfg.RateLimits.Anonymous, time.Hour,
+			"over_request_rate_limit", "Request rate limit reached"); err != nil {
+			return err
 		}
 		return s.signupAnonymous(w, r, p)
 	}
-	if n := s.cfg.RateLimits.OTP; n > 0 && !s.limits.allow("otp|"+httpx.ClientIP(r), n, 5*time.Minute) {
-		return tooMany("over_request_rate_limit", "Request rate limit reached")
+	if err := s.limit(r.Context(), "otp|"+httpx.ClientIP(r), s.cfg.RateLimits.OTP, 5*time.Minute,
+		"over_request_rate_limit", "Request rate limit reached"); err != nil {
+		return err
 	}
 	if s.cfg.DisableSignup {
 		return unprocessable("signup_disabled", "Signups not allowed for this instance")

@@ -24,7 +24,11 @@ func (s *Service) token(w http.ResponseWriter, r *http.Request) error {
 	// (see guessing.go), or a guesser behind a shared address would lock
 	// out everyone behind it.
 	rl := s.cfg.RateLimits
-	hot := rl.Token > 0 && !s.limits.allow("token|"+httpx.ClientIP(r), rl.Token, tokenWindow)
+	within, err := s.allow(r.Context(), "token|"+httpx.ClientIP(r), rl.Token, tokenWindow)
+	if err != nil {
+		return err
+	}
+	hot := !within
 	if hot && (grant != "password" || rl.PasswordFailures == 0) {
 		return tooMany("over_request_rate_limit", "Request rate limit reached")
 	}

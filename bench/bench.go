@@ -39,10 +39,16 @@ type Options struct {
 // (and BENCH_SMOKE=1 from the environment). defaultConcurrency is the
 // figure the benchmark's issue asks for (16, 32...).
 func ParseFlags(defaultConcurrency int) Options {
+	return ParseFlagsFor(defaultConcurrency, 5*time.Second)
+}
+
+// ParseFlagsFor is ParseFlags with another default for -d, for a benchmark
+// whose one case runs for minutes (a soak).
+func ParseFlagsFor(defaultConcurrency int, defaultDuration time.Duration) Options {
 	var o Options
 	flag.BoolVar(&o.Smoke, "smoke", os.Getenv("BENCH_SMOKE") == "1", "short run for CI")
 	flag.IntVar(&o.Concurrency, "c", defaultConcurrency, "concurrent workers")
-	flag.DurationVar(&o.Duration, "d", 5*time.Second, "measured duration per case")
+	flag.DurationVar(&o.Duration, "d", defaultDuration, "measured duration per case")
 	flag.DurationVar(&o.Warmup, "warmup", time.Second, "warm-up duration per case")
 	flag.BoolVar(&o.JSON, "json", false, "print JSON lines")
 	flag.Parse()
@@ -127,15 +133,10 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 	for _, l := range lat {
 		all = append(all, l...)
 	}
-	slices.Sort(all)
-	r := Result{Name: name, Ops: int64(len(all)), Errors: errs.Load(), Elapsed: elapsed, Bytes: nbytes.Load()}
+	r := NewResult(name, all, errs.Load(), elapsed)
+	r.Bytes = nbytes.Load()
 	if s, ok := firstErr.Load().(string); ok {
 		r.FirstErr = s
-	}
-	if len(all) > 0 {
-		r.PerSec = float64(len(all)-int(r.Errors)) / elapsed.Seconds()
-		r.P50 = all[len(all)*50/100]
-		r.P99 = all[min(len(all)-1, len(all)*99/100)]
 	}
 	if cpuOK && cpuOK1 && len(all) > 0 {
 		busy := cpu1.busy - cpu0.busy
@@ -146,6 +147,21 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 	}
 	if dbPID > 0 && dbOK && dbOK1 && len(all) > 0 {
 		r.DBCPUPerOp = (db1 - db0) / time.Duration(len(all))
+	}
+	return r
+}
+
+// NewResult summarises the latencies of every operation (failed ones
+// included) measured over elapsed: the count, the rate of those that
+// succeeded, p50 and p99. It sorts lat. Run uses it; so do benchmarks that
+// drive their own load and keep latencies per kind of request.
+func NewResult(name string, lat []time.Duration, errors int64, elapsed time.Duration) Result {
+	slices.Sort(lat)
+	r := Result{Name: name, Ops: int64(len(lat)), Errors: errors, Elapsed: elapsed}
+	if len(lat) > 0 && elapsed > 0 {
+		r.PerSec = float64(int64(len(lat))-errors) / elapsed.Seconds()
+		r.P50 = lat[len(lat)*50/100]
+		r.P99 = lat[min(len(lat)-1, len(lat)*99/100)]
 	}
 	return r
 }

@@ -101,3 +101,26 @@ func processTreeCPU(root int) (time.Duration, bool) {
 	}
 	return time.Duration(ticks) * clockTick, found
 }
+
+// ProcessRSS is the resident set size of process pid in bytes, from the
+// VmRSS line of /proc/<pid>/status; false when the process is gone or the
+// system does not expose it.
+func ProcessRSS(pid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest) // "123456 kB"
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, false
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		return kb << 10, err == nil
+	}
+	return 0, false
+}

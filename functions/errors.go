@@ -48,6 +48,11 @@ var (
 		Body: runtimeError{"WORKER_ERROR", "Function exited due to an error (please check logs)"}}
 	errLimit = &Error{Status: 546,
 		Body: runtimeError{"WORKER_LIMIT", "Worker failed to respond due to a resource limit (please check logs)"}}
+	// errDBUnavailable answers a function that failed because the database
+	// is unavailable (pg.Unavailable): 503 in the runtime's shape, with
+	// Retry-After, instead of WORKER_ERROR, so callers retry.
+	errDBUnavailable = &Error{Status: http.StatusServiceUnavailable,
+		Body: runtimeError{"DATABASE_UNAVAILABLE", "The database is unavailable, please retry after a moment"}}
 )
 
 // notFound is the local CLI's answer for an unknown function.

@@ -150,6 +150,13 @@ func (cl *cluster) send(ctx context.Context, e envelope) {
 	if !cl.s.cfg.Cluster {
 		return
 	}
+	switch e.Kind {
+	case "hi", "hb", "st":
+	default:
+		if !cl.hasPeers() {
+			return // a node on its own: nobody to tell
+		}
+	}
 	e.Node = cl.node
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -160,7 +167,9 @@ func (cl *cluster) send(ctx context.Context, e envelope) {
 
 // publishChange hands a change the leader read to the other nodes.
 func (cl *cluster) publishChange(change []byte) {
-	cl.notify(cl.s.ctx, notifyChanges, change)
+	if cl.hasPeers() {
+		cl.notify(cl.s.ctx, notifyChanges, change)
+	}
 }
 
 // notify sends body on a channel. A body larger than a NOTIFY payload is
@@ -297,9 +306,18 @@ func (cl *cluster) sendState(ctx context.Context) {
 		batch = append(batch, m)
 		size += n
 	}
-	if len(batch) > 0 {
+	if len(batch) > 0 || len(metas) == 0 {
+		// Even with nothing to report: the asking node learns we exist.
 		cl.send(ctx, envelope{Kind: "st", Metas: batch})
 	}
+}
+
+// hasPeers reports whether another node was heard from recently: only then
+// are broadcasts, presence and changes sent to the others.
+func (cl *cluster) hasPeers() bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return len(cl.lastSeen) > 0
 }
 
 // expireNodes drops the presence of nodes silent for three beats.

@@ -1,13 +1,16 @@
 package realtime
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // Config tunes the realtime service. Limits default to the reference
@@ -58,7 +61,8 @@ type Config struct {
 	// database; the node holding the advisory lock owns it).
 	SlotName string
 	// Cluster turns on cross-node fan-out through LISTEN/NOTIFY (several
-	// nodes on one database).
+	// nodes on one database). Nodes announce themselves every few seconds;
+	// a node that hears from no other sends nothing.
 	Cluster bool
 }
 
@@ -107,18 +111,27 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		UpgradeErrorBackoff:        r.Duration("REALTIME_UPGRADE_ERROR_BACKOFF", 2*time.Second),
 		PostgresChanges:            r.Bool("REALTIME_POSTGRES_CHANGES", true),
 		SlotName:                   r.String("REALTIME_SLOT_NAME", "basalt_realtime"),
-		Cluster:                    r.Bool("REALTIME_CLUSTER", false),
+		Cluster:                    r.Bool("REALTIME_CLUSTER", true),
 	}
 	c.defaults()
 	return c, r.Err()
 }
 
 // FromEnv builds the service from the REALTIME_* variables: what
-// cmd/basalt mounts at /realtime/v1.
-func FromEnv(getenv func(string) string, admin, user *pgxpool.Pool, keys *jwt.Keys, log *slog.Logger) (*Service, error) {
+// cmd/basalt mounts at /realtime/v1. Its metrics are registered on reg
+// when it is not nil.
+func FromEnv(getenv func(string) string, admin, user *pgxpool.Pool, keys *jwt.Keys, log *slog.Logger, reg prometheus.Registerer) (*Service, error) {
 	cfg, err := ConfigFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg, admin, user, keys, WithLogger(log))
+	opts := []Option{WithLogger(log)}
+	if reg != nil {
+		m, err := telemetry.NewRealtimeMetrics(reg)
+		if err != nil {
+			return nil, fmt.Errorf("realtime metrics: %w", err)
+		}
+		opts = append(opts, WithMetrics(m))
+	}
+	return New(cfg, admin, user, keys, opts...)
 }

@@ -188,6 +188,9 @@ func (c *conn) cleanup() {
 		c.s.users.Add(-1)
 	}
 	c.s.conns.Add(-1)
+	if c.s.metrics != nil {
+		c.s.metrics.Sockets.Dec()
+	}
 }
 
 // channel returns the joined channel of a topic.

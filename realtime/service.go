@@ -26,6 +26,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/realtime/changes"
 )
 
@@ -42,6 +43,7 @@ type Service struct {
 	upgrader websocket.Upgrader
 	changes  *changes.Engine
 	cluster  *cluster
+	metrics  *telemetry.RealtimeMetrics // nil: no metrics
 
 	conns     atomic.Int64 // open sockets
 	users     atomic.Int64 // sockets that joined a channel
@@ -61,6 +63,10 @@ type Option func(*Service)
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// WithMetrics keeps the realtime metrics (open sockets, slot lag) up to
+// date.
+func WithMetrics(m *telemetry.RealtimeMetrics) Option { return func(s *Service) { s.metrics = m } }
 
 // WithClock sets the clock used for token expiry.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
@@ -97,6 +103,15 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	s.cluster = newCluster(s)
 	if cfg.PostgresChanges {
 		ccfg := changes.Config{SlotName: cfg.SlotName}
+		if s.metrics != nil {
+			ccfg.SlotLag = func(slot string, bytes float64, reading bool) {
+				if reading {
+					s.metrics.SlotLagBytes.WithLabelValues(slot).Set(bytes)
+				} else {
+					s.metrics.SlotLagBytes.DeleteLabelValues(slot)
+				}
+			}
+		}
 		if cfg.Cluster {
 			ccfg.Publish = s.cluster.publishChange
 		}
@@ -187,6 +202,9 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 	c := &conn{s: s, ws: ws, vsn: vsn, token: token, claims: claims, headers: headers,
 		wake: make(chan struct{}, 1), channels: map[string]*channel{}, done: make(chan struct{})}
 	s.conns.Add(1)
+	if s.metrics != nil {
+		s.metrics.Sockets.Inc()
+	}
 	go c.writeLoop()
 	go func() {
 		select {

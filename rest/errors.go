@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // apiError is an error rendered in PostgREST's {code,message,details,hint}
@@ -160,6 +160,23 @@ func partsCount(msg string) string {
 	return "1"
 }
 
+// unavailableError renders a database outage (pg.Unavailable) as PostgREST
+// does, always as 503: a failed connection attempt is PGRST000 with the
+// driver's message, a server error that ended the session keeps its SQLSTATE
+// (57P01...), and a connection lost mid-exchange is PGRST001.
+func unavailableError(err error, anon bool) *apiError {
+	var pe *pgconn.PgError
+	switch {
+	case pg.ConnectFailed(err):
+		return pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
+	case errors.As(err, &pe):
+		e := fromPgError(pe, anon)
+		e.Status = 503
+		return e
+	}
+	return pgrstErr(503, "PGRST001", "Database client error. Retrying the connection.", err.Error(), nil)
+}
+
 // writeError renders err; anything that is not an apiError or a Postgres
 // error becomes a 500 without leaking internals.
 func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, anon bool) {
@@ -168,6 +185,13 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		var pe *pgconn.PgError
 		var perr *parseError
 		switch {
+		case r.Context().Err() != nil:
+			// The client went away, so the work was cut short: nobody
+			// reads this answer. 499 (nginx's "client closed request")
+			// keeps it out of the server errors in logs and metrics.
+			ae = pgrstErr(499, "PGRSTX00", "Request canceled", nil, nil)
+		case pg.Unavailable(err):
+			ae = unavailableError(err, anon)
 		case errors.As(err, &pe):
 			ae = fromPgError(pe, anon)
 		case errors.As(err, &perr):
@@ -177,18 +201,15 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		default:
 			var ce *pgconn.ConnectError
 			var ne net.Error
-			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-				// The client went away; nobody reads this response.
-				ae = pgrstErr(500, "PGRSTX00", "Request canceled", nil, nil)
-			} else if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+			if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
 				ae = pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
 			} else if errors.As(err, &ne) && ne.Timeout() {
 				// The exchange deadline passed: the connection was closed
 				// and left the pool, as a client-side database error does.
-				s.log.Error("rest request: no reply from the database", "method", r.Method, "path", r.URL.Path, "err", err)
+				s.log.ErrorContext(r.Context(), "rest request: no reply from the database", "method", r.Method, "path", r.URL.Path, "err", err)
 				ae = pgrstErr(503, "PGRST001", "Database client error. Retrying the connection.", "no reply from the database in time", nil)
 			} else {
-				s.log.Error("rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+				s.log.ErrorContext(r.Context(), "rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 				ae = pgrstErr(500, "PGRSTX00", "Internal server error", nil, nil)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
 
 // param is one decoded query parameter, in request order.
@@ -289,22 +291,24 @@ func (a accept) contentType() string {
 	return "application/json; charset=utf-8"
 }
 
-// rangeHeader parses "Range: a-b" / "a-" (an optional "items=" is allowed).
+// rangeHeader parses "Range: a-b" / "a-" (an optional "items=" is allowed)
+// with PostgREST's grammar: decimal digits only, anything else is ignored.
+// Bounds beyond int64 read as math.MaxInt64 (past every row).
 func rangeHeader(h string) (lo int64, hi *int64, ok bool) {
 	h = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(h), "items="))
 	a, b, found := strings.Cut(h, "-")
 	if !found {
 		return 0, nil, false
 	}
-	l, err := strconv.ParseInt(a, 10, 64)
-	if err != nil || l < 0 {
+	l, ok := httpx.ParseDigits(a)
+	if !ok {
 		return 0, nil, false
 	}
 	if b == "" {
 		return l, nil, true
 	}
-	u, err := strconv.ParseInt(b, 10, 64)
-	if err != nil {
+	u, ok := httpx.ParseDigits(b)
+	if !ok {
 		return 0, nil, false
 	}
 	return l, &u, true

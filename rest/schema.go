@@ -313,75 +313,25 @@ type lineage map[string]map[string]map[string]string
 
 // loadViewLineage reads which base column each view column exposes.
 func loadViewLineage(ctx context.Context, q querier, schemas []string) (lineage, error) {
-	type origin struct {
-		view string
-		cols []viewColumn
-	}
-	var views []origin
-	oids := map[uint32]bool{}
-	if err := scanRows(ctx, q, viewRulesSQL, []any{schemas}, func(r pgx.Rows) error {
-		var vs, vn, tree string
-		if err := r.Scan(&vs, &vn, &tree); err != nil {
-			return err
-		}
-		cols, err := viewColumnOrigins(tree)
-		if err != nil {
-			// A rule this reader does not follow costs that view its
-			// inferred keys, never the whole schema cache.
-			return nil
-		}
-		for _, c := range cols {
-			if c.table != 0 {
-				oids[c.table] = true
-			}
-		}
-		views = append(views, origin{view: vs + "." + vn, cols: cols})
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("load view rules: %w", err)
-	}
-	type attr struct {
-		oid    uint32
-		attnum int
-	}
-	rels := map[uint32]string{}
-	names := map[attr]string{}
-	if len(oids) > 0 {
-		list := make([]uint32, 0, len(oids))
-		for o := range oids {
-			list = append(list, o)
-		}
-		if err := scanRows(ctx, q, columnNamesSQL, []any{list}, func(r pgx.Rows) error {
-			var oid uint32
-			var ns, rel, col string
-			var num int16
-			if err := r.Scan(&oid, &ns, &rel, &num, &col); err != nil {
-				return err
-			}
-			rels[oid] = ns + "." + rel
-			names[attr{oid, int(num)}] = col
-			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("load view columns: %w", err)
-		}
+	srcs, err := ViewColumnSources(ctx, q, schemas)
+	if err != nil {
+		return nil, err
 	}
 	out := lineage{}
-	for _, v := range views {
-		for _, c := range v.cols {
-			base, col := rels[c.table], names[attr{c.table, c.attnum}]
-			if base == "" || col == "" || base == v.view {
-				continue
-			}
-			if out[v.view] == nil {
-				out[v.view] = map[string]map[string]string{}
-			}
-			if out[v.view][base] == nil {
-				out[v.view][base] = map[string]string{}
-			}
-			// A base column exposed twice keeps its first name.
-			if _, dup := out[v.view][base][col]; !dup {
-				out[v.view][base][col] = c.name
-			}
+	for _, s := range srcs {
+		view, base := s.ViewSchema+"."+s.View, s.Schema+"."+s.Relation
+		if base == view {
+			continue
+		}
+		if out[view] == nil {
+			out[view] = map[string]map[string]string{}
+		}
+		if out[view][base] == nil {
+			out[view][base] = map[string]string{}
+		}
+		// A base column exposed twice keeps its first name.
+		if _, dup := out[view][base][s.RelationColumn]; !dup {
+			out[view][base][s.RelationColumn] = s.Column
 		}
 	}
 	return out, nil

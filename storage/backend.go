@@ -30,3 +30,8 @@ type Backend interface {
 
 // ErrNotExist is returned by Backend.Get for a missing key.
 var ErrNotExist = errors.New("object bytes not found")
+
+// ErrNoSpace is wrapped by a Backend.Put that failed because the store is
+// full (a full disk, a quota, an S3 server out of drives). The service
+// answers 507 and keeps nothing of the object.
+var ErrNoSpace = errors.New("storage backend is out of space")

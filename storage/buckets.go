@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -207,19 +209,27 @@ var mimeRuleRE = regexp.MustCompile(`^[a-zA-Z0-9!#$&^_.+-]+/([a-zA-Z0-9!#$&^_.+-
 
 var sizeRE = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*(gb|mb|kb|b)$`)
 
-// parseSize reads "20mb" style sizes in decimal units, or plain bytes.
+// parseSize reads "20mb" style sizes in decimal units, or plain bytes,
+// exactly (no float rounding), truncated to whole bytes. A size beyond
+// int64 is refused rather than wrapped to a negative limit.
 func parseSize(v string) (int64, error) {
 	v = strings.ToLower(strings.TrimSpace(v))
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-		return n, nil
-	}
-	m := sizeRE.FindStringSubmatch(v)
-	if m == nil {
+	num, unit := v, "b"
+	if m := sizeRE.FindStringSubmatch(v); m != nil {
+		num, unit = m[1], m[2]
+	} else if _, ok := httpx.ParseDigits(v); !ok {
 		return 0, fmt.Errorf("invalid size %q", v)
 	}
-	f, _ := strconv.ParseFloat(m[1], 64)
-	mult := map[string]float64{"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9}[m[2]]
-	return int64(f * mult), nil
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return 0, fmt.Errorf("invalid size %q", v)
+	}
+	r.Mul(r, new(big.Rat).SetInt64(map[string]int64{"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9}[unit]))
+	n := new(big.Int).Quo(r.Num(), r.Denom())
+	if !n.IsInt64() {
+		return 0, fmt.Errorf("size %q is too large", v)
+	}
+	return n.Int64(), nil
 }
 
 // createBucket answers POST /bucket as an RLS-checked INSERT.

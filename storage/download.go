@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
 
 // download answers GET|HEAD /object/{bucket}/{path} (anon-ok).
@@ -81,8 +83,8 @@ func parseRange(h string, size int64) (rg byteRange, ok, unsat bool) {
 	first, last = strings.TrimSpace(first), strings.TrimSpace(last)
 	if first == "" {
 		// Suffix range: the final n bytes.
-		n, err := strconv.ParseInt(last, 10, 64)
-		if err != nil || n < 0 {
+		n, ok := httpx.ParseDigits(last)
+		if !ok {
 			return rg, false, false
 		}
 		if n == 0 || size == 0 {
@@ -91,14 +93,15 @@ func parseRange(h string, size int64) (rg byteRange, ok, unsat bool) {
 		n = min(n, size)
 		return byteRange{size - n, n}, true, false
 	}
-	start, err := strconv.ParseInt(first, 10, 64)
-	if err != nil || start < 0 {
+	start, ok := httpx.ParseDigits(first)
+	if !ok {
 		return rg, false, false
 	}
 	end := size - 1
 	if last != "" {
-		e, err := strconv.ParseInt(last, 10, 64)
-		if err != nil || e < start {
+		e, ok := httpx.ParseDigits(last)
+		// Both beyond int64: compare the numerals themselves.
+		if !ok || e < start || (e == math.MaxInt64 && httpx.DigitsLess(last, first)) {
 			return rg, false, false
 		}
 		end = min(e, size-1)
@@ -195,7 +198,7 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 	}
 	if _, err := io.Copy(w, body); err != nil {
 		// Headers are gone; all we can do is log and cut the response.
-		s.log.Warn("storage: download interrupted", "key", o.key(), "err", err)
+		s.log.WarnContext(r.Context(), "storage: download interrupted", "key", o.key(), "err", err)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Error is an API error in the reference's shape. Status is the logical code
@@ -130,14 +132,41 @@ func errRouteNotFound(method, url string) *Error {
 		Message: fmt.Sprintf("Route %s:%s not found", method, url)}
 }
 
+// errNoSpace is a full backend. The reference has no code of its own for
+// it (a full disk is an InternalError there); 507 tells clients and
+// operators what happened, in the reference's envelope.
+func errNoSpace(err error) *Error {
+	return &Error{Status: 507, Code: "InsufficientStorage", Label: "Insufficient Storage",
+		Message: "The storage backend is out of space", Err: err}
+}
+
 func errInternal(err error) *Error {
 	return &Error{Status: 500, Code: "InternalError", Label: "Internal Server Error",
 		Message: "Internal server error", Err: err}
 }
 
+// errDBUnavailable is a database outage (pg.Unavailable): 503 with
+// Retry-After (set by render), in the shape of the reference's database
+// errors, so clients retry instead of reporting a server fault.
+func errDBUnavailable(err error) *Error {
+	return &Error{Status: 503, Code: "DatabaseError", Label: "DatabaseError",
+		Message: "The database is unavailable, please try again later", Err: err}
+}
+
+// putError is the answer to a failed Backend.Put.
+func putError(err error) *Error {
+	if errors.Is(err, ErrNoSpace) {
+		return errNoSpace(err)
+	}
+	return errInternal(err)
+}
+
 // asError turns any error into an *Error, treating unknown ones as 500: the
 // internal cause is logged by render and never reaches the client.
 func asError(err error) *Error {
+	if pg.Unavailable(err) {
+		return errDBUnavailable(err)
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e

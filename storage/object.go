@@ -53,6 +53,10 @@ func objectKey(bucketID, name, version string) string {
 	return bucketID + "/" + name + "/" + version
 }
 
+// ObjectKey is objectKey for tools that move bytes outside the service
+// (backup and restore), so there is one rule for where a row's bytes live.
+func ObjectKey(bucketID, name, version string) string { return objectKey(bucketID, name, version) }
+
 // sysMeta is the system metadata kept in objects.metadata.
 type sysMeta struct {
 	ETag           string `json:"eTag"`
@@ -231,6 +235,6 @@ func (s *Service) deleteBytes(r *http.Request, keys ...string) {
 		return
 	}
 	if err := s.backend.Delete(context.WithoutCancel(r.Context()), keys...); err != nil {
-		s.log.Warn("storage: delete bytes failed; the leftover sweep will retry", "keys", len(keys), "err", err)
+		s.log.WarnContext(r.Context(), "storage: delete bytes failed; the leftover sweep will retry", "keys", len(keys), "err", err)
 	}
 }

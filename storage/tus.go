@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
 
 // TUS 1.0.0 resumable uploads (core + creation + termination), as the
@@ -121,8 +123,8 @@ func (s *Service) tusCreateAs(w http.ResponseWriter, r *http.Request, c *caller,
 	if r.Header.Get("Upload-Metadata") == "" {
 		return errInvalid("Metadata header is required")
 	}
-	length, err := strconv.ParseInt(r.Header.Get("Upload-Length"), 10, 64)
-	if err != nil || length < 0 {
+	length, ok := httpx.ParseDigits(r.Header.Get("Upload-Length"))
+	if !ok {
 		return errInvalid("Upload-Length header is required")
 	}
 	b, err := s.findBucket(r, md["bucketName"])
@@ -245,8 +247,8 @@ func (s *Service) tusAppend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	off, err := strconv.ParseInt(r.Header.Get("Upload-Offset"), 10, 64)
-	if err != nil || off != u.Offset {
+	off, ok := httpx.ParseDigits(r.Header.Get("Upload-Offset"))
+	if !ok || off != u.Offset {
 		return &Error{Status: 409, Code: "InvalidUploadOffset", Label: "Conflict", Message: "Upload-Offset does not match"}
 	}
 	remaining := u.Length - u.Offset
@@ -261,7 +263,7 @@ func (s *Service) tusAppend(w http.ResponseWriter, r *http.Request) error {
 		if lr.exceeded {
 			return errTooLarge()
 		}
-		return errInternal(fmt.Errorf("store chunk %s: %w", key, err))
+		return putError(fmt.Errorf("store chunk %s: %w", key, err))
 	}
 	if cr.n == 0 && remaining > 0 {
 		s.deleteBytes(r, key)
@@ -302,7 +304,7 @@ func (s *Service) tusFinish(r *http.Request, u tusUpload) error {
 	key := objectKey(u.BucketID, u.Name, u.Version)
 	if err := s.backend.Put(r.Context(), key, hr, u.Length, u.Mimetype); err != nil {
 		s.deleteBytes(r, key)
-		return errInternal(fmt.Errorf("assemble %s: %w", key, err))
+		return putError(fmt.Errorf("assemble %s: %w", key, err))
 	}
 	up := &uploadReq{bucket: b, name: u.Name, upsert: u.Upsert, owner: deref(u.OwnerID), mimetype: u.Mimetype,
 		cacheControl: u.CacheControl, userMeta: u.UserMetadata}
@@ -323,7 +325,7 @@ func (s *Service) tusFinish(r *http.Request, u tusUpload) error {
 // tusDrop removes an upload's progress row and parts.
 func (s *Service) tusDrop(r *http.Request, u tusUpload) {
 	if _, err := s.admin.Exec(context.WithoutCancel(r.Context()), `DELETE FROM storage.tus_uploads WHERE id = $1`, u.ID); err != nil {
-		s.log.Warn("storage: drop upload row", "id", u.ID, "err", err)
+		s.log.WarnContext(r.Context(), "storage: drop upload row", "id", u.ID, "err", err)
 	}
 	keys := make([]string, len(u.Parts))
 	for i, p := range u.Parts {

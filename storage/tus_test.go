@@ -101,6 +101,14 @@ func testTUS(t *testing.T, kind string) {
 	if rec := create(e.alice, 10, "", nil); rec.Code != 400 || !strings.Contains(rec.Body.String(), "Metadata header is required") {
 		t.Errorf("no metadata = %d %s", rec.Code, rec.Body)
 	}
+	// Upload-Length is a decimal numeral; one beyond int64 is too large, not malformed.
+	bigMeta := tusMeta("bucketName", "audio", "objectName", "huge.mp3", "contentType", "audio/mpeg")
+	for length, want := range map[string]int{"+5": 400, "-0": 400, "5 ": 400, "99999999999999999999": 413} {
+		h := map[string]string{"Tus-Resumable": "1.0.0", "Upload-Length": length, "Upload-Metadata": bigMeta}
+		if rec := e.do(req{method: "POST", path: "/upload/resumable", token: e.alice, header: h}); rec.Code != want {
+			t.Errorf("Upload-Length %q = %d %s, want %d", length, rec.Code, rec.Body, want)
+		}
+	}
 
 	// Upsert replaces; termination drops the parts.
 	rec = create(e.alice, 3, meta, map[string]string{"x-upsert": "true"})

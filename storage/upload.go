@@ -371,7 +371,7 @@ func (s *Service) store(r *http.Request, up *uploadReq) (object, error) {
 		if lr, ok := up.body.(*limitReader); ok && lr.exceeded {
 			return object{}, errTooLarge()
 		}
-		return object{}, errInternal(fmt.Errorf("store %s: %w", key, err))
+		return object{}, putError(fmt.Errorf("store %s: %w", key, err))
 	}
 	meta := sysMeta{
 		ETag: `"` + hex.EncodeToString(hr.h.Sum(nil)) + `"`, Size: hr.n, Mimetype: up.mimetype,

@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgcluster"
 )
 
 // cmdDev runs the whole stack locally: embedded PostgreSQL, migrations,
@@ -34,6 +36,11 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	stopTracing, err := startTracing(ctx, getenv, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// 0755, not 0700: when we run as root the server runs as postgres and
 	// must traverse this folder to reach pg/. Secrets inside are 0600.
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
@@ -77,6 +84,16 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 			log.Info("postgres stopped")
 		}
 	}()
+	// Restart the server if it dies (crash, OOM kill, kill by hand) until
+	// shutdown begins. Supervision ends before the stop above runs (defers
+	// run in reverse), so no restart can race it.
+	supervised := make(chan struct{})
+	supCtx, endSupervision := context.WithCancel(ctx)
+	go func() {
+		defer close(supervised)
+		(&pgcluster.Supervisor{Cluster: cluster, Log: log}).Run(supCtx)
+	}()
+	defer func() { endSupervision(); <-supervised }()
 
 	// Both pools use the unix socket: trusted, so the authenticator role
 	// needs no password in dev, and no TCP round trip through the stack.
@@ -97,12 +114,18 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	}
 	defer user.Close()
 
-	s, err := buildStack(ctx, config.Dev, cfg, getenv, admin, user, keys, log)
+	s, err := newStack(cfg, keys, log)
 	if err != nil {
 		return err
 	}
-	if err := seedDemoMedia(startCtx, s.handler, admin, keys, log); err != nil {
-		return fmt.Errorf("seed demo media: %w", err)
+	defer s.close()
+	if err := s.mount(ctx, config.Dev, getenv, pools{admin: admin, user: user}); err != nil {
+		return err
+	}
+	if theApp.DevData != nil {
+		if err := theApp.DevData(startCtx, appkit.Dev{Admin: admin, API: s.handler, Keys: keys, Log: log}); err != nil {
+			return fmt.Errorf("%s dev data: %w", theApp.Name, err)
+		}
 	}
 	apiURL, appURL := s.urls()
 	// The state file is how `basalt status` in another process learns the
@@ -130,6 +153,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	printBanner(stdout, st, seedNotes(cfg.SQLDir))
 	log.Info("basalt dev ready", "api_url", apiURL, "app_url", appURL, "pid", strconv.Itoa(os.Getpid()))
 	err = s.serve(ctx)
+	s.close() // services stop before the pools they use close
 	log.Info("shutting down")
 	return err
 }

@@ -26,11 +26,18 @@ Usage:
   basalt dev [--data-dir DIR]          run everything locally (embedded PostgreSQL, migrations, seed, API, app)
   basalt serve                         run the API against DATABASE_URL (configuration from the environment)
   basalt status [--json] [--data-dir]  show URLs and keys of the running "basalt dev"
-  basalt migrate up|status [--data-dir DIR]
-                                       apply or list migrations (DATABASE_URL, else the embedded cluster)
+  basalt migrate up|down|status|diff [--data-dir DIR]
+                                       apply, undo the last, list, or compare migrations with the
+                                       database (DATABASE_URL, else the embedded cluster)
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
+  basalt backup [--out DIR|FILE.tar[.gz]] [--data-dir DIR]
+                                       write a consistent backup: database dump, storage objects, manifest
+  basalt restore --from DIR|FILE [--data-dir DIR]
+                                       restore a backup into an empty database and object store
+  basalt gen types typescript [--schema NAME]... [--from-migrations]
+                                       print the supabase-js Database type of the schema
   basalt version                       print the version
 
 Environment variables are listed in deploy/README.md.
@@ -77,6 +84,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return cmdKeys(rest, stdout, getenv)
 	case "storage":
 		return cmdStorage(ctx, rest, stdout, stderr, getenv)
+	case "backup", "restore":
+		return cmdBackupRestore(ctx, cmd, rest, stdout, stderr, getenv)
+	case "gen":
+		return cmdGen(ctx, rest, stdout, stderr, getenv)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "basalt", buildVersion())
 		return nil

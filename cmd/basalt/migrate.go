@@ -19,7 +19,8 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
-// cmdMigrate applies (up), lists (status) or creates (new NAME) migrations.
+// cmdMigrate applies (up), undoes the last (down), lists (status), compares
+// with the database (diff) or creates (new NAME) migrations.
 // It targets DATABASE_URL when set, else the embedded cluster: the running
 // `basalt dev`'s, or one started just for the command.
 func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -59,8 +60,16 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 			}
 			return printStatus(ctx, admin, cfg.SQLDir, stdout)
 		})
+	case "down":
+		return withAdminPool(ctx, cfg, log, func(admin *pgxpool.Pool) error {
+			return migrateDown(ctx, admin, cfg.SQLDir, stdout)
+		})
+	case "diff":
+		return withAdminPool(ctx, cfg, log, func(admin *pgxpool.Pool) error {
+			return migrateDiff(ctx, admin, cfg.SQLDir, stdout)
+		})
 	case "":
-		return usageError{"usage: basalt migrate up|status|new NAME"}
+		return usageError{"usage: basalt migrate up|down|status|diff|new NAME"}
 	default:
 		return usageError{fmt.Sprintf("unknown migrate command %q", sub)}
 	}
@@ -77,6 +86,8 @@ func printStatus(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout
 	for _, s := range sts {
 		status := "pending"
 		switch {
+		case s.Missing:
+			status = "applied " + s.AppliedAt.UTC().Format(time.RFC3339) + ", but the FILE IS GONE"
 		case s.AppliedAt != nil && s.Changed:
 			status = "EDITED after it was applied at " + s.AppliedAt.UTC().Format(time.RFC3339)
 		case s.AppliedAt != nil:

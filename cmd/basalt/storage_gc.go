@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -31,16 +30,7 @@ func cmdStorage(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return err
 	}
-	// Without DATABASE_URL this is the embedded cluster's data, whose bytes
-	// live under the data dir, as `basalt dev` keeps them.
-	if cfg.DatabaseURL == "" {
-		getenv = envWith(getenv, map[string]string{"STORAGE_FILE_DIR": filepath.Join(cfg.DataDir, "storage")})
-	}
-	scfg, err := storage.ConfigFromEnv(getenv)
-	if err != nil {
-		return err
-	}
-	backend, err := storageBackend(ctx, scfg)
+	scfg, backend, err := openStorage(ctx, cfg, getenv)
 	if err != nil {
 		return err
 	}

@@ -34,11 +34,11 @@ func paymentFailure(status int, msg string, cause error) error {
 
 // transferPayment pays the artist for a sponsored stream the caller made.
 // Every rule (eligibility in the spec's order, the configured amount, one
-// payment per stream and reference, wallet locking) lives in
-// settle_sponsored_stream, run as the caller; this handler validates the
-// shape of the body and relays the result. Business refusals are HTTP 200
-// with success:false, because functions-js hides the body of non-2xx
-// answers from the app.
+// payment per stream and reference, wallet locking, which balances the
+// caller may read) lives in settle_sponsored_stream, run as the caller; this
+// handler validates the shape of the body and relays the result unchanged.
+// Business refusals are HTTP 200 with success:false, because functions-js
+// hides the body of non-2xx answers from the app.
 func (b *Backline) transferPayment(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost {
 		return paymentFailure(http.StatusMethodNotAllowed, "Method not allowed", nil)
@@ -55,8 +55,9 @@ func (b *Backline) transferPayment(w http.ResponseWriter, r *http.Request) error
 	case req.Reference == "" || len(req.Reference) > 200:
 		return paymentFailure(http.StatusBadRequest, "reference is required", nil)
 	}
-	// The amount is only a claim: the SQL pays the configured amount and
-	// refuses a different one. NULL lets it use the setting.
+	// The amount is only a claim (the spec's client sends 50): the SQL pays
+	// the configured amount whether it is omitted, null or different. A
+	// value that is not a number is still a malformed body.
 	var amount *string
 	if req.Amount != "" {
 		a, err := provider.Decimal(req.Amount)

@@ -62,3 +62,16 @@ func ClientIP(r *http.Request) string {
 	}
 	return host
 }
+
+// RetryAfterSeconds is the Retry-After sent with a 503 while the database is
+// unavailable (pg.Unavailable): about the time a restarted PostgreSQL needs
+// to finish crash recovery, so clients that honour it (postgrest-js retries
+// GET/HEAD, auth-js retries refreshes) come back when it is likely up.
+const RetryAfterSeconds = "1"
+
+// SetRetryAfter tells the client to retry a 503 later; call it before the
+// status is written. Every service calls it for "database unavailable"
+// answers, whatever its body format.
+func SetRetryAfter(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", RetryAfterSeconds)
+}

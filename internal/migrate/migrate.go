@@ -1,7 +1,8 @@
 // Package migrate applies numbered SQL files to a database, once each.
 //
 // Files are named VERSION_description.sql and applied in version order, each
-// in its own transaction. Every applied file is recorded with a SHA-256
+// in its own transaction. VERSION_description.down.sql, when present, undoes
+// its migration (Down); it is never applied going up. Every applied file is recorded with a SHA-256
 // checksum in basalt.schema_migrations; a file whose content changed after it
 // was applied is refused. A session-level advisory lock serialises runners, so
 // several nodes starting at once apply each file exactly once.
@@ -38,20 +39,26 @@ type Migration struct {
 	Version  string
 	Name     string // file name
 	SQL      string
-	Checksum string
+	Checksum string // of the up file only: adding a down file changes nothing applied
+	DownName string // VERSION_description.down.sql, "" when there is none
+	DownSQL  string
 }
+
+// downSuffix marks the file that undoes a migration.
+const downSuffix = ".down.sql"
 
 // Status describes one migration against the database.
 type Status struct {
 	Migration
 	AppliedAt *time.Time
 	Changed   bool // applied with a different checksum
+	Missing   bool // applied, but no file has its version any more
 }
 
 // ErrChanged is wrapped by errors about edited, already applied migrations.
 var ErrChanged = errors.New("applied migration was changed")
 
-// Load reads and orders a source's migrations.
+// Load reads and orders a source's migrations, each with its down file.
 func Load(src Source) ([]Migration, error) {
 	entries, err := fs.ReadDir(src.FS, ".")
 	if err != nil {
@@ -59,13 +66,22 @@ func Load(src Source) ([]Migration, error) {
 	}
 	var out []Migration
 	seen := map[string]string{}
+	downs := map[string]string{} // version -> down file name
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
 			continue
 		}
+		down := strings.HasSuffix(e.Name(), downSuffix)
 		version, _, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
 		if !ok || version == "" {
 			return nil, fmt.Errorf("%s migration %q: name must be VERSION_description.sql", src.Name, e.Name())
+		}
+		if down {
+			if prev, dup := downs[version]; dup {
+				return nil, fmt.Errorf("%s migrations %q and %q share version %s", src.Name, prev, e.Name(), version)
+			}
+			downs[version] = e.Name()
+			continue
 		}
 		if prev, dup := seen[version]; dup {
 			return nil, fmt.Errorf("%s migrations %q and %q share version %s", src.Name, prev, e.Name(), version)
@@ -77,6 +93,24 @@ func Load(src Source) ([]Migration, error) {
 		}
 		sum := sha256.Sum256(b)
 		out = append(out, Migration{Source: src.Name, Version: version, Name: e.Name(), SQL: string(b), Checksum: hex.EncodeToString(sum[:])})
+	}
+	for i, m := range out {
+		name, ok := downs[m.Version]
+		if !ok {
+			continue
+		}
+		if want := strings.TrimSuffix(m.Name, ".sql") + downSuffix; name != want {
+			return nil, fmt.Errorf("%s down migration %q must be named %q, after its migration", src.Name, name, want)
+		}
+		b, err := fs.ReadFile(src.FS, path.Join(".", name))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		out[i].DownName, out[i].DownSQL = name, string(b)
+		delete(downs, m.Version)
+	}
+	for _, name := range downs {
+		return nil, fmt.Errorf("%s down migration %q has no migration %q", src.Name, name, strings.TrimSuffix(name, downSuffix)+".sql")
 	}
 	sort.Slice(out, func(i, j int) bool { return versionLess(out[i].Version, out[j].Version) })
 	return out, nil
@@ -130,13 +164,13 @@ func Up(ctx context.Context, db *pgxpool.Pool, log func(string), sources ...Sour
 		if err != nil {
 			return applied, err
 		}
-		done, err := appliedChecksums(ctx, conn.Conn(), src.Name)
+		done, err := records(ctx, conn, src.Name)
 		if err != nil {
-			return applied, err
+			return applied, fmt.Errorf("read applied %s migrations: %w", src.Name, err)
 		}
 		for _, m := range migs {
-			if sum, ok := done[m.Version]; ok {
-				if sum != m.Checksum {
+			if r, ok := done[m.Version]; ok {
+				if sum := r.sum; sum != m.Checksum {
 					return applied, fmt.Errorf("%s migration %s was edited after it was applied (checksum %s, recorded %s): "+
 						"never change an applied migration, add a new one instead: %w", m.Source, m.Name, short(m.Checksum), short(sum), ErrChanged)
 				}
@@ -169,18 +203,8 @@ func short(sum string) string {
 	return sum
 }
 
-func appliedChecksums(ctx context.Context, conn *pgx.Conn, source string) (map[string]string, error) {
-	rows, err := conn.Query(ctx, `SELECT version, checksum FROM basalt.schema_migrations WHERE source = $1`, source)
-	if err != nil {
-		return nil, fmt.Errorf("read applied %s migrations: %w", source, err)
-	}
-	out := map[string]string{}
-	var v, c string
-	_, err = pgx.ForEachRow(rows, []any{&v, &c}, func() error { out[v] = c; return nil })
-	return out, err
-}
-
-// StatusOf lists every migration of the sources with whether it is applied.
+// StatusOf lists every migration of the sources with whether it is applied,
+// and every applied migration whose file is gone.
 func StatusOf(ctx context.Context, db *pgxpool.Pool, sources ...Source) ([]Status, error) {
 	var exists bool
 	if err := db.QueryRow(ctx, `SELECT to_regclass('basalt.schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
@@ -192,33 +216,121 @@ func StatusOf(ctx context.Context, db *pgxpool.Pool, sources ...Source) ([]Statu
 		if err != nil {
 			return nil, err
 		}
-		type rec struct {
-			sum string
-			at  time.Time
-		}
-		done := map[string]rec{}
+		done := map[string]record{}
 		if exists {
-			rows, err := db.Query(ctx, `SELECT version, checksum, applied_at FROM basalt.schema_migrations WHERE source = $1`, src.Name)
-			if err != nil {
+			if done, err = records(ctx, db, src.Name); err != nil {
 				return nil, fmt.Errorf("migrate status: %w", err)
 			}
-			var v, c string
-			var at time.Time
-			if _, err := pgx.ForEachRow(rows, []any{&v, &c, &at}, func() error { done[v] = rec{c, at}; return nil }); err != nil {
-				return nil, err
-			}
 		}
+		var sts []Status
 		for _, m := range migs {
 			st := Status{Migration: m}
 			if r, ok := done[m.Version]; ok {
 				at := r.at
 				st.AppliedAt = &at
 				st.Changed = r.sum != m.Checksum
+				delete(done, m.Version)
 			}
-			out = append(out, st)
+			sts = append(sts, st)
 		}
+		for v, r := range done {
+			at := r.at
+			sts = append(sts, Status{Migration: Migration{Source: src.Name, Version: v, Name: r.name, Checksum: r.sum},
+				AppliedAt: &at, Missing: true})
+		}
+		sort.SliceStable(sts, func(i, j int) bool { return versionLess(sts[i].Version, sts[j].Version) })
+		out = append(out, sts...)
 	}
 	return out, nil
+}
+
+// record is one row of basalt.schema_migrations.
+type record struct {
+	name, sum string
+	at        time.Time
+}
+
+func records(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, source string) (map[string]record, error) {
+	rows, err := db.Query(ctx, `SELECT version, name, checksum, applied_at FROM basalt.schema_migrations WHERE source = $1`, source)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]record{}
+	var v string
+	var r record
+	_, err = pgx.ForEachRow(rows, []any{&v, &r.name, &r.sum, &r.at}, func() error { out[v] = r; return nil })
+	return out, err
+}
+
+// ErrNoDown is wrapped by Down's error when the migration to undo has no
+// down file.
+var ErrNoDown = errors.New("no down migration")
+
+// ErrNothingApplied is returned by Down when no migration of the source is
+// applied.
+var ErrNothingApplied = errors.New("no migration is applied")
+
+// Down undoes the last applied migration of src (the highest applied
+// version) with its down file, in one transaction that also removes its
+// record, so the next Up applies the file again. The up file may have been
+// edited since; that is how a migration under development is redone.
+func Down(ctx context.Context, db *pgxpool.Pool, src Source) (Migration, error) {
+	migs, err := Load(src)
+	if err != nil {
+		return Migration{}, err
+	}
+	conn, err := db.Acquire(ctx)
+	if err != nil {
+		return Migration{}, fmt.Errorf("migrate: acquire connection: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockKey); err != nil {
+		return Migration{}, fmt.Errorf("migrate: take advisory lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) //nolint:errcheck
+	if _, err := conn.Exec(ctx, ddl); err != nil {
+		return Migration{}, fmt.Errorf("migrate: create bookkeeping table: %w", err)
+	}
+	done, err := records(ctx, conn, src.Name)
+	if err != nil {
+		return Migration{}, fmt.Errorf("read applied %s migrations: %w", src.Name, err)
+	}
+	last := ""
+	for v := range done {
+		if last == "" || versionLess(last, v) {
+			last = v
+		}
+	}
+	if last == "" {
+		return Migration{}, fmt.Errorf("%s: %w", src.Name, ErrNothingApplied)
+	}
+	var m Migration
+	for _, x := range migs {
+		if x.Version == last {
+			m = x
+		}
+	}
+	if m.Name == "" {
+		return Migration{}, fmt.Errorf("%s migration %s was applied but its file is gone, so it cannot be undone: %w",
+			src.Name, done[last].name, ErrNoDown)
+	}
+	if m.DownName == "" {
+		return m, fmt.Errorf("%s migration %s has no down file (%s): %w",
+			src.Name, m.Name, strings.TrimSuffix(m.Name, ".sql")+downSuffix, ErrNoDown)
+	}
+	err = pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, m.DownSQL); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM basalt.schema_migrations WHERE source = $1 AND version = $2`, src.Name, m.Version)
+		return err
+	})
+	if err != nil {
+		return m, fmt.Errorf("undo %s migration %s with %s: %w", src.Name, m.Name, m.DownName, err)
+	}
+	return m, nil
 }
 
 // NewFileName returns the file name `basalt migrate new NAME` creates: a UTC

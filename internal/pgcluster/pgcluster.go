@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -35,7 +36,7 @@ var ErrNoBinaries = errors.New(`no PostgreSQL server binaries found: Basalt need
 	`then put their folder on PATH or set PG_BIN to it (for example PG_BIN=/usr/lib/postgresql/15/bin), ` +
 	`or point Basalt at an existing database with "basalt serve" and DATABASE_URL`)
 
-// FindBinDir returns the folder holding initdb and pg_ctl: PATH first, then
+// FindBinDir returns the folder holding initdb, pg_ctl and postgres: PATH first, then
 // $PG_BIN, then the newest /usr/lib/postgresql/*/bin. Versions older than
 // MinMajorVersion are skipped.
 func FindBinDir() (string, error) {
@@ -50,7 +51,8 @@ func FindBinDir() (string, error) {
 	sort.Slice(globbed, func(i, j int) bool { return versionOfDir(globbed[i]) > versionOfDir(globbed[j]) })
 	candidates = append(candidates, globbed...)
 	for _, dir := range candidates {
-		if !isExecutable(filepath.Join(dir, "initdb")) || !isExecutable(filepath.Join(dir, "pg_ctl")) {
+		if !isExecutable(filepath.Join(dir, "initdb")) || !isExecutable(filepath.Join(dir, "pg_ctl")) ||
+			!isExecutable(filepath.Join(dir, "postgres")) {
 			continue
 		}
 		if v, err := MajorVersion(dir); err == nil && v >= MinMajorVersion {
@@ -101,6 +103,8 @@ type Cluster struct {
 	Log func(string)
 
 	uid, gid int // resolved RunAs ids; -1 when not root
+	// srv is the server process this Cluster started last, if any.
+	srv atomic.Pointer[server]
 }
 
 // resolveUser fills uid/gid when the process runs as root.
@@ -248,8 +252,11 @@ func (c *Cluster) Init(ctx context.Context) error {
 	return err
 }
 
-// Start starts the server and waits until it accepts connections. A
-// postmaster.pid left by a crash is removed when its process is gone.
+// Start starts the server and waits until it accepts connections. The
+// server runs as a child of this process (see server.go), so its exit is
+// noticed at once and a Supervisor can restart it. A postmaster.pid left by
+// a crash is removed when its process is gone. When Start fails, no server
+// it started is left running.
 func (c *Cluster) Start(ctx context.Context) error {
 	if err := c.defaults(); err != nil {
 		return err
@@ -257,26 +264,29 @@ func (c *Cluster) Start(ctx context.Context) error {
 	if err := c.ensureDir(c.SocketDir, 0o755); err != nil {
 		return err
 	}
+	if s := c.srv.Load(); s != nil && !s.exited() {
+		return fmt.Errorf("a PostgreSQL server is already running on %s (pid %d)", c.DataDir, s.pid)
+	}
 	if running, err := c.recoverStalePID(); err != nil {
 		return err
 	} else if running {
 		return fmt.Errorf("a PostgreSQL server is already running on %s (see %s)", c.DataDir, filepath.Join(c.DataDir, "postmaster.pid"))
 	}
-	listen := "''"
 	if c.Port > 0 {
-		listen = "127.0.0.1"
 		if err := portFree(c.Port); err != nil {
 			return err
 		}
 	}
-	opts := fmt.Sprintf("-k %s -h %s -p %d", c.SocketDir, listen, c.portOrDefault())
-	logFile := filepath.Join(c.DataDir, "server.log")
-	if err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-o", opts, "-l", logFile, "-w", "-t", "60", "start"); err != nil {
-		tail, _ := os.ReadFile(logFile)
-		if len(tail) > 2000 {
-			tail = tail[len(tail)-2000:]
-		}
-		return fmt.Errorf("%w\nserver log:\n%s", err, tail)
+	s, err := c.spawn()
+	if err != nil {
+		return err
+	}
+	c.srv.Store(s)
+	if err := c.waitReady(ctx, s); err != nil {
+		// A server that never became ready is not left behind: the caller
+		// (or the supervisor's next attempt) starts from a clean slate.
+		c.abort(s)
+		return fmt.Errorf("start postgres: %w\nserver log:\n%s", err, c.logTail(s, 20))
 	}
 	return nil
 }
@@ -321,6 +331,9 @@ func processIsPostgres(pid int) bool {
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
+	if zombie(pid) {
+		return false // exited, not yet reaped by its parent
+	}
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	if err != nil {
 		return true // cannot tell: assume alive, the safe answer
@@ -349,13 +362,19 @@ func (c *Cluster) PID() (int, bool) {
 	return pid, true
 }
 
-// Stop stops the server. mode is "fast" (clean, the default) or "immediate".
+// Stop stops the server. mode is "fast" (clean, the default), "smart" or
+// "immediate". A server this Cluster started is signalled directly and
+// marked as stopped on purpose, so a Supervisor does not restart it; one
+// left by another process is stopped with pg_ctl.
 func (c *Cluster) Stop(ctx context.Context, mode string) error {
 	if err := c.defaults(); err != nil {
 		return err
 	}
 	if mode == "" {
 		mode = "fast"
+	}
+	if s := c.srv.Load(); s != nil && !s.exited() {
+		return s.stop(ctx, mode)
 	}
 	if !c.Running() {
 		return nil

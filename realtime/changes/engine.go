@@ -35,6 +35,10 @@ type Config struct {
 	// Publish, when set, receives every change the leader read, encoded
 	// for Ingest on other nodes.
 	Publish func(change []byte)
+	// SlotLag, when set, is told every 10 s while this node reads the
+	// slot how many WAL bytes the slot has not confirmed yet, and once
+	// with reading false when it stops.
+	SlotLag func(slot string, bytes float64, reading bool)
 }
 
 // Binding is one postgres_changes item of a join.

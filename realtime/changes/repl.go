@@ -119,7 +119,33 @@ func (e *Engine) stream(ctx context.Context) error {
 	e.log.Info("realtime: reading changes", "slot", slot)
 	e.streaming.Store(true)
 	defer e.streaming.Store(false)
+	if e.cfg.SlotLag != nil {
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go e.watchLag(lctx, slot)
+	}
 	return e.receive(ctx, conn, start)
+}
+
+// watchLag reports the slot's unconfirmed WAL every 10 s until ctx ends,
+// then that the slot is no longer read here.
+func (e *Engine) watchLag(ctx context.Context, slot string) {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	defer e.cfg.SlotLag(slot, 0, false)
+	for {
+		var lag float64
+		err := e.admin.QueryRow(ctx, `SELECT coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn), 0)::float8
+			FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&lag)
+		if err == nil && ctx.Err() == nil {
+			e.cfg.SlotLag(slot, lag, true)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // receive reads the stream, acknowledging what was applied.

@@ -115,7 +115,8 @@ func TestTransferFunds(t *testing.T) {
 }
 
 // TestSettlement checks every eligibility rule of spec section 5, in order,
-// with its message, plus the amount, the reference and fail-closed cases.
+// with its message, plus the reference and fail-closed cases (the amount:
+// TestSettlementAmount).
 func TestSettlement(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -130,8 +131,9 @@ func TestSettlement(t *testing.T) {
 		if valid, reason := e.listen(fan, w.track, 31); !valid {
 			t.Fatal(reason)
 		}
+		// The balances are the parties' own (TestSettlementBalanceFigures).
 		want := map[string]any{"success": true, "error": nil,
-			"transaction": map[string]any{"amount": 50.0, "artist_balance": 50.0, "sponsor_balance": 950.0}}
+			"transaction": map[string]any{"amount": 50.0, "artist_balance": nil, "sponsor_balance": nil}}
 		if diff := cmp.Diff(want, e.settle(fan, w.artist, w.sponsor, "stream-ok", 50)); diff != "" {
 			t.Fatalf("settle (-want +got):\n%s", diff)
 		}
@@ -171,10 +173,6 @@ func TestSettlement(t *testing.T) {
 		setup setup
 		want  string
 	}{
-		{"amount other than the configured one", func(fan caller) (string, string, any) {
-			a, s, _ := listenTo(w.track)(fan)
-			return a, s, 100
-		}, "Invalid payment amount: expected 50"},
 		{"1. the artist", func(fan caller) (string, string, any) { return fan.uid, w.sponsor, 50 }, "Artist cannot stream own tracks for payment"},
 		{"2. no recent valid stream", func(fan caller) (string, string, any) { return w.artist, w.sponsor, 50 }, "Track not found"},
 		{"2. stream too short to count", func(fan caller) (string, string, any) {
@@ -223,7 +221,7 @@ func TestSettlement(t *testing.T) {
 		{"7. sponsor without enough money", func(fan caller) (string, string, any) {
 			listenTo(sponsoredBy2)(fan)
 			return w.artist2, w.sponsor2, 50
-		}, "Insufficient sponsor balance. Has 0, needs 50"},
+		}, "Insufficient sponsor balance"}, // the figures are the sponsor's (TestSettlementBalanceFigures)
 	}
 	for i, tc := range cases {
 		fan := e.freshFan()
@@ -255,26 +253,6 @@ func TestSettlement(t *testing.T) {
 		defer e.exec(`INSERT INTO public.app_settings (key, value, is_public) VALUES ('device_trust_suspicious_below', '60', true)`)
 		if diff := cmp.Diff(fail("Fraud detection system error"), e.settle(fan, w.artist, w.sponsor, "stream-fraud-down", 50)); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
-		}
-	})
-	t.Run("an operator changes the amount without a deploy", func(t *testing.T) {
-		if _, err := e.execAs(user(w.admin), `UPDATE public.app_settings SET value = '75' WHERE key = 'stream_payment_amount'`); err != nil {
-			t.Fatal(err)
-		}
-		defer e.exec(`UPDATE public.app_settings SET value = '50' WHERE key = 'stream_payment_amount'`)
-		fan := e.freshFan()
-		if valid, reason := e.listen(fan, w.track, 31); !valid {
-			t.Fatal(reason)
-		}
-		if diff := cmp.Diff(fail("Invalid payment amount: expected 75"), e.settle(fan, w.artist, w.sponsor, "stream-75a", 50)); diff != "" {
-			t.Errorf("old amount (-want +got):\n%s", diff)
-		}
-		before := e.balance(w.sponsor)
-		if got := e.settle(fan, w.artist, w.sponsor, "stream-75b", 75); got["success"] != true {
-			t.Fatalf("new amount: %v", got)
-		}
-		if moved := scalar[string](e, `SELECT ($1::numeric - balance)::text FROM public.wallets WHERE id = $2`, before, w.sponsor); moved != "75.00" {
-			t.Errorf("moved %s, want 75.00", moved)
 		}
 	})
 	t.Run("callers", func(t *testing.T) {
@@ -470,6 +448,9 @@ func TestCashouts(t *testing.T) {
 		t.Errorf("visitor: %v", err)
 	}
 
+	// The refusals above come before the bank details are looked at; a
+	// request that passes them names a bank, a NUBAN and an account name.
+	request = `SELECT public.request_cashout($1, 'Zenith Bank', '0123456789', 'Ada Artist')::text`
 	first, err := e.callJSON(artist, request, 1000)
 	if err != nil || first["balance"] != 4000.0 || first["status"] != "pending" {
 		t.Fatalf("request at the minimum: %v %v", first, err)

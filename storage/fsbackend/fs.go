@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/basaltdev/basalt/storage"
@@ -145,22 +146,30 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	// would copy through a 32 KB buffer: large reads mean fewer syscalls.
 	n, err := io.CopyBuffer(struct{ io.Writer }{f}, ctxReader{ctx, r}, *buf)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
+		return fmt.Errorf("write %s: %w", key, noSpace(err))
 	}
 	if size >= 0 && n != size {
 		return fmt.Errorf("write %s: got %d bytes, want %d", key, n, size)
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", key, err)
+		return fmt.Errorf("sync %s: %w", key, noSpace(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", key, err)
+		return fmt.Errorf("close %s: %w", key, noSpace(err))
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return fmt.Errorf("rename into %s: %w", key, err)
 	}
 	ok = true
 	return nil
+}
+
+// noSpace marks a full disk or an exhausted quota as storage.ErrNoSpace.
+func noSpace(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("%w: %w", storage.ErrNoSpace, err)
+	}
+	return err
 }
 
 // bufPool holds copy buffers for Put.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -42,7 +43,10 @@ func New(ctx context.Context, cfg storage.S3Config) (*Backend, error) {
 	}
 	if !ok {
 		if err := client.MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{Region: cfg.Region}); err != nil {
-			return nil, fmt.Errorf("create s3 bucket %s: %w", cfg.Bucket, err)
+			// Nodes starting together race to create it: losing is fine.
+			if exists, eerr := client.BucketExists(ctx, cfg.Bucket); eerr != nil || !exists {
+				return nil, fmt.Errorf("create s3 bucket %s: %w", cfg.Bucket, err)
+			}
 		}
 	}
 	p := strings.Trim(cfg.Prefix, "/")
@@ -62,6 +66,11 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 		ContentType: contentType, PartSize: partSize, DisableContentSha256: true,
 	})
 	if err != nil {
+		// 507 is how S3 servers (MinIO's XMinioStorageFull among them) say
+		// they have no room left.
+		if minio.ToErrorResponse(err).StatusCode == http.StatusInsufficientStorage {
+			err = fmt.Errorf("%w: %w", storage.ErrNoSpace, err)
+		}
 		return fmt.Errorf("s3 put %s: %w", key, err)
 	}
 	return nil

@@ -73,11 +73,12 @@ function useSuspension(userId: string | undefined) {
     enabled: !!userId,
     staleTime: 60_000,
     queryFn: async () => {
+      if (!userId) return { suspended: false, reason: null }
       const sb = supabase()
       const { data, error } = await sb.rpc('is_user_suspended', { p_user_id: userId })
       if (error || data !== true) return { suspended: false, reason: null }
-      const { data: p } = await sb.from('public_profiles').select('suspended_reason').eq('id', userId!).maybeSingle()
-      return { suspended: true, reason: (p?.suspended_reason as string | null) ?? null }
+      const { data: p } = await sb.from('public_profiles').select('suspended_reason').eq('id', userId).maybeSingle()
+      return { suspended: true, reason: p?.suspended_reason ?? null }
     },
   })
 }

@@ -15,6 +15,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -158,10 +159,22 @@ func NairaToKobo(naira string) (int64, error) {
 // Decimal normalises a JSON number to an exact decimal string ("61500.50"
 // → "61500.5", "1e3" → "1000") without going through float64 and without
 // rounding: "500.001" stays "500.001", so SQL sees what the client sent.
+// Amounts are bounded (under 10^20, at most 20 decimals): an exponent is a
+// few bytes of JSON that could otherwise ask for a million digits.
 func Decimal(n json.Number) (string, error) {
-	r, ok := new(big.Rat).SetString(n.String())
+	s := n.String()
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		// Checked before big.Rat expands it; the bounds below decide.
+		if e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+")); err != nil || e > maxExponent || e < -maxExponent {
+			return "", fmt.Errorf("amount %q is out of range", n)
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return "", fmt.Errorf("amount %q is not a decimal number", n)
+	}
+	if new(big.Rat).Abs(r).Cmp(maxAmount) >= 0 {
+		return "", fmt.Errorf("amount %q is out of range", n)
 	}
 	scaled := new(big.Rat).Set(r)
 	for prec := 0; prec <= maxDecimals; prec++ {
@@ -175,6 +188,12 @@ func Decimal(n json.Number) (string, error) {
 
 // maxDecimals bounds the precision Decimal accepts.
 const maxDecimals = 20
+
+// maxAmount bounds the magnitude Decimal accepts: far above any naira
+// amount. maxExponent lets a long mantissa still reach it.
+var maxAmount = new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+
+const maxExponent = 1000
 
 func trimZeros(s string) string {
 	if strings.Contains(s, ".") {

@@ -40,6 +40,15 @@ func TestAmounts(t *testing.T) {
 			t.Errorf("Decimal(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
+	// Bounded: an exponent cannot ask for a million digits.
+	for _, in := range []string{"1e20", "-1e20", "1e999999", "1e-999999", "100000000000000000000", "1.5e-21"} {
+		if got, err := provider.Decimal(json.Number(in)); err == nil {
+			t.Errorf("Decimal(%q) = %d digits, want an error", in, len(got))
+		}
+	}
+	if got, err := provider.Decimal("99999999999999999999.99"); err != nil || got != "99999999999999999999.99" {
+		t.Errorf("Decimal of the largest amount = %q, %v", got, err)
+	}
 }
 
 func TestWebhookSignatures(t *testing.T) {

@@ -16,9 +16,10 @@ export function useSessionHeartbeat(userId: string | undefined) {
     if (!userId) return
     const sb = supabase()
     const sessionId = deviceId()
+    // The server records the address the gateway saw, not one sent by the app.
     const beat = () =>
       void sb
-        .rpc('upsert_user_session', { p_user_id: userId, p_session_id: sessionId, p_device_info: navigator.userAgent, p_ip_address: null })
+        .rpc('upsert_user_session', { p_user_id: userId, p_session_id: sessionId, p_device_info: navigator.userAgent })
         .then(({ error }) => error && console.warn('session heartbeat', error.message))
     beat()
     const interval = window.setInterval(beat, HEARTBEAT_MS)

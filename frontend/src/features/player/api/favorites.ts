@@ -19,9 +19,10 @@ export function useToggleLike(trackId: string | undefined, userId: string | unde
   const qc = useQueryClient()
   return useMutation({
     mutationFn: async (liked: boolean) => {
+      if (!trackId || !userId) throw new Error('Sign in to like tracks')
       const sb = supabase()
       const { error } = liked
-        ? await sb.from('favorites').delete().eq('track_id', trackId!).eq('user_id', userId!)
+        ? await sb.from('favorites').delete().eq('track_id', trackId).eq('user_id', userId)
         : await sb.from('favorites').insert({ track_id: trackId, user_id: userId })
       if (error) throw error
       return !liked

@@ -1,4 +1,4 @@
-import type { SupabaseClient } from '@supabase/supabase-js'
+import type { Client } from '@/lib/supabase'
 import type { Role } from '@/config/nav'
 import type { Track } from '@/types/api'
 import { collectFingerprint, isSuspiciousDevice } from '../lib/device-trust'
@@ -58,7 +58,7 @@ function first<T>(data: unknown): T | null {
 }
 
 /** clientIp asks the client-ip function for the caller's address; null when unknown. */
-export async function clientIp(sb: SupabaseClient): Promise<string | null> {
+export async function clientIp(sb: Client): Promise<string | null> {
   try {
     const { data, error } = await sb.functions.invoke('client-ip', { method: 'GET' })
     if (error) return null
@@ -70,7 +70,7 @@ export async function clientIp(sb: SupabaseClient): Promise<string | null> {
 }
 
 /** streamsRemaining reads today's allowance; any failure means none remain (fail safe). */
-export async function streamsRemaining(sb: SupabaseClient, userId: string): Promise<number> {
+export async function streamsRemaining(sb: Client, userId: string): Promise<number> {
   const { data, error } = await sb.rpc('get_or_create_daily_stream_limit', { p_user_id: userId })
   if (error) return 0
   const row = first<{ streams_remaining: number }>(data)
@@ -78,7 +78,7 @@ export async function streamsRemaining(sb: SupabaseClient, userId: string): Prom
 }
 
 /** fraudCheck runs detect_stream_fraud, or the client-only device check when it fails. */
-export async function fraudCheck(sb: SupabaseClient, userId: string, trackId: string, ip: string | null, sessionId: string): Promise<FraudResult> {
+export async function fraudCheck(sb: Client, userId: string, trackId: string, ip: string | null, sessionId: string): Promise<FraudResult> {
   const fp = collectFingerprint()
   void sb
     .rpc('update_device_fingerprint', {
@@ -89,7 +89,7 @@ export async function fraudCheck(sb: SupabaseClient, userId: string, trackId: st
       p_timezone: fp.timezone,
       p_language: fp.language,
       p_platform: fp.platform,
-      p_ip_address: ip,
+      p_ip_address: ip ?? undefined,
       p_device_details: fp.details,
     })
     .then(({ error }) => error && console.warn('update_device_fingerprint', error.message))
@@ -97,7 +97,7 @@ export async function fraudCheck(sb: SupabaseClient, userId: string, trackId: st
     p_user_id: userId,
     p_track_id: trackId,
     p_device_fingerprint: fp.fingerprint,
-    p_ip_address: ip,
+    p_ip_address: ip ?? undefined,
     p_user_agent: fp.userAgent,
     p_session_id: sessionId,
   })
@@ -116,7 +116,7 @@ export async function fraudCheck(sb: SupabaseClient, userId: string, trackId: st
   return { ...row, fraud_reasons: row.fraud_reasons ?? [] }
 }
 
-async function countValid(sb: SupabaseClient, filter: { userId?: string; trackId?: string; sinceMs: number }): Promise<number | null> {
+async function countValid(sb: Client, filter: { userId?: string; trackId?: string; sinceMs: number }): Promise<number | null> {
   let q = sb.from('streams').select('id', { count: 'exact', head: true }).eq('is_valid', true)
   if (filter.userId) q = q.eq('user_id', filter.userId)
   if (filter.trackId) q = q.eq('track_id', filter.trackId)
@@ -130,7 +130,7 @@ const HOUR = 3600_000
  * sponsorEligibility runs the eligibility checks of spec section 5 in order
  * and returns the first failing reason, or null when the payment may be asked for.
  */
-export async function sponsorEligibility(sb: SupabaseClient, ctx: StreamContext, fraud: FraudResult): Promise<string | null> {
+export async function sponsorEligibility(sb: Client, ctx: StreamContext, fraud: FraudResult): Promise<string | null> {
   const { track, userId } = ctx
   if (userId === track.artistId) return 'Artist cannot stream own tracks for payment'
   const { data: row } = await sb.from('tracks').select('id, artist_id, sponsor_id, is_sponsored').eq('id', track.id).maybeSingle()
@@ -159,7 +159,7 @@ export async function sponsorEligibility(sb: SupabaseClient, ctx: StreamContext,
 }
 
 /** recordStream records one play that reached 30 s and settles the sponsored payment. */
-export async function recordStream(sb: SupabaseClient, ctx: StreamContext): Promise<StreamOutcome> {
+export async function recordStream(sb: Client, ctx: StreamContext): Promise<StreamOutcome> {
   const { track, userId, role } = ctx
   const suspended = await sb.rpc('is_user_suspended', { p_user_id: userId })
   if (suspended.error) return { kind: 'error', message: 'Failed to verify user status' }
@@ -224,7 +224,7 @@ export async function recordStream(sb: SupabaseClient, ctx: StreamContext): Prom
       p_user_id: userId,
       p_track_id: track.id,
       p_device_fingerprint: collectFingerprint().fingerprint,
-      p_ip_address: ip,
+      p_ip_address: ip ?? undefined,
       p_session_id: ctx.sessionId,
       p_stream_duration: Math.round(ctx.seconds),
     })

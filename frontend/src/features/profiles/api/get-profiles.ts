@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { cacheProfiles } from '@/lib/query-client'
+import type { Enums } from '@/lib/database.types'
 import { supabase } from '@/lib/supabase'
 import type { ArtistProfile, PublicProfile, SponsorProfile } from '@/types/api'
 
@@ -125,7 +126,7 @@ export async function getSponsors(): Promise<SponsorSummary[]> {
 }
 
 /** getPublicProfiles lists profiles for Discover, optionally filtered by role and a search term. */
-export async function getPublicProfiles(role?: string, search?: string): Promise<PublicProfile[]> {
+export async function getPublicProfiles(role?: Enums<'app_role'> | 'all', search?: string): Promise<PublicProfile[]> {
   let q = supabase().from('public_profiles').select(PROFILE_COLUMNS)
   if (role && role !== 'all') q = q.eq('role', role)
   if (search) q = q.or(`display_name.ilike.%${search.replace(/[%,()]/g, '')}%,username.ilike.%${search.replace(/[%,()]/g, '')}%`)
@@ -161,7 +162,7 @@ export const topArtistsQueryOptions = () => queryOptions({ queryKey: ['topArtist
 export const topFansQueryOptions = () => queryOptions({ queryKey: ['topFans'], queryFn: getTopFans, ...cacheProfiles.static })
 export const useArtists = () => useQuery({ queryKey: ['artists'], queryFn: () => getArtists(), ...cacheProfiles.dynamic })
 export const useSponsors = () => useQuery({ queryKey: ['sponsors'], queryFn: getSponsors, ...cacheProfiles.dynamic })
-export const usePublicProfiles = (role?: string, search?: string) =>
+export const usePublicProfiles = (role?: Enums<'app_role'> | 'all', search?: string) =>
   useQuery({ queryKey: ['publicProfiles', role ?? 'all', search ?? ''], queryFn: () => getPublicProfiles(role, search) })
 export const useProfile = (by: { username?: string; id?: string }) =>
   useQuery({ queryKey: ['profile', by], queryFn: () => getProfile(by), staleTime: 2 * 60_000, gcTime: 5 * 60_000, enabled: !!(by.username || by.id) })

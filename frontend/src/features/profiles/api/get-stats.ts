@@ -1,4 +1,5 @@
 import { queryOptions } from '@tanstack/react-query'
+import type { Enums } from '@/lib/database.types'
 import { supabase } from '@/lib/supabase'
 
 /** PlatformStats are the home page's headline and platform numbers. */
@@ -15,7 +16,7 @@ export interface PlatformStats {
 
 const zero: PlatformStats = { artists: 0, sponsors: 0, fans: 0, tracks: 0, validStreams: 0, sponsoredStreams: 0, walletTotal: 0, paidOut: 0 }
 
-async function countRole(role: string) {
+async function countRole(role: Enums<'app_role'>) {
   const { count, error } = await supabase().from('user_roles').select('user_id', { count: 'exact', head: true }).eq('role', role)
   if (error) throw error
   return count ?? 0

@@ -10,6 +10,22 @@ import { supabase } from '@/lib/supabase'
 import { cn } from '@/lib/utils'
 import { computeCompleteness, nudgeDotColor, shouldShowNudge } from '../lib/completeness'
 
+/** RoleProfileExtras are the completeness fields kept in the role's own profile table. */
+interface RoleProfileExtras {
+  phone: string | null
+  track_count?: number
+}
+
+/** roleProfile reads phone (and an artist's track count) from the role's profile table; null on error. */
+async function roleProfile(role: 'artist' | 'sponsor' | 'fan', id: string): Promise<RoleProfileExtras | null> {
+  const sb = supabase()
+  const { data, error } =
+    role === 'artist'
+      ? await sb.from('artist_profiles').select('phone, track_count').eq('id', id).maybeSingle()
+      : await sb.from(role === 'sponsor' ? 'sponsor_profiles' : 'fan_profiles').select('phone').eq('id', id).maybeSingle()
+  return error ? null : data
+}
+
 const dotClass = { red: 'bg-red-500', orange: 'bg-orange-500', yellow: 'bg-yellow-400' } as const
 const dismissKey = (userId: string) => `profile_nudge_dismissed_${userId}`
 
@@ -27,12 +43,7 @@ export function ProfileNudge() {
     queryKey: ['roleProfile', user?.id, role],
     enabled: !!user && !!role && role !== 'admin',
     staleTime: 2 * 60_000,
-    queryFn: async () => {
-      const table = `${role}_profiles`
-      const { data, error } = await supabase().from(table).select('*').eq('id', user!.id).maybeSingle()
-      if (error) return null
-      return data as { phone?: string | null; track_count?: number | null } | null
-    },
+    queryFn: () => (user && role && role !== 'admin' ? roleProfile(role, user.id) : null),
   })
   if (!user || !role || !profile) return null
   const result = computeCompleteness({

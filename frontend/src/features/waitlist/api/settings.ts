@@ -20,7 +20,7 @@ export async function getAppSettings(): Promise<AppSettings> {
   if (flag.error) console.warn('coming soon status', flag.error.message)
   if (text.error) console.warn('countdown date', text.error.message)
   return {
-    comingSoon: !flag.error && (flag.data === true || flag.data === 'true'),
+    comingSoon: !flag.error && flag.data === true,
     countdownTarget: text.error || typeof text.data !== 'string' ? '' : text.data,
   }
 }

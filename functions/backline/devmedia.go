@@ -1,20 +1,14 @@
-package main
+package backline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/basaltdev/basalt/functions/backline/demomedia"
-	"github.com/basaltdev/basalt/internal/jwt"
-	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/appkit"
 )
 
 // publicObjectPrefix is how seeded rows point at storage objects.
@@ -23,8 +17,9 @@ const publicObjectPrefix = "/storage/v1/object/public/"
 // seedDemoMedia gives every seeded track whose audio or cover lives in
 // public storage but has no object yet a generated file, uploaded through the
 // real storage API in process (so bytes and metadata go the one way every
-// upload goes). It does nothing when the app has no tracks table.
-func seedDemoMedia(ctx context.Context, api http.Handler, db pg.DB, keys *jwt.Keys, log *slog.Logger) error {
+// upload goes). It does nothing when the schema has no tracks table yet.
+func seedDemoMedia(ctx context.Context, dev appkit.Dev) error {
+	db := dev.Admin
 	var hasTracks, hasStorage bool
 	err := db.QueryRow(ctx, `SELECT to_regclass('public.tracks') IS NOT NULL, to_regclass('storage.objects') IS NOT NULL`).Scan(&hasTracks, &hasStorage)
 	if err != nil || !hasTracks || !hasStorage {
@@ -62,7 +57,7 @@ func seedDemoMedia(ctx context.Context, api http.Handler, db pg.DB, keys *jwt.Ke
 			if err != nil {
 				return err
 			}
-			if err := uploadObject(ctx, api, keys, path, "audio/wav", wav); err != nil {
+			if err := dev.Upload(ctx, path, "audio/wav", wav); err != nil {
 				return err
 			}
 		}
@@ -71,31 +66,13 @@ func seedDemoMedia(ctx context.Context, api http.Handler, db pg.DB, keys *jwt.Ke
 			if err != nil {
 				return err
 			}
-			if err := uploadObject(ctx, api, keys, path, "image/jpeg", jpg); err != nil {
+			if err := dev.Upload(ctx, path, "image/jpeg", jpg); err != nil {
 				return err
 			}
 		}
 	}
 	if len(tracks) > 0 {
-		log.Info("generated demo media", "tracks", len(tracks))
-	}
-	return nil
-}
-
-// uploadObject stores body at bucket/name through the storage API as
-// service_role, replacing what is there.
-func uploadObject(ctx context.Context, api http.Handler, keys *jwt.Keys, path, contentType string, body []byte) error {
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/storage/v1/object/"+path, bytes.NewReader(body))
-	req.Header.Set("apikey", keys.ServiceRoleKey)
-	req.Header.Set("Authorization", "Bearer "+keys.ServiceRoleKey)
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("x-upsert", "true")
-	req.RemoteAddr = "127.0.0.1:0"
-	rec := httptest.NewRecorder()
-	api.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		msg, _ := io.ReadAll(rec.Body)
-		return fmt.Errorf("upload demo media %s: %d %s", path, rec.Code, msg)
+		dev.Log.Info("generated demo media", "tracks", len(tracks))
 	}
 	return nil
 }

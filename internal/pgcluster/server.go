@@ -1,0 +1,198 @@
+package pgcluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// startTimeout bounds the wait for a starting server, as pg_ctl -t 60 did.
+const startTimeout = 60 * time.Second
+
+// server is one run of the postmaster. It is a child of this process, not
+// daemonised by pg_ctl, so its exit is seen the moment it happens, with its
+// status ("signal: killed"), and it is reaped by us: under a PID 1 that does
+// not reap orphans a daemonised postmaster would linger as a zombie.
+type server struct {
+	pid     int
+	proc    *os.Process
+	started time.Time
+	logFrom int64         // size of server.log when this run began
+	done    chan struct{} // closed once the process has exited and been reaped
+	err     error         // the exit as Wait reported it; read after done
+	// stopping is set by Stop: the exit that follows was asked for.
+	stopping atomic.Bool
+}
+
+// exited reports whether the process has ended.
+func (s *server) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// status describes how the process ended, once it has.
+func (s *server) status() string {
+	if s.err == nil {
+		return "exit status 0"
+	}
+	return s.err.Error()
+}
+
+// stopSignals are the postmaster's shutdown modes, as pg_ctl sends them.
+var stopSignals = map[string]syscall.Signal{
+	"smart":     syscall.SIGTERM,
+	"fast":      syscall.SIGINT,
+	"immediate": syscall.SIGQUIT,
+}
+
+// stop asks the postmaster to shut down in mode and waits until it has.
+func (s *server) stop(ctx context.Context, mode string) error {
+	sig, ok := stopSignals[mode]
+	if !ok {
+		return fmt.Errorf("unknown shutdown mode %q (want smart, fast or immediate)", mode)
+	}
+	s.stopping.Store(true)
+	if err := s.proc.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signal postgres (pid %d): %w", s.pid, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("postgres (pid %d) did not stop (%s shutdown): %w", s.pid, mode, ctx.Err())
+	}
+}
+
+// spawn starts postgres on DataDir with its output appended to server.log.
+// It runs in a session of its own, as pg_ctl starts it, so a Ctrl-C in the
+// terminal reaches only us and we stop the server cleanly.
+func (c *Cluster) spawn() (*server, error) {
+	f, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open server log: %w", err)
+	}
+	defer f.Close() // the child holds its own descriptor
+	if c.uid >= 0 {
+		_ = f.Chown(c.uid, c.gid)
+	}
+	var logFrom int64
+	if st, err := f.Stat(); err == nil {
+		logFrom = st.Size()
+	}
+	listen := ""
+	if c.Port > 0 {
+		listen = "127.0.0.1"
+	}
+	// Not tied to a context: the server outlives the call that started it.
+	cmd := c.command(context.Background(), "postgres", "-D", c.DataDir, "-k", c.SocketDir,
+		"-h", listen, "-p", strconv.Itoa(c.portOrDefault()))
+	cmd.Stdout, cmd.Stderr = f, f
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	s := &server{pid: cmd.Process.Pid, proc: cmd.Process, started: time.Now(),
+		logFrom: logFrom, done: make(chan struct{})}
+	go func() {
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// waitReady waits until the postmaster reports "ready" in postmaster.pid
+// (what pg_ctl -w waits for), exits, or ctx or startTimeout ends.
+func (c *Cluster) waitReady(ctx context.Context, s *server) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if c.pidFileReady(s.pid) {
+			return nil
+		}
+		select {
+		case <-s.done:
+			return fmt.Errorf("postgres exited during start-up (%s)", s.status())
+		case <-ctx.Done():
+			return fmt.Errorf("wait for postgres to accept connections: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// pidFileReady reports whether postmaster.pid names pid and says the
+// server accepts connections (line 8, the postmaster status).
+func (c *Cluster) pidFileReady(pid int) bool {
+	b, err := os.ReadFile(filepath.Join(c.DataDir, "postmaster.pid"))
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	return len(lines) >= 8 && strings.TrimSpace(lines[0]) == strconv.Itoa(pid) &&
+		strings.TrimSpace(lines[7]) == "ready"
+}
+
+// abort stops a server that failed to start, at once, and waits for it.
+func (c *Cluster) abort(s *server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = s.stop(ctx, "immediate")
+}
+
+func (c *Cluster) logPath() string { return filepath.Join(c.DataDir, "server.log") }
+
+// logTail returns up to the last n lines the server run s wrote to the
+// server log, to say why it failed to start or stopped.
+func (c *Cluster) logTail(s *server, n int) string {
+	f, err := os.Open(c.logPath())
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const window = 8 << 10 // the log of a long-lived dev cluster grows
+	from := s.logFrom
+	if st, err := f.Stat(); err == nil && st.Size()-from > window {
+		from = st.Size() - window
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return ""
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// zombie reports whether pid has exited and waits to be reaped: it still
+// answers kill(pid, 0) but is not running.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state letter follows the command name, which is in parentheses
+	// and may itself contain spaces or parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}

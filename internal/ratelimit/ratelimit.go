@@ -1,0 +1,64 @@
+// Package ratelimit counts requests against budgets shared by every Basalt
+// node of a project: fixed windows in a PostgreSQL table, moved by one
+// atomic statement, so two nodes behind a load balancer enforce one limit
+// and racing requests are each counted.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/basaltdev/basalt/internal/pg"
+)
+
+// sweepEvery is the share of calls that also delete a batch of expired
+// windows, so keys made up by a client (spoofed addresses) cannot grow the
+// table without end.
+const (
+	sweepEvery = 100
+	sweepBatch = 500
+)
+
+// Store is the one rate limiter. Its zero value is not usable; use New.
+type Store struct {
+	db  pg.DB
+	now func() time.Time
+}
+
+// New returns a limiter on db (the admin pool: the table is the
+// platform's). now is the clock, so tests can move past a window.
+func New(db pg.DB, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{db: db, now: now}
+}
+
+// allowSQL counts one hit for a key: a window that has ended starts anew
+// with this hit. Fixed windows are simpler than token buckets and enough
+// for abuse budgets measured in minutes or hours.
+const allowSQL = `INSERT INTO basalt.rate_limits AS r (key, window_start, expires_at, hits)
+VALUES ($1, $2, $3, 1)
+ON CONFLICT (key) DO UPDATE SET
+  window_start = CASE WHEN r.expires_at <= $2 THEN $2 ELSE r.window_start END,
+  expires_at = CASE WHEN r.expires_at <= $2 THEN $3 ELSE r.expires_at END,
+  hits = CASE WHEN r.expires_at <= $2 THEN 1 ELSE r.hits + 1 END
+RETURNING hits`
+
+// Allow counts one event for key and reports whether it fits in max events
+// per period. Events over the budget are counted too, which changes
+// nothing: the window refuses them either way until it ends.
+func (s *Store) Allow(ctx context.Context, key string, max int, period time.Duration) (bool, error) {
+	now := s.now()
+	var hits int
+	if err := s.db.QueryRow(ctx, allowSQL, key, now, now.Add(period)).Scan(&hits); err != nil {
+		return false, fmt.Errorf("rate limit %s: %w", key, err)
+	}
+	if rand.IntN(sweepEvery) == 0 {
+		_, _ = s.db.Exec(ctx, `DELETE FROM basalt.rate_limits WHERE key = ANY (ARRAY(
+			SELECT key FROM basalt.rate_limits WHERE expires_at <= $1 LIMIT $2))`, now, sweepBatch)
+	}
+	return hits <= max, nil
+}
