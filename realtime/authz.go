@@ -61,6 +61,10 @@ func (ch *channel) snapshotPolicy() policies {
 	return ch.policy
 }
 
+// msgDatabaseUnavailable is the reference's reason when the policies could
+// not be run at all.
+const msgDatabaseUnavailable = "Realtime was unable to connect to the project database"
+
 // errReadDenied words a join or token refresh the read policies refuse.
 func errReadDenied(name string) error {
 	return &joinError{reason: "Unauthorized: You do not have permissions to read from this Channel topic: " + name}
@@ -80,6 +84,11 @@ func (ch *channel) authorizeRead(withPresence bool) error {
 	got, err := ch.c.s.probeRead(ctx, ch.caller(), ch.name, exts)
 	if err != nil {
 		ch.c.s.log.Warn("realtime: read policies", "topic", ch.name, "err", err)
+		if pg.Unavailable(err) {
+			return refuse(msgDatabaseUnavailable)
+		}
+		// A policy that fails counts as a refusal, as the reference's
+		// RlsPolicyError.
 		return errReadDenied(ch.name)
 	}
 	ch.mu.Lock()

@@ -222,7 +222,7 @@ func joinResponse(bs []binding) json.RawMessage {
 func (ch *channel) reportSubscription() {
 	s := ch.c.s
 	if s.changes == nil {
-		ch.system("postgres_changes", "error", "Realtime was unable to connect to the project database")
+		ch.system("postgres_changes", "error", msgDatabaseUnavailable)
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
