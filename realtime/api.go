@@ -55,7 +55,8 @@ func (s *Service) apiBroadcast(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Messages []apiMessage `json:"messages"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, s.cfg.MaxFrameBytes)).Decode(&body); err != nil || body.Messages == nil {
+	// An empty list is as blank as a missing one, as Ecto's required embeds.
+	if err := json.NewDecoder(io.LimitReader(r.Body, s.cfg.MaxFrameBytes)).Decode(&body); err != nil || len(body.Messages) == 0 {
 		httpx.WriteJSON(w, http.StatusUnprocessableEntity, map[string]any{"errors": map[string]any{"messages": []string{"can't be blank"}}})
 		return
 	}

@@ -59,6 +59,7 @@ func TestBroadcastAPI(t *testing.T) {
 			`{"messages":[{"topic":"api","event":"e"},{"topic":"api","event":"e","payload":{}}]}`, 422,
 			`{"errors":{"messages":[{"payload":["can't be blank"]},{}]}}`},
 		{"batch without messages", "/api/broadcast", "", "application/json", `{}`, 422, `{"errors":{"messages":["can't be blank"]}}`},
+		{"batch of no messages", "/api/broadcast", "", "application/json", `{"messages":[]}`, 422, `{"errors":{"messages":["can't be blank"]}}`},
 		{"single JSON", "/api/broadcast/api/events/single", "", "application/json", `{"one":1}`, 202, ""},
 		{"single binary", "/api/broadcast/api/events/bin", "", "application/octet-stream", "\x00\x01", 202, ""},
 		{"single of another type", "/api/broadcast/api/events/x", "", "text/plain", "hi", 415,
