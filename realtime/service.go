@@ -138,10 +138,13 @@ func (s *Service) Close() {
 // ServeHTTP implements http.Handler.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// tick advances the rate counters once a second.
+// tick advances the rate counters once a second and purges old stored
+// messages once an hour.
 func (s *Service) tick() {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	purge := time.NewTicker(time.Hour)
+	defer purge.Stop()
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -149,7 +152,22 @@ func (s *Service) tick() {
 		case <-t.C:
 			s.events.tick()
 			s.presences.tick()
+		case <-purge.C:
+			s.purgeMessages()
 		}
+	}
+}
+
+// messageRetention is how long realtime.messages keeps a row: the
+// reference keeps three days of daily partitions.
+const messageRetention = "72 hours"
+
+// purgeMessages deletes stored messages past the retention.
+func (s *Service) purgeMessages() {
+	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+	defer cancel()
+	if _, err := s.admin.Exec(ctx, `DELETE FROM realtime.messages WHERE inserted_at < now() - $1::interval`, messageRetention); err != nil {
+		s.log.Warn("realtime: purge old messages", "err", err)
 	}
 }
 

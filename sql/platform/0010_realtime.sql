@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS realtime.messages (
   PRIMARY KEY (id, inserted_at)
 );
 CREATE INDEX IF NOT EXISTS messages_topic_inserted_at_idx ON realtime.messages (topic, inserted_at);
+-- For purging messages older than 72 h, as the reference drops old partitions.
+CREATE INDEX IF NOT EXISTS messages_inserted_at_idx ON realtime.messages (inserted_at);
 ALTER TABLE realtime.messages ENABLE ROW LEVEL SECURITY;
 GRANT SELECT, INSERT, UPDATE ON realtime.messages TO anon, authenticated, service_role;
 
