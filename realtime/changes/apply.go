@@ -72,7 +72,7 @@ func (e *Engine) process(ctx context.Context, ch *Change) {
 	for _, c := range candidates {
 		var ids []int64
 		for _, b := range c.bindings {
-			if ev.passes(b) {
+			if ev.passes(b) && !contains(ids, b.ID) {
 				ids = append(ids, b.ID)
 			}
 		}
