@@ -16,6 +16,7 @@ import (
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/replica"
+	"github.com/basaltdev/basalt/realtime"
 	"github.com/basaltdev/basalt/rest"
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
@@ -80,6 +81,8 @@ func checkSettings(base error, getenv func(string) string) error {
 	_, err = storage.ConfigFromEnv(getenv)
 	errs = append(errs, err)
 	_, err = functions.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = realtime.ConfigFromEnv(getenv)
 	errs = append(errs, err)
 	if theApp.CheckSettings != nil {
 		errs = append(errs, theApp.CheckSettings(getenv))
@@ -169,6 +172,13 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 		return svcs, cleanup, fmt.Errorf("storage: %w", err)
 	}
 	svcs.Storage = markWrites(storageSvc)
+
+	rt, err := realtime.FromEnv(getenv, d.Admin, d.User, d.Keys, d.Log, d.Metrics)
+	if err != nil {
+		return svcs, cleanup, fmt.Errorf("realtime: %w", err)
+	}
+	closers = append(closers, rt.Close)
+	svcs.Realtime = rt
 
 	fnSvc, err := buildFunctions(d, getenv)
 	if err != nil {
