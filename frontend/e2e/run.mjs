@@ -410,6 +410,40 @@ test('a suspended user sees Account Suspended with the reason; a fan is denied s
   await context.close()
 })
 
+test('realtime: a notification for the signed-in fan raises the badge without a reload; a second tab shows them online', async () => {
+  const stamp = Date.now()
+  const email = `live${stamp}@e2e.backline.test`
+  const password = 'fan-password-123'
+  const id = await adminCreateUser({ email, password, role: 'fan', username: `live${stamp}` })
+  const { context, page } = await newPage()
+  const wsErrors = []
+  page.on('console', (m) => m.type() === 'error' && /websocket|realtime/i.test(m.text()) && wsErrors.push(m.text()))
+  await signIn(page, email, password)
+  const bell = page.getByRole('button', { name: 'Notifications' })
+  await bell.waitFor()
+  const badge = page.getByTestId('unread-badge')
+  const count = async () => ((await badge.count()) ? Number(await badge.innerText()) : 0)
+  const before = await count()
+  // Give the channel a moment to join, then insert behind the app's back.
+  await page.waitForTimeout(1500)
+  psql(`INSERT INTO public.notifications (user_id, type, title, message) VALUES ('${id}', 'system', 'Live ${stamp}', 'Sent while the page was open')`)
+  await page.waitForFunction(
+    (want) => Number(document.querySelector('[data-testid="unread-badge"]')?.textContent ?? 0) === want,
+    before + 1,
+    { timeout: 10_000 },
+  )
+  // Presence: another signed-in user sees this fan on the shared presence
+  // channel (__backlineOnline reads the presence list alone, not the RPC).
+  const email2 = `watch${stamp}@e2e.backline.test`
+  await adminCreateUser({ email: email2, password, role: 'fan', username: `watch${stamp}` })
+  const second = await newPage()
+  await signIn(second.page, email2, password)
+  await second.page.waitForFunction((fan) => (window.__backlineOnline?.() ?? []).includes(fan), id, { timeout: 10_000 })
+  await second.context.close()
+  assert.deepEqual(wsErrors, [], `websocket errors in the console: ${wsErrors.join(' | ')}`)
+  await context.close()
+})
+
 test(
   'mobile top bar hides on scrolling down past 100px and returns on scrolling up',
   async () => {

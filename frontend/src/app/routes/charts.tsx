@@ -33,7 +33,7 @@ export default function ChartsPage() {
           </button>
         ))}
       </div>
-      <ol className="mt-6 grid gap-2">
+      <ol className="mt-6 grid grid-cols-1 gap-2">
         {isLoading && Array.from({ length: 8 }, (_, i) => <Skeleton key={i} className="h-16" />)}
         {isError && <p className="text-muted-foreground">Error loading tracks. Please try again.</p>}
         {!isLoading && !isError && data.length === 0 && <p className="py-12 text-center text-muted-foreground">No tracks available</p>}

@@ -63,19 +63,19 @@ export default function ArtistDashboard() {
             />
           </Section>
 
-          <div className="mt-8 grid gap-6 lg:grid-cols-3">
-            <div className="grid content-start gap-3 lg:col-span-2">
+          <div className="mt-8 grid grid-cols-1 gap-6 lg:grid-cols-3">
+            <div className="grid grid-cols-1 content-start gap-3 lg:col-span-2">
               <h2 className="text-xl font-bold">Earnings statement</h2>
               <Statement userId={userId} />
             </div>
-            <div className="grid content-start gap-3">
+            <div className="grid grid-cols-1 content-start gap-3">
               <h2 className="text-xl font-bold">Verification</h2>
               <VerificationCard v={data.verification} />
               <h2 className="mt-3 text-xl font-bold">Cash-outs</h2>
               {data.cashouts.length === 0 ? (
                 <p className="text-sm text-muted-foreground">No cash-outs yet.</p>
               ) : (
-                <ul className="grid gap-2" data-testid="cashouts">
+                <ul className="grid grid-cols-1 gap-2" data-testid="cashouts">
                   {data.cashouts.map((c) => (
                     <li key={c.id} className="flex items-center justify-between rounded-lg border border-border p-2 text-sm">
                       <span>

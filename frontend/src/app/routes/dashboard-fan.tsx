@@ -28,7 +28,7 @@ export default function FanDashboard() {
           </div>
           {data.top_artists.length > 1 && (
             <Section title="Your top artists">
-              <ol className="grid gap-1 text-sm">
+              <ol className="grid grid-cols-1 gap-1 text-sm">
                 {data.top_artists.map((a, i) => (
                   <li key={a.artist_id}>
                     {i + 1}.{' '}

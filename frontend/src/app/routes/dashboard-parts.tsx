@@ -16,7 +16,7 @@ export function Stat({ label, value, hint, testId }: { label: string; value: str
 /** Section is a titled block of a dashboard. */
 export function Section({ title, action, children }: { title: string; action?: React.ReactNode; children: React.ReactNode }) {
   return (
-    <section className="mt-8 grid gap-3">
+    <section className="mt-8 grid grid-cols-1 gap-3">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 className="text-xl font-bold">{title}</h2>
         {action}

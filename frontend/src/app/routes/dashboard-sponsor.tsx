@@ -110,7 +110,7 @@ export default function SponsorDashboard() {
             {data.tracks.length === 0 ? (
               <p className="text-muted-foreground">No sponsored tracks yet.</p>
             ) : (
-              <ul className="grid gap-2 md:grid-cols-2" data-testid="sponsored-tracks">
+              <ul className="grid grid-cols-1 gap-2 md:grid-cols-2" data-testid="sponsored-tracks">
                 {data.tracks.map((t) => (
                   <li key={t.id} className="flex items-center justify-between gap-2 rounded-xl border border-border bg-card p-3 text-sm">
                     <span className="min-w-0 truncate">

@@ -57,7 +57,7 @@ export default function OwnProfilePage() {
           <CardTitle as="h1" className="text-2xl">Edit Profile</CardTitle>
         </CardHeader>
         <CardContent>
-          <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+          <form onSubmit={handleSubmit(onSubmit)} className="grid grid-cols-1 gap-4" noValidate>
             <FormField id="display_name" label="Display name" error={e.display_name?.message}>
               <Input id="display_name" {...register('display_name')} />
             </FormField>

@@ -29,12 +29,12 @@ export default function RegisterPage() {
     <div className="mx-auto max-w-5xl py-6">
       <h1 className="text-center text-3xl font-bold">Join Backline</h1>
       <p className="mt-2 text-center text-muted-foreground">Choose how you want to use Backline.</p>
-      <div className="mt-8 grid gap-4 md:grid-cols-3">
+      <div className="mt-8 grid grid-cols-1 gap-4 md:grid-cols-3">
         {roles.map(({ role, title, icon: Icon, benefits }) => (
           <div key={role} className="flex flex-col rounded-2xl border border-border bg-card p-6" data-testid={`role-${role}`}>
             <Icon className="size-8 text-primary" />
             <h2 className="mt-3 text-xl font-semibold">{title}</h2>
-            <ul className="my-4 grid gap-2 text-sm text-muted-foreground">
+            <ul className="my-4 grid grid-cols-1 gap-2 text-sm text-muted-foreground">
               {benefits.map((b) => (
                 <li key={b} className="flex gap-2">
                   <Check className="size-4 shrink-0 text-green-400" /> {b}

@@ -42,9 +42,9 @@ export default function VerificationPage() {
           </CardTitle>
           <CardDescription>A verified badge shows fans and partners your account is authentic. It lasts one year.</CardDescription>
         </CardHeader>
-        <CardContent className="grid gap-4">
+        <CardContent className="grid grid-cols-1 gap-4">
           {profile?.is_verified && <p className="rounded-md bg-sky-500/15 p-3 text-sm">Your profile is already verified.</p>}
-          <dl className="grid gap-2 text-sm" data-testid="checkout-breakdown">
+          <dl className="grid grid-cols-1 gap-2 text-sm" data-testid="checkout-breakdown">
             <div className="flex justify-between">
               <dt>Verification fee</dt>
               <dd>{formatNaira(b.base)}</dd>

@@ -16,7 +16,7 @@ export interface HistoryEntry {
 export function ListeningHistory({ items }: { items: HistoryEntry[] }) {
   if (items.length === 0) return <p className="rounded-xl border border-border p-6 text-center text-muted-foreground">No streams yet. Listen for 30 seconds to count a stream.</p>
   return (
-    <ul className="grid gap-2" data-testid="history">
+    <ul className="grid grid-cols-1 gap-2" data-testid="history">
       {items.map((h) => (
         <li key={h.id} className="flex items-start gap-3 rounded-xl border border-border bg-card p-3" data-testid="history-item">
           {h.is_valid ? <CheckCircle2 className="mt-0.5 size-5 shrink-0 text-green-400" /> : <XCircle className="mt-0.5 size-5 shrink-0 text-red-400" />}

@@ -50,7 +50,7 @@ function PlaylistCard({ userId, list, addable }: { userId: string; list: Playlis
           <Trash2 />
         </Button>
       </div>
-      <ol className="mt-2 grid gap-1">
+      <ol className="mt-2 grid grid-cols-1 gap-1">
         {list.tracks.map((t, i) => (
           <li
             key={t.id}
@@ -123,7 +123,7 @@ export function PlaylistsPanel({ userId, liked }: { userId: string; liked: Track
   const act = usePlaylistAction(userId)
   const [name, setName] = useState('')
   return (
-    <div className="grid gap-3">
+    <div className="grid grid-cols-1 gap-3">
       <form
         className="flex gap-2"
         onSubmit={(e) => {
@@ -138,7 +138,7 @@ export function PlaylistsPanel({ userId, liked }: { userId: string; liked: Track
       </form>
       {isLoading && <Skeleton className="h-24" />}
       {!isLoading && data.length === 0 && <p className="text-sm text-muted-foreground">No playlists yet.</p>}
-      <div className="grid gap-3 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
         {data.map((l) => (
           <PlaylistCard key={l.id} userId={userId} list={l} addable={liked} />
         ))}

@@ -146,7 +146,7 @@ export function NotificationBell() {
         </div>
         <div className="h-[400px] overflow-y-auto">
           {isLoading ? (
-            <div className="grid gap-2 p-3">
+            <div className="grid grid-cols-1 gap-2 p-3">
               {Array.from({ length: 4 }, (_, i) => (
                 <Skeleton key={i} className="h-14" />
               ))}

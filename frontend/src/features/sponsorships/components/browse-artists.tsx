@@ -54,10 +54,10 @@ export function BrowseArtists({ sponsorId }: { sponsorId: string }) {
   const [inviting, setInviting] = useState<{ artist: BrowseArtist; trackId: string | null } | null>(null)
   const { data = [], isLoading } = useBrowseArtists(true, search)
   return (
-    <div className="grid gap-3">
+    <div className="grid grid-cols-1 gap-3">
       <Input placeholder="Search artists" aria-label="Search artists" value={search} onChange={(e) => setSearch(e.target.value)} className="max-w-sm" />
       {isLoading && <Skeleton className="h-24" />}
-      <ul className="grid gap-2 md:grid-cols-2" data-testid="browse-artists">
+      <ul className="grid grid-cols-1 gap-2 md:grid-cols-2" data-testid="browse-artists">
         {data.map((a) => (
           <li key={a.id} className="rounded-xl border border-border bg-card p-3" data-testid="browse-artist">
             <div className="flex items-center justify-between gap-2">
@@ -70,7 +70,7 @@ export function BrowseArtists({ sponsorId }: { sponsorId: string }) {
               </Button>
             </div>
             {a.tracks.length > 0 && (
-              <ul className="mt-2 grid gap-1 text-sm">
+              <ul className="mt-2 grid grid-cols-1 gap-1 text-sm">
                 {a.tracks.slice(0, 5).map((t) => (
                   <li key={t.id} className="flex items-center justify-between gap-2">
                     <span className="min-w-0 truncate">

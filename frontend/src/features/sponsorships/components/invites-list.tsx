@@ -36,7 +36,7 @@ export function InvitesList({ invites, empty }: { invites: InviteItem[]; empty: 
     )
   if (invites.length === 0) return <p className="rounded-xl border border-border p-6 text-center text-muted-foreground">{empty}</p>
   return (
-    <ul className="grid gap-2" data-testid="invites">
+    <ul className="grid grid-cols-1 gap-2" data-testid="invites">
       {invites.map((i) => (
         <li key={i.id} className="flex flex-wrap items-center gap-3 rounded-xl border border-border bg-card p-3" data-testid="invite">
           <div className="min-w-0 flex-1">

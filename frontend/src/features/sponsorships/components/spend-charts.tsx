@@ -50,7 +50,7 @@ function Chart({ title, data, x, vertical }: { title: string; data: Record<strin
 export default function SpendCharts({ data }: { data: SpendData }) {
   const days = data.per_day.map((d) => ({ ...d, label: new Date(`${d.day}T00:00:00Z`).toLocaleDateString('en-NG', { day: 'numeric', month: 'short', timeZone: 'UTC' }) }))
   return (
-    <div className="grid gap-3 lg:grid-cols-3" data-testid="spend-charts">
+    <div className="grid grid-cols-1 gap-3 lg:grid-cols-3" data-testid="spend-charts">
       <Chart title="Spend per day" data={days} x="label" />
       <Chart title="Spend per artist" data={data.per_artist.slice(0, 8)} x="name" vertical />
       <Chart title="Spend per track" data={data.per_track.slice(0, 8)} x="title" vertical />

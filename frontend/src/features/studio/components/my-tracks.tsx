@@ -67,7 +67,7 @@ function EditDialog({ userId, track, onClose }: { userId: string; track: StudioT
         <DialogHeader>
           <DialogTitle>Edit track</DialogTitle>
         </DialogHeader>
-        <form onSubmit={(e) => void save(e)} className="grid gap-3" noValidate>
+        <form onSubmit={(e) => void save(e)} className="grid grid-cols-1 gap-3" noValidate>
           <TrackFieldsForm value={fields} onChange={setFields} errors={errors} />
           <FormField id="edit-cover" label="New cover (optional)" error={errors.cover}>
             <Input id="edit-cover" type="file" accept={COVER_TYPES.join(',')} onChange={(e) => setCover(e.target.files?.[0] ?? null)} />

@@ -89,7 +89,7 @@ export function UploadTrackDialog({ userId }: { userId: string }) {
           <DialogTitle>Upload a track</DialogTitle>
           <DialogDescription>MP3, WAV, FLAC, Ogg or M4A up to 50 MB. The length is read from the file on our side.</DialogDescription>
         </DialogHeader>
-        <form onSubmit={(e) => void submit(e)} className="grid gap-3" noValidate>
+        <form onSubmit={(e) => void submit(e)} className="grid grid-cols-1 gap-3" noValidate>
           <FormField id="track-audio" label="Audio file" error={errors.audio}>
             <Input id="track-audio" type="file" accept={AUDIO_TYPES.join(',')} disabled={busy} onChange={(e) => setAudio(e.target.files?.[0] ?? null)} />
           </FormField>
@@ -98,7 +98,7 @@ export function UploadTrackDialog({ userId }: { userId: string }) {
           </FormField>
           <TrackFieldsForm value={fields} onChange={setFields} errors={errors} disabled={busy} />
           {progress !== null && (
-            <div className="grid gap-1" data-testid="upload-progress">
+            <div className="grid grid-cols-1 gap-1" data-testid="upload-progress">
               <div
                 className="h-2 overflow-hidden rounded-full bg-muted"
                 role="progressbar"

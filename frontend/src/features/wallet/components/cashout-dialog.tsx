@@ -50,7 +50,7 @@ export function CashoutDialog({ available, minimum }: { available: number; minim
             Available {formatNaira(available)}. Minimum {formatNaira(minimum)}. The amount is held while the transfer is reviewed.
           </DialogDescription>
         </DialogHeader>
-        <form onSubmit={submit} className="grid gap-3" noValidate>
+        <form onSubmit={submit} className="grid grid-cols-1 gap-3" noValidate>
           <FormField id="cashout-amount" label="Amount (₦)" error={errors.amount}>
             <Input id="cashout-amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value.replace(/[^\d.]/g, ''))} />
           </FormField>

@@ -28,11 +28,11 @@ export function Ledger({ userId, filters = false, pageSize = 10 }: { userId: str
     }
   }
   return (
-    <div className="grid gap-3">
+    <div className="grid grid-cols-1 gap-3">
       <div className="flex flex-wrap items-end gap-2">
         {filters && (
           <>
-            <label className="grid gap-1 text-xs text-muted-foreground">
+            <label className="grid grid-cols-1 gap-1 text-xs text-muted-foreground">
               Type
               <select
                 aria-label="Filter by type"
@@ -48,11 +48,11 @@ export function Ledger({ userId, filters = false, pageSize = 10 }: { userId: str
                 ))}
               </select>
             </label>
-            <label className="grid gap-1 text-xs text-muted-foreground">
+            <label className="grid grid-cols-1 gap-1 text-xs text-muted-foreground">
               From
               <Input type="date" aria-label="From date" className="h-9 w-40" value={f.from ?? ''} onChange={(e) => change({ ...f, from: e.target.value || undefined })} />
             </label>
-            <label className="grid gap-1 text-xs text-muted-foreground">
+            <label className="grid grid-cols-1 gap-1 text-xs text-muted-foreground">
               To
               <Input type="date" aria-label="To date" className="h-9 w-40" value={f.to ?? ''} onChange={(e) => change({ ...f, to: e.target.value || undefined })} />
             </label>

@@ -52,7 +52,7 @@ export function Statement({ userId }: { userId: string }) {
   const { from, to } = statementRange(period, new Date())
   const { data, isLoading } = useStatement(userId, period, from, to)
   return (
-    <div className="grid gap-3">
+    <div className="grid grid-cols-1 gap-3">
       <div className="flex flex-wrap items-center gap-2">
         <Tabs value={period} onValueChange={(v) => setPeriod(v as StatementPeriod)}>
           <TabsList>

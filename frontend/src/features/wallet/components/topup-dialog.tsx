@@ -38,11 +38,11 @@ export function TopupDialog() {
           <DialogTitle>Top up your wallet</DialogTitle>
           <DialogDescription>You pay by card; the amount is credited once the payment is confirmed.</DialogDescription>
         </DialogHeader>
-        <form onSubmit={(e) => void pay(e)} className="grid gap-3">
+        <form onSubmit={(e) => void pay(e)} className="grid grid-cols-1 gap-3">
           <FormField id="topup-amount" label="Amount (₦)">
             <Input id="topup-amount" inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value.replace(/\D/g, ''))} />
           </FormField>
-          <dl className="grid gap-1 text-sm">
+          <dl className="grid grid-cols-1 gap-1 text-sm">
             <div className="flex justify-between">
               <dt>VAT (7.5%)</dt>
               <dd>{formatNaira(b.vat)}</dd>
