@@ -23,6 +23,10 @@ type newUserParams struct {
 	Role, Aud      string
 	InvitedAt      *time.Time
 	BannedUntil    *time.Time
+	// Provider, when set, is the external provider the user signs up
+	// with: app_metadata names it, and the caller adds its identity
+	// instead of an email identity.
+	Provider string
 }
 
 // createUser inserts a user and its email/phone identities. The user row is
@@ -44,11 +48,16 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 	}
 	app := map[string]any{}
 	var providers []any
-	if p.Email != "" {
-		providers = append(providers, "email")
-	}
-	if p.Phone != "" {
-		providers = append(providers, "phone")
+	switch {
+	case p.Provider != "":
+		providers = append(providers, p.Provider)
+	default:
+		if p.Email != "" {
+			providers = append(providers, "email")
+		}
+		if p.Phone != "" {
+			providers = append(providers, "phone")
+		}
 	}
 	if len(providers) > 0 {
 		app["provider"] = providers[0]
@@ -89,6 +98,9 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 	}
 	// Email and phone identities use the user id as provider_id, as the
 	// reference does, so there is at most one of each per user.
+	if p.Provider != "" {
+		return userByID(ctx, tx, p.ID)
+	}
 	if p.Email != "" {
 		if err := s.addIdentity(ctx, tx, p.ID, "email", p.ID, identityData(p.ID, p.UserMetadata, "email", p.Email, p.EmailConfirmed)); err != nil {
 			return nil, err

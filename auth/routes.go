@@ -42,14 +42,16 @@ func (s *Service) routes() {
 	m.Handle("POST /factors/{id}/verify", s.handle(mfa(s.requireUser(s.verifyFactor))))
 	m.Handle("DELETE /factors/{id}", s.handle(s.requireUser(s.unenrollFactor)))
 
+	// External providers: the browser's round trip, and linking.
+	m.Handle("GET /authorize", s.handle(s.authorizeExternal))
+	m.Handle("GET /callback", s.handle(s.externalCallback))
+	m.Handle("POST /callback", s.handle(s.externalCallback))
+	m.Handle("GET /user/identities/authorize", s.handle(s.requireUser(s.linkIdentity)))
+	m.Handle("DELETE /user/identities/{id}", s.handle(s.requireUser(s.unlinkIdentity)))
+
 	// Features this server does not offer answer as a reference server with
 	// them switched off does.
-	m.Handle("GET /authorize", s.handle(s.authorizeDisabled))
-	m.Handle("GET /callback", s.handle(s.authorizeDisabled))
-	m.Handle("POST /callback", s.handle(s.authorizeDisabled))
 	m.Handle("POST /sso", s.handle(s.ssoDisabled))
-	m.Handle("GET /user/identities/authorize", s.handle(s.requireUser(s.linkingDisabled)))
-	m.Handle("DELETE /user/identities/{id}", s.handle(s.requireUser(s.linkingDisabled)))
 
 	// The admin API needs a service_role (JWTAdminRoles) token.
 	m.Handle("POST /invite", s.handle(s.requireAdmin(s.invite)))

@@ -35,6 +35,10 @@ type Service struct {
 	mailbox *mail.Mailbox // nil unless the dev mailbox is on
 	sms     SMSSender
 	limits  *ratelimit.Store
+	// httpClient talks to external providers; oidc caches their
+	// discovery documents and keys.
+	httpClient *http.Client
+	oidc       *oidcCache
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
@@ -54,6 +58,10 @@ func WithMailer(m mail.Sender) Option { return func(s *Service) { s.mailer = m }
 
 // WithSMSSender sets how SMS codes are delivered; the default logs them.
 func WithSMSSender(m SMSSender) Option { return func(s *Service) { s.sms = m } }
+
+// WithHTTPClient sets the client used to reach external OAuth/OIDC
+// providers (default: a client with a 10 s timeout).
+func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.httpClient = c } }
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
@@ -112,6 +120,11 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 		s.sms = LogSMS{Logger: s.log}
 	}
 	s.limits = ratelimit.New(db, s.now)
+	if s.httpClient == nil {
+		// The reference's default for calls to providers.
+		s.httpClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	s.oidc = &oidcCache{ttl: cfg.OIDCCacheTTL, client: s.httpClient}
 	s.routes()
 	return s, nil
 }
