@@ -59,10 +59,10 @@ func (s *Service) startExternalFlow(r *http.Request, target *user) (string, erro
 		return "", err
 	}
 	referrer := s.redirectTarget(r, "")
-	var opts []oauth2.AuthCodeOption
+	var app, opts []oauth2.AuthCodeOption
 	for k, vs := range q {
 		if len(vs) > 0 && !slices.Contains(reservedOAuthParams, strings.ToLower(k)) {
-			opts = append(opts, oauth2.SetAuthURLParam(k, vs[0]))
+			app = append(app, oauth2.SetAuthURLParam(k, vs[0]))
 		}
 	}
 	flowID := newUUID()
@@ -110,7 +110,7 @@ func (s *Service) startExternalFlow(r *http.Request, target *user) (string, erro
 		return "", err
 	}
 	s.log.InfoContext(ctx, "redirecting to external provider", "provider", name)
-	return p.authCodeURL(flowID, opts...), nil
+	return p.authCodeURL(flowID, app, opts...), nil
 }
 
 // providerCtx makes golang.org/x/oauth2 and go-oidc use the service's

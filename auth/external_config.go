@@ -68,10 +68,13 @@ func (e *envReader) readExternal(c *Config) {
 	for _, id := range custom {
 		id = strings.ToLower(id)
 		env := strings.ToUpper(strings.ReplaceAll(id, "-", "_"))
-		p, ok := e.provider(env, c.APIURL)
-		if !ok {
+		p, _ := e.provider(env, c.APIURL)
+		if e.get("EXTERNAL_"+env+"_ENABLED") == "" {
 			// A listed provider is on unless its ENABLED says otherwise.
-			p.Enabled = e.get("EXTERNAL_"+env+"_ENABLED") == ""
+			p.Enabled = true
+		}
+		if p.RedirectURI == "" {
+			p.RedirectURI = c.APIURL + "/auth/v1/callback"
 		}
 		if p.Issuer == "" {
 			p.Issuer = p.URL

@@ -70,6 +70,12 @@ func (p *testIdP) refusal(next http.Handler) http.Handler {
 		}
 		p.mu.Unlock()
 		if !deny {
+			// Apple issues an ID token without the openid scope; mockoidc
+			// only with it first, so the provider adds it for Apple's sake.
+			if q := r.URL.Query(); r.URL.Path == mockoidc.AuthorizationEndpoint && !strings.HasPrefix(q.Get("scope"), "openid") {
+				q.Set("scope", strings.TrimSpace("openid "+q.Get("scope")))
+				r.URL.RawQuery = q.Encode()
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -203,28 +203,20 @@ type oidcProvider struct {
 	// formPost asks for the callback as a form POST (Apple's
 	// response_mode, required when name or email scopes are requested).
 	formPost bool
-	// params are fixed parameters of the authorization request.
-	params map[string]string
 	// dropClientParams ignores the app's extra query parameters (Apple's
 	// endpoint rejects unknown ones, and the reference drops them).
 	dropClientParams bool
 }
 
-func (p *oidcProvider) authCodeURL(state string, opts ...oauth2.AuthCodeOption) string {
+func (p *oidcProvider) authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string {
+	opts := app
 	if p.dropClientParams {
 		opts = nil
-	}
-	for k, v := range p.params {
-		opts = append(opts, oauth2.SetAuthURLParam(k, v))
 	}
 	if p.formPost {
 		opts = append(opts, oauth2.SetAuthURLParam("response_mode", "form_post"))
 	}
-	return p.conf.AuthCodeURL(state, opts...)
-}
-
-func (p *oidcProvider) nonceOption(nonce string) oauth2.AuthCodeOption {
-	return oauth2.SetAuthURLParam("nonce", nonce)
+	return p.conf.AuthCodeURL(state, append(opts, own...)...)
 }
 
 func (p *oidcProvider) usesNonce() bool    { return true }

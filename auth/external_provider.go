@@ -17,8 +17,9 @@ import (
 
 // oauthProvider is one external provider as the redirect flow uses it.
 type oauthProvider interface {
-	// authCodeURL is where the browser signs in, carrying state.
-	authCodeURL(state string, opts ...oauth2.AuthCodeOption) string
+	// authCodeURL is where the browser signs in, carrying state, the
+	// app's extra parameters and Basalt's own (nonce, PKCE).
+	authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string
 	// exchange trades the callback's code for the provider's tokens.
 	exchange(ctx context.Context, code string, opts ...oauth2.AuthCodeOption) (*oauth2.Token, error)
 	// userData reads who signed in; nonce is the flow's OIDC nonce.
@@ -156,8 +157,8 @@ func newGithub(pc ProviderConfig, conf *oauth2.Config) *githubProvider {
 	return &githubProvider{conf: conf, api: api}
 }
 
-func (g *githubProvider) authCodeURL(state string, opts ...oauth2.AuthCodeOption) string {
-	return g.conf.AuthCodeURL(state, opts...)
+func (g *githubProvider) authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string {
+	return g.conf.AuthCodeURL(state, append(app, own...)...)
 }
 func (g *githubProvider) exchange(ctx context.Context, code string, opts ...oauth2.AuthCodeOption) (*oauth2.Token, error) {
 	return g.conf.Exchange(ctx, code, opts...)
@@ -208,8 +209,8 @@ func newFacebook(pc ProviderConfig, conf *oauth2.Config) *facebookProvider {
 		profile: hostOf(pc.URL, "graph.facebook.com") + "/me?fields=email,first_name,last_name,name,picture"}
 }
 
-func (f *facebookProvider) authCodeURL(state string, opts ...oauth2.AuthCodeOption) string {
-	return f.conf.AuthCodeURL(state, opts...)
+func (f *facebookProvider) authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string {
+	return f.conf.AuthCodeURL(state, append(app, own...)...)
 }
 func (f *facebookProvider) exchange(ctx context.Context, code string, opts ...oauth2.AuthCodeOption) (*oauth2.Token, error) {
 	return f.conf.Exchange(ctx, code, opts...)
