@@ -4,93 +4,38 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
-	"github.com/oauth2-proxy/mockoidc"
+
+	"github.com/basaltdev/basalt/auth/testidp"
 )
 
-// testIdP is a real OpenID Connect provider (mockoidc: discovery, JWKS,
-// authorization code flow with PKCE and nonce, RS256 ID tokens) running
-// on a local port for one test. Users signing in are queued with next;
-// deny makes the next authorization answer the way a provider does when
-// the user refuses: a redirect back with error=access_denied.
+// testIdP is a real OpenID Connect provider on a local port for one test
+// (package testidp): users signing in are queued with next, refuseNext
+// makes the next authorization a refusal.
 type testIdP struct {
-	*mockoidc.MockOIDC
-	mu   sync.Mutex
-	deny bool
+	*testidp.IdP
 }
 
 func startIdP(t *testing.T) *testIdP {
 	t.Helper()
-	m, err := mockoidc.NewServer(nil)
+	p, err := testidp.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	idp := &testIdP{MockOIDC: m}
-	// Apple asks for the "name" scope, which mockoidc does not list.
-	mockoidc.ScopesSupported = appendMissing(mockoidc.ScopesSupported, "name")
-	if err := m.AddMiddleware(idp.refusal); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Shutdown() })
-	return idp
+	t.Cleanup(func() { _ = p.Close() })
+	return &testIdP{p}
 }
-
-func appendMissing(list []string, v string) []string {
-	for _, x := range list {
-		if x == v {
-			return list
-		}
-	}
-	return append(list, v)
-}
-
-// refusal answers one authorization request with access_denied when deny
-// is set, as a provider does when the user clicks "cancel".
-func (p *testIdP) refusal(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		deny := p.deny && r.URL.Path == mockoidc.AuthorizationEndpoint
-		if deny {
-			p.deny = false
-		}
-		p.mu.Unlock()
-		if !deny {
-			// Apple issues an ID token without the openid scope; mockoidc
-			// only with it first, so the provider adds it for Apple's sake.
-			if q := r.URL.Query(); r.URL.Path == mockoidc.AuthorizationEndpoint && !strings.HasPrefix(q.Get("scope"), "openid") {
-				q.Set("scope", strings.TrimSpace("openid "+q.Get("scope")))
-				r.URL.RawQuery = q.Encode()
-			}
-			next.ServeHTTP(w, r)
-			return
-		}
-		to, _ := url.Parse(r.URL.Query().Get("redirect_uri"))
-		to.RawQuery = url.Values{"error": {"access_denied"}, "error_description": {"The user denied the request"},
-			"state": {r.URL.Query().Get("state")}}.Encode()
-		http.Redirect(w, r, to.String(), http.StatusFound)
-	})
-}
-
-// refuseNext makes the next authorization a refusal.
-func (p *testIdP) refuseNext() { p.mu.Lock(); p.deny = true; p.mu.Unlock() }
 
 // next queues the user the next authorization signs in.
-func (p *testIdP) next(u *idpUser) { p.QueueUser(u) }
+func (p *testIdP) next(u *idpUser) { p.Next(u) }
+
+func (p *testIdP) refuseNext() { p.RefuseNext() }
 
 // providerConfig is this provider's settings for Basalt.
 func (p *testIdP) providerConfig() ProviderConfig {
@@ -101,37 +46,25 @@ func (p *testIdP) providerConfig() ProviderConfig {
 // tokens are signed.
 func (p *testIdP) sign(t *testing.T, claims gojwt.MapClaims) string {
 	t.Helper()
-	tok, err := p.Keypair.SignJWT(claims)
+	tok, err := p.Sign(claims)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
 }
 
-// idpUser is a user at the test provider, with the profile claims real
-// providers put in ID tokens.
-type idpUser struct {
-	Sub, Email, Name, Picture string
-	Verified                  bool
+// idToken signs u in at the provider the way a native app does and
+// returns the ID token it got.
+func (p *testIdP) idToken(t *testing.T, u *idpUser, hashedNonce string) string {
+	t.Helper()
+	tok, err := p.IDToken(t.Context(), u, hashedNonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
-func (u *idpUser) ID() string { return u.Sub }
-
-func (u *idpUser) Userinfo([]string) ([]byte, error) {
-	return []byte(`{"sub":"` + u.Sub + `","email":"` + u.Email + `"}`), nil
-}
-
-func (u *idpUser) Claims(_ []string, base *mockoidc.IDTokenClaims) (gojwt.Claims, error) {
-	return &idpClaims{IDTokenClaims: base, Email: u.Email, EmailVerified: u.Verified, Name: u.Name, Picture: u.Picture}, nil
-}
-
-type idpClaims struct {
-	*mockoidc.IDTokenClaims
-	Email         string `json:"email,omitempty"`
-	EmailVerified bool   `json:"email_verified"`
-	Name          string `json:"name,omitempty"`
-	Picture       string `json:"picture,omitempty"`
-}
+type idpUser = testidp.User
 
 // browser follows a provider flow as a browser would: through Basalt's
 // /authorize, the provider, and back to Basalt's /callback (requests to

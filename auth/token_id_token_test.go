@@ -1,40 +1,11 @@
 package auth
 
 import (
-	"net/http"
-	"net/url"
 	"testing"
 	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
-	"golang.org/x/oauth2"
 )
-
-// idToken signs u in at the provider the way a native app does (its own
-// OAuth client, a hashed nonce) and returns the ID token it got.
-func (p *testIdP) idToken(t *testing.T, u *idpUser, hashedNonce string) string {
-	t.Helper()
-	conf := &oauth2.Config{ClientID: p.ClientID, ClientSecret: p.ClientSecret, RedirectURL: "http://app.test/cb",
-		Endpoint: oauth2.Endpoint{AuthURL: p.AuthorizationEndpoint(), TokenURL: p.TokenEndpoint()},
-		Scopes:   []string{"openid", "email", "profile"}}
-	p.next(u)
-	var opts []oauth2.AuthCodeOption
-	if hashedNonce != "" {
-		opts = append(opts, oauth2.SetAuthURLParam("nonce", hashedNonce))
-	}
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(conf.AuthCodeURL("st", opts...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	loc, _ := url.Parse(res.Header.Get("Location"))
-	tok, err := conf.Exchange(t.Context(), loc.Query().Get("code"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok.Extra("id_token").(string)
-}
 
 // wantOAuthErr asserts the OAuth-shaped 400 the id_token grant answers with.
 func wantOAuthErr(t *testing.T, r *resp, errName, desc string) {
