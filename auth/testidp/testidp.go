@@ -128,15 +128,11 @@ func (p *IdP) IDToken(ctx context.Context, u *User, hashedNonce string) (string,
 	return raw, nil
 }
 
-// steer serves the test controls and the refusal, and adds the openid
+// steer serves the refusal, and adds the openid
 // scope to requests without it: Apple issues an ID token without it,
 // mockoidc only with it first.
 func (p *IdP) steer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/control/") {
-			p.control(w, r)
-			return
-		}
 		if r.URL.Path != mockoidc.AuthorizationEndpoint {
 			next.ServeHTTP(w, r)
 			return
@@ -165,9 +161,11 @@ func (p *IdP) steer(next http.Handler) http.Handler {
 	})
 }
 
-// control serves POST /control/next (a User as JSON), POST
+// Control serves POST /control/next (a User as JSON), POST
 // /control/refuse and POST /control/id_token ({"user": User, "nonce":
 // hashed nonce} → {"id_token": …}), for tests in other processes.
+func (p *IdP) Control() http.Handler { return http.HandlerFunc(p.control) }
+
 func (p *IdP) control(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		http.Error(w, "POST only", http.StatusMethodNotAllowed)
