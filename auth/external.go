@@ -86,6 +86,9 @@ func (s *Service) startExternalFlow(r *http.Request, target *user) (string, erro
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		now := s.now()
+		if err := sweepFlows(ctx, tx, now); err != nil {
+			return err
+		}
 		if p.requiresPKCE() {
 			// PKCE between Basalt and the provider: the verifier stays here.
 			verifier, id := oauth2.GenerateVerifier(), newUUID()
@@ -111,6 +114,22 @@ func (s *Service) startExternalFlow(r *http.Request, target *user) (string, erro
 	}
 	s.log.InfoContext(ctx, "redirecting to external provider", "provider", name)
 	return p.authCodeURL(flowID, app, opts...), nil
+}
+
+// sweepFlows deletes a batch of flows abandoned more than a day ago (the
+// user never came back from the provider), and their provider verifiers,
+// as the reference's cleanup does; each new flow pays for a few.
+func sweepFlows(ctx context.Context, tx pgx.Tx, now time.Time) error {
+	day := now.Add(-24 * time.Hour)
+	for _, q := range []string{
+		`DELETE FROM auth.flow_state WHERE id IN (SELECT id FROM auth.flow_state WHERE created_at < $1 LIMIT 100 FOR UPDATE SKIP LOCKED)`,
+		`DELETE FROM auth.oauth_client_states WHERE id IN (SELECT id FROM auth.oauth_client_states WHERE created_at < $1 LIMIT 100 FOR UPDATE SKIP LOCKED)`,
+	} {
+		if _, err := tx.Exec(ctx, q, day); err != nil {
+			return fmt.Errorf("sweep abandoned flows: %w", err)
+		}
+	}
+	return nil
 }
 
 // providerCtx makes golang.org/x/oauth2 and go-oidc use the service's

@@ -101,7 +101,7 @@ func decideLinking(ctx context.Context, tx pgx.Tx, pu *providerUser, provider st
 		return nil, fmt.Errorf("find identities by email: %w", err)
 	}
 	if len(owners) == 0 {
-		rows, err := tx.Query(ctx, `SELECT id FROM auth.users WHERE lower(email) = any($1) AND is_sso_user = false`, verified)
+		rows, err := tx.Query(ctx, `SELECT id FROM auth.users WHERE email = any($1) AND is_sso_user = false`, verified)
 		if err != nil {
 			return nil, fmt.Errorf("find users by email: %w", err)
 		}
@@ -130,7 +130,7 @@ func decideLinking(ctx context.Context, tx pgx.Tx, pu *providerUser, provider st
 func emailTaken(ctx context.Context, db pg.DB, email string) (bool, error) {
 	var taken bool
 	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth.identities WHERE email = $1 AND provider NOT LIKE 'sso:%')
-		OR EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = $1 AND is_sso_user = false)`, email).Scan(&taken)
+		OR EXISTS (SELECT 1 FROM auth.users WHERE email = $1 AND is_sso_user = false)`, email).Scan(&taken)
 	if err != nil {
 		return false, fmt.Errorf("check email %s: %w", email, err)
 	}
@@ -409,7 +409,7 @@ func (s *Service) emailFromIdentities(ctx context.Context, tx pgx.Tx, u *user, c
 			break
 		}
 		var other bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = $1 AND id <> $2 AND is_sso_user = false)`,
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth.users WHERE email = $1 AND id <> $2 AND is_sso_user = false)`,
 			ids[i].Email, u.ID).Scan(&other); err != nil {
 			return fmt.Errorf("check email: %w", err)
 		}

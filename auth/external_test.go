@@ -277,3 +277,28 @@ func TestExternalRefusals(t *testing.T) {
 		t.Fatalf("signup disabled %v", h.Location)
 	}
 }
+
+// Flows nobody came back from are swept a day later, a batch at a time,
+// as new flows start; recent ones stay.
+func TestExternalFlowSweep(t *testing.T) {
+	t.Parallel()
+	idp := startIdP(t)
+	e := newEnv(t, withIdP(idp, "google"))
+	old := e.browser().get(t, "/authorize?provider=google").Location.Query().Get("state")
+	recent := e.browser().get(t, "/authorize?provider=google").Location.Query().Get("state")
+	e.exec(`UPDATE auth.flow_state SET created_at = created_at - interval '25 hours' WHERE id = $1`, old)
+	e.browser().get(t, "/authorize?provider=google")
+	var left []string
+	rows, err := e.db.Admin.Query(t.Context(), `SELECT id::text FROM auth.flow_state WHERE id = any($1)`, []string{old, recent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		_ = rows.Scan(&id)
+		left = append(left, id)
+	}
+	if len(left) != 1 || left[0] != recent {
+		t.Fatalf("flows left %v, want only %s", left, recent)
+	}
+}

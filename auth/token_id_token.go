@@ -217,7 +217,8 @@ func (s *Service) verifyGrantToken(ctx context.Context, iss *idTokenIssuer, p id
 func (s *Service) claimIDToken(ctx context.Context, tx pgx.Tx, raw string, exp time.Time) error {
 	sum := sha256.Sum256([]byte(raw))
 	now := s.now()
-	if _, err := tx.Exec(ctx, `DELETE FROM auth.id_token_uses WHERE expires_at < $1`, now); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM auth.id_token_uses WHERE token_hash IN (SELECT token_hash FROM auth.id_token_uses
+		WHERE expires_at < $1 LIMIT 100 FOR UPDATE SKIP LOCKED)`, now); err != nil {
 		return fmt.Errorf("forget expired id tokens: %w", err)
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO auth.id_token_uses (token_hash, expires_at) VALUES ($1, $2)
