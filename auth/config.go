@@ -133,6 +133,8 @@ type Config struct {
 	AllowUnverifiedEmailSignIns bool
 	// OIDCCacheTTL is how long a provider's discovery document is reused.
 	OIDCCacheTTL time.Duration
+	// SAML configures SAML 2.0 single sign-on (saml_config.go).
+	SAML SAMLConfig
 }
 
 // SMTPConfig is the outgoing mail server.
@@ -160,6 +162,8 @@ type RateLimits struct {
 	Anonymous int
 	// MFA covers factor challenge and verify per IP per minute.
 	MFA int
+	// SSO covers POST /sso per IP per 5 min.
+	SSO int
 	// PasswordFailures is how many wrong passwords one client address may
 	// try on one account before each further attempt waits a delay that
 	// doubles from one second (see guessing.go). 0 turns the per-account
@@ -205,7 +209,7 @@ func DefaultConfig() Config {
 		FlowStateExpiry:           300 * time.Second,
 		OIDCCacheTTL:              time.Hour,
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+			Anonymous: 30, MFA: 15, SSO: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
 	}
 }
 
@@ -242,7 +246,10 @@ func (c *Config) Validate() error {
 	if c.PasswordMinLength < 6 {
 		c.PasswordMinLength = 6 // the reference's floor
 	}
-	return c.validateExternal()
+	if err := c.validateExternal(); err != nil {
+		return err
+	}
+	return c.validateSAML()
 }
 
 // ConfigFromEnv reads BASALT_AUTH_* variables (see the README) over
@@ -353,6 +360,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.integer("RATE_LIMIT_PASSWORD_ACCOUNT_FAILURES", &c.RateLimits.PasswordAccountFailures)
 	e.seconds("RATE_LIMIT_PASSWORD_MAX_DELAY", &c.RateLimits.PasswordMaxDelay)
 	e.readExternal(&c)
+	e.readSAML(&c)
+	e.integer("RATE_LIMIT_SSO", &c.RateLimits.SSO)
 	if err := errors.Join(e.errs...); err != nil {
 		return c, err
 	}

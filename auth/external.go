@@ -363,13 +363,22 @@ func (s *Service) finishExternalFlow(r *http.Request, f *externalFlow, params ur
 	if f.pkce() {
 		return addQuery(target, url.Values{"code": {*f.AuthCode}}), nil
 	}
+	return tokenFragment(target, resp, tok), nil
+}
+
+// tokenFragment is target with the session in its fragment (the implicit
+// flow's answer), and the provider's tokens when there are any.
+func tokenFragment(target string, resp *tokenResponse, tok *oauth2.Token) string {
 	frag := url.Values{"access_token": {resp.AccessToken}, "token_type": {"bearer"},
 		"expires_in": {strconv.Itoa(resp.ExpiresIn)}, "expires_at": {strconv.FormatInt(resp.ExpiresAt, 10)},
-		"refresh_token": {resp.RefreshToken}, "provider_token": {tok.AccessToken}, "sb": {""}}
-	if tok.RefreshToken != "" {
-		frag.Set("provider_refresh_token", tok.RefreshToken)
+		"refresh_token": {resp.RefreshToken}, "sb": {""}}
+	if tok != nil {
+		frag.Set("provider_token", tok.AccessToken)
+		if tok.RefreshToken != "" {
+			frag.Set("provider_refresh_token", tok.RefreshToken)
+		}
 	}
-	return target + "#" + frag.Encode(), nil
+	return target + "#" + frag.Encode()
 }
 
 // takeClientState consumes the provider-side PKCE verifier of a flow.

@@ -30,6 +30,7 @@ type linking struct {
 	user      *user
 	identity  *identity     // the known identity (accountExists)
 	candidate providerEmail // the address the account gets
+	sso       bool          // the provider is an SSO (SAML) connection
 }
 
 // decideLinking decides, as the reference does, whether a provider
@@ -39,7 +40,7 @@ type linking struct {
 // when MAILER_AUTOCONFIRM is on, which would let anyone who can make a
 // provider account with someone's address into that person's account.
 func decideLinking(ctx context.Context, tx pgx.Tx, pu *providerUser, provider string) (*linking, error) {
-	out := &linking{}
+	out := &linking{sso: strings.HasPrefix(provider, "sso:")}
 	var verified []string
 	for _, e := range pu.Emails {
 		if e.Verified {
@@ -75,7 +76,7 @@ func decideLinking(ctx context.Context, tx pgx.Tx, pu *providerUser, provider st
 		// Unverified: always a new account, and without the address when
 		// another user already has it.
 		out.decision = createAccount
-		if out.candidate.Email != "" {
+		if out.candidate.Email != "" && !out.sso {
 			taken, err := emailTaken(ctx, tx, out.candidate.Email)
 			if err != nil {
 				return nil, err
@@ -91,16 +92,23 @@ func decideLinking(ctx context.Context, tx pgx.Tx, pu *providerUser, provider st
 	// Identities holding the address unverified do not count (the
 	// reference counts them, so anyone could make the owner's later
 	// provider sign-in fail as "multiple accounts").
+	// An SSO provider is a linking domain of its own: its identities link
+	// only to each other, and its users are apart from everyone else's
+	// (users.is_sso_user), as in the reference.
 	var owners []string
+	domain, args := `provider NOT LIKE 'sso:%'`, []any{verified}
+	if out.sso {
+		domain, args = `provider = $2`, append(args, provider)
+	}
 	rows, err := tx.Query(ctx, `SELECT DISTINCT user_id FROM auth.identities WHERE email = any($1)
-		AND provider NOT LIKE 'sso:%' AND identity_data->>'email_verified' = 'true'`, verified)
+		AND `+domain+` AND identity_data->>'email_verified' = 'true'`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find identities by email: %w", err)
 	}
 	if owners, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 		return nil, fmt.Errorf("find identities by email: %w", err)
 	}
-	if len(owners) == 0 {
+	if len(owners) == 0 && !out.sso {
 		rows, err := tx.Query(ctx, `SELECT id FROM auth.users WHERE email = any($1) AND is_sso_user = false`, verified)
 		if err != nil {
 			return nil, fmt.Errorf("find users by email: %w", err)
@@ -178,7 +186,7 @@ func (s *Service) externalSignIn(ctx context.Context, tx pgx.Tx, r *http.Request
 		if s.cfg.DisableSignup {
 			return nil, unprocessable("signup_disabled", "Signups not allowed for this instance")
 		}
-		if u, err = s.createUser(ctx, tx, newUserParams{Email: l.candidate.Email, UserMetadata: data, Provider: provider}); err != nil {
+		if u, err = s.createUser(ctx, tx, newUserParams{Email: l.candidate.Email, UserMetadata: data, Provider: provider, SSO: l.sso}); err != nil {
 			return nil, err
 		}
 		if idn, err = s.insertIdentity(ctx, tx, u, provider, data); err != nil {

@@ -33,7 +33,7 @@ func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"external": ext, "disable_signup": s.cfg.DisableSignup, "mailer_autoconfirm": s.cfg.MailerAutoconfirm,
-		"phone_autoconfirm": s.cfg.SMSAutoconfirm, "sms_provider": "", "saml_enabled": false,
+		"phone_autoconfirm": s.cfg.SMSAutoconfirm, "sms_provider": "", "saml_enabled": s.cfg.SAML.Enabled,
 		"saml_private_key_next_configured": false, "passkeys_enabled": false,
 	})
 	return nil
@@ -74,8 +74,4 @@ func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	return notFound("not_found", "404 page not found")
-}
-
-func (s *Service) ssoDisabled(w http.ResponseWriter, r *http.Request) error {
-	return notFound("saml_provider_disabled", "SAML 2.0 is disabled")
 }

@@ -10,6 +10,7 @@ package auth
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -39,6 +40,8 @@ type Service struct {
 	// discovery documents and keys.
 	httpClient *http.Client
 	oidc       *oidcCache
+	// samlCert is the SAML service provider's certificate (SSO on only).
+	samlCert *x509.Certificate
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
@@ -125,6 +128,9 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 		s.httpClient = &http.Client{Timeout: 10 * time.Second}
 	}
 	s.oidc = &oidcCache{ttl: cfg.OIDCCacheTTL, client: s.httpClient}
+	if err := s.initSAML(); err != nil {
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }
