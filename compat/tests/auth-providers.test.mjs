@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -76,6 +76,8 @@ async function startNode() {
     BASALT_AUTH_MAILER_AUTOCONFIRM: 'true',
     BASALT_AUTH_SECURITY_MANUAL_LINKING_ENABLED: 'true',
     BASALT_AUTH_EXTERNAL_CUSTOM_PROVIDERS: 'corp',
+    BASALT_AUTH_SAML_ENABLED: 'true',
+    BASALT_AUTH_SAML_PRIVATE_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'der' }).toString('base64'),
     ...provider('GOOGLE'),
     ...provider('CORP'),
   }
@@ -267,4 +269,40 @@ test('linkIdentity, getUserIdentities and unlinkIdentity', async () => {
   await sb.auth.refreshSession()
   const { data: after } = await sb.auth.getUser()
   assert.deepEqual(after.user.app_metadata.providers.sort(), ['custom:corp', 'email'])
+})
+
+test('signInWithSSO by domain and by provider id', async () => {
+  const domain = `sso${Date.now()}.example`
+  const idp = `https://idp.${domain}`
+  const metadata =
+    `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${idp}/metadata">` +
+    '<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">' +
+    `<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${idp}/sso"/>` +
+    '</IDPSSODescriptor></EntityDescriptor>'
+  const service = process.env.SUPABASE_SERVICE_ROLE_KEY
+  const res = await fetch(`${apiURL}/auth/v1/admin/sso/providers`, {
+    method: 'POST',
+    headers: { apikey: service, authorization: `Bearer ${service}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'saml', metadata_xml: metadata, domains: [domain] }),
+  })
+  assert.equal(res.status, 201)
+  const provider = await res.json()
+  assert.deepEqual(provider.domains, [{ domain }])
+
+  const sb = client('pkce')
+  for (const params of [{ domain }, { providerId: provider.id }]) {
+    const { data, error } = await sb.auth.signInWithSSO({ ...params, options: { redirectTo: `${site}/sso` } })
+    assert.equal(error, null)
+    const url = new URL(data.url)
+    assert.equal(url.origin + url.pathname, `${idp}/sso`)
+    assert.ok(url.searchParams.get('SAMLRequest'))
+    assert.match(url.searchParams.get('RelayState'), /^[0-9a-f-]{36}$/)
+  }
+  const { error } = await sb.auth.signInWithSSO({ domain: 'nobody.example' })
+  assert.equal(error.code, 'sso_provider_not_found')
+
+  // The service provider metadata identity providers import, without a key.
+  const md = await fetch(`${apiURL}/auth/v1/sso/saml/metadata`)
+  assert.equal(md.status, 200)
+  assert.match(await md.text(), new RegExp(`entityID="${apiURL}/auth/v1/sso/saml/metadata"`))
 })
