@@ -73,7 +73,7 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			s.log.Error("function panicked", "function", f.Name, "panic", fmt.Sprint(p))
+			s.log.ErrorContext(ctx, "function panicked", "function", f.Name, "panic", fmt.Sprint(p))
 			if !rw.wrote {
 				writeError(rw, errWorker)
 			}
@@ -87,17 +87,17 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 	switch {
 	case errors.As(err, &fe):
 		if fe.Err != nil {
-			s.log.Warn("function error", "function", f.Name, "status", fe.Status, "err", fe.Err)
+			s.log.WarnContext(ctx, "function error", "function", f.Name, "status", fe.Status, "err", fe.Err)
 		}
 	case pg.Unavailable(err):
-		s.log.Warn("function could not reach the database", "function", f.Name, "err", err)
+		s.log.WarnContext(ctx, "function could not reach the database", "function", f.Name, "err", err)
 		httpx.SetRetryAfter(rw)
 		err = errDBUnavailable
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		s.log.Error("function hit its time limit", "function", f.Name, "timeout", s.cfg.Timeout, "err", err)
+		s.log.ErrorContext(ctx, "function hit its time limit", "function", f.Name, "timeout", s.cfg.Timeout, "err", err)
 		err = errLimit
 	default:
-		s.log.Error("function failed", "function", f.Name, "err", err)
+		s.log.ErrorContext(ctx, "function failed", "function", f.Name, "err", err)
 		err = errWorker
 	}
 	if rw.wrote {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // Config tunes the gateway. The zero value is usable.
@@ -31,13 +32,19 @@ type Config struct {
 	// (X-Forwarded-For, X-Real-Ip, CF-Connecting-IP...) whose value is taken
 	// as the client address. Empty: only the socket peer is trusted.
 	TrustedProxyHeader string
-	// Health, when set, is called by GET /health; an error answers 503
-	// with Retry-After.
+	// Health, when set, is called by GET /health and GET /health/ready
+	// (readiness); an error answers 503 with Retry-After. GET /health/live
+	// (liveness) never calls it: a database outage must not get the
+	// process restarted.
 	Health func(ctx context.Context) error
 	// Version is reported by GET /health.
 	Version string
 	// Now is the clock used to check token expiry (default time.Now).
 	Now func() time.Time
+	// Registry is where the gateway registers its metrics and what /metrics
+	// serves; the binary passes the one its pool collectors and services
+	// register on too. Nil: a registry of the gateway's own.
+	Registry *prometheus.Registry
 }
 
 // Services are the handlers mounted under their prefixes. A nil service
@@ -87,7 +94,11 @@ func New(cfg Config, svcs Services, keys *jwt.Keys, log *slog.Logger) (*Gateway,
 	if cfg.TrustedProxyHeader != "" {
 		cfg.TrustedProxyHeader = http.CanonicalHeaderKey(cfg.TrustedProxyHeader)
 	}
-	g := &Gateway{cfg: cfg, keys: keys, log: log, metrics: newMetrics(),
+	m, err := newMetrics(cfg.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: register metrics: %w", err)
+	}
+	g := &Gateway{cfg: cfg, keys: keys, log: log, metrics: m,
 		projectClaims: map[string]*jwt.Claims{}, tokens: newTokenCache(10000)}
 	for _, k := range []string{keys.AnonKey, keys.ServiceRoleKey} {
 		c, err := keys.Verify(k, cfg.Now())
@@ -121,8 +132,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // ServeHTTP runs the request through the gateway's stages in order:
-// request id and client address, recovery, metrics and access log, CORS,
-// then routing, the API key check and the service.
+// request id and client address, the trace span, recovery, metrics and
+// access log, CORS, then routing, the API key check and the service.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r)
@@ -135,18 +146,28 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rt != nil {
 		label = rt.name
 	}
+	// Services log with r.Context(): the id travels with it to their lines.
+	ctx, span := startSpan(telemetry.WithRequestID(r.Context(), id), r, routeOf(rt, r.URL.Path), label, id)
+	r = r.WithContext(ctx)
+	body := countBody(r)
+	g.metrics.inFlight.WithLabelValues(label).Inc()
 	rec := &recorder{ResponseWriter: w}
 	defer func() {
+		panicked := false
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
+				g.metrics.inFlight.WithLabelValues(label).Dec()
+				endSpan(span, 0)
 				panic(v) // the handler asked to abort the connection
 			}
+			panicked = true
 			g.log.Error("panic", "request_id", id, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
 			if !rec.wroteHeader {
 				httpx.WriteJSON(rec, http.StatusInternalServerError, errorBody{Message: "Internal Server Error", RequestID: id})
 			}
 		}
-		g.finish(r, rec, label, id, start)
+		status := g.finish(r, rec, label, id, start, body.count(), panicked)
+		endSpan(span, status)
 	}()
 
 	g.cors(rec, r)
@@ -186,8 +207,10 @@ func (g *Gateway) match(path string) (*route, string) {
 func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	switch {
-	case r.URL.Path == "/health" && get:
+	case (r.URL.Path == "/health" || r.URL.Path == "/health/ready") && get:
 		g.health(w, r)
+	case r.URL.Path == "/health/live" && get:
+		live(w, g.cfg.Version)
 	case r.URL.Path == "/metrics" && get:
 		g.metrics.handler().ServeHTTP(w, r)
 	default:
@@ -196,10 +219,7 @@ func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) health(w http.ResponseWriter, r *http.Request) {
-	body := map[string]string{"status": "ok"}
-	if g.cfg.Version != "" {
-		body["version"] = g.cfg.Version
-	}
+	body := healthBody("ok", g.cfg.Version)
 	if g.cfg.Health != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()

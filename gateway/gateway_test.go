@@ -274,7 +274,8 @@ func TestCORS(t *testing.T) {
 			"Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
 			"Access-Control-Allow-Headers": "authorization, apikey, x-client-info, content-type, prefer, range, accept-profile, " +
 				"content-profile, x-upsert, x-supabase-api-version, cache-control, x-retry-count, x-metadata, x-region, " +
-				"traceparent, tracestate, baggage",
+				"traceparent, tracestate, baggage, tus-resumable, upload-length, upload-metadata, upload-offset, " +
+				"upload-defer-length, upload-concat, x-http-method-override, x-signature",
 			"Access-Control-Max-Age": "3600",
 		}
 		for h, v := range want {
@@ -288,7 +289,8 @@ func TestCORS(t *testing.T) {
 	if res.StatusCode != 401 || res.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Errorf("401: status %d, allow-origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
 	}
-	wantExpose := "Content-Range, Content-Location, Location, Preference-Applied, X-Total-Count, Link, x-sb-error-code, X-Supabase-Api-Version"
+	wantExpose := "Content-Range, Content-Location, Location, Preference-Applied, X-Total-Count, Link, x-sb-error-code, X-Supabase-Api-Version, " +
+		"Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Metadata"
 	if got := res.Header.Get("Access-Control-Expose-Headers"); got != wantExpose {
 		t.Errorf("expose = %q, want %q", got, wantExpose)
 	}

@@ -3,8 +3,10 @@ package gateway
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -176,14 +178,28 @@ func (b *buffered) copyTo(w http.ResponseWriter) {
 	_, _ = w.Write(b.body.Bytes())
 }
 
-// finish records metrics and writes the access log line.
-func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start time.Time) {
+// StatusClientClosedRequest is nginx's code for a request whose client went
+// away before the answer was sent; logs and metrics use it instead of the
+// error the abandoned handler wrote.
+const StatusClientClosedRequest = 499
+
+// finish records metrics and writes the access log line; it returns the
+// status it recorded.
+func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start time.Time, in int64, panicked bool) int {
 	status := w.status
 	if status == 0 {
 		status = http.StatusOK
 	}
+	// The request's context is canceled before ServeHTTP returns only when
+	// the client closed the connection (or reset the stream). The handler
+	// then fails on its canceled work (REST answers 500 "Request canceled"):
+	// that is no server error, and nobody got the answer. A status already
+	// sent below 500, or a panic, stays as it was.
+	if !panicked && errors.Is(r.Context().Err(), context.Canceled) && (!w.wroteHeader || status >= 500) {
+		status = StatusClientClosedRequest
+	}
 	elapsed := time.Since(start)
-	g.metrics.observe(service, r.Method, status, elapsed)
+	g.metrics.observe(service, r.Method, status, elapsed, in, w.bytes)
 	g.log.LogAttrs(r.Context(), levelFor(status), "request",
 		slogString("request_id", id),
 		slogString("method", r.Method),
@@ -196,6 +212,39 @@ func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start
 		slogString("client_ip", r.Header.Get(httpx.ClientIPHeader)),
 		slogString("user_agent", r.UserAgent()),
 	)
+	return status
+}
+
+// countingBody counts the request body bytes the service reads.
+type countingBody struct {
+	io.ReadCloser
+	n int64
+}
+
+// Read counts what it passes on.
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	return n, err
+}
+
+// countBody puts a counter around r's body; requests without one keep
+// http.NoBody and get a nil counter.
+func countBody(r *http.Request) *countingBody {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	b := &countingBody{ReadCloser: r.Body}
+	r.Body = b
+	return b
+}
+
+// count is the number of body bytes read so far.
+func (b *countingBody) count() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.n
 }
 
 // redactQuery hides credentials that may travel in the query string

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -186,7 +185,12 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		var pe *pgconn.PgError
 		var perr *parseError
 		switch {
-		case pg.Unavailable(err) && r.Context().Err() == nil:
+		case r.Context().Err() != nil:
+			// The client went away, so the work was cut short: nobody
+			// reads this answer. 499 (nginx's "client closed request")
+			// keeps it out of the server errors in logs and metrics.
+			ae = pgrstErr(499, "PGRSTX00", "Request canceled", nil, nil)
+		case pg.Unavailable(err):
 			ae = unavailableError(err, anon)
 		case errors.As(err, &pe):
 			ae = fromPgError(pe, anon)
@@ -197,18 +201,15 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		default:
 			var ce *pgconn.ConnectError
 			var ne net.Error
-			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-				// The client went away; nobody reads this response.
-				ae = pgrstErr(500, "PGRSTX00", "Request canceled", nil, nil)
-			} else if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+			if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
 				ae = pgrstErr(503, "PGRST000", "Database connection error. Retrying the connection.", err.Error(), nil)
 			} else if errors.As(err, &ne) && ne.Timeout() {
 				// The exchange deadline passed: the connection was closed
 				// and left the pool, as a client-side database error does.
-				s.log.Error("rest request: no reply from the database", "method", r.Method, "path", r.URL.Path, "err", err)
+				s.log.ErrorContext(r.Context(), "rest request: no reply from the database", "method", r.Method, "path", r.URL.Path, "err", err)
 				ae = pgrstErr(503, "PGRST001", "Database client error. Retrying the connection.", "no reply from the database in time", nil)
 			} else {
-				s.log.Error("rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+				s.log.ErrorContext(r.Context(), "rest request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 				ae = pgrstErr(500, "PGRSTX00", "Internal server error", nil, nil)
 			}
 		}

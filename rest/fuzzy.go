@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The "Perhaps you meant …" hints of PGRST200/202/205 come from a fuzzy
@@ -77,6 +78,22 @@ func levenshtein(a, b []rune) int {
 // close enough. An exact match is not a suggestion.
 func fuzzyBest(name string, candidates []string) string {
 	q := fuzzyNormalize(name)
+	// The edit distance is at least the difference in length, so the
+	// final score is at most shorter/longer: candidates that cannot reach
+	// fuzzyMinScore are dropped first, and a name far longer than any
+	// candidate costs only its normalisation.
+	ql := utf8.RuneCountInString(q)
+	var reachable []string
+	for _, c := range candidates {
+		cl := utf8.RuneCountInString(fuzzyNormalize(c))
+		if float64(min(ql, cl)) >= fuzzyMinScore*float64(max(ql, cl, 1)) {
+			reachable = append(reachable, c)
+		}
+	}
+	if len(reachable) == 0 {
+		return ""
+	}
+	candidates = reachable
 	type scored struct {
 		score float64
 		name  string

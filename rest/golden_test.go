@@ -21,6 +21,9 @@ func TestGoldenSQL(t *testing.T) {
 		var sb strings.Builder
 		sb.WriteString(sql + "\n")
 		for i, a := range args {
+			if b, ok := a.([]byte); ok {
+				a = string(b) // bodies are bound as bytes, sent as text
+			}
 			fmt.Fprintf(&sb, "$%d = %#v\n", i+1, a)
 		}
 		last = sb.String()

@@ -70,10 +70,11 @@ func (e *parseError) Error() string {
 }
 
 type scanner struct {
-	s    []rune
-	pos  int
-	what string
-	in   string
+	s     []rune
+	pos   int
+	what  string
+	in    string
+	terms int // items read so far (see maxTerms)
 }
 
 func newScanner(what, s string) *scanner { return &scanner{s: []rune(s), what: what, in: s} }
@@ -171,6 +172,9 @@ func (p *scanner) quoted() (string, error) {
 func (p *scanner) jsonPath() ([]jsonOp, error) {
 	var ops []jsonOp
 	for p.has("->") {
+		if len(ops) == maxDepth {
+			return nil, p.fail("JSON path of more than %d steps", maxDepth)
+		}
 		op := jsonOp{Arrow: "->"}
 		p.pos += 2
 		if p.peek() == '>' {
@@ -249,6 +253,9 @@ func (p *scanner) selectList(depth int) ([]*selectItem, error) {
 	}
 	for {
 		p.skipSpace()
+		if err := p.term(); err != nil {
+			return nil, err
+		}
 		it, err := p.selectItem(depth)
 		if err != nil {
 			return nil, err
@@ -285,6 +292,9 @@ func (p *scanner) embedTail(it *selectItem, depth int) error {
 		return p.fail("%s expecting \"(\"", p.unexpected())
 	}
 	p.pos++
+	if err := p.nest(depth + 1); err != nil {
+		return err
+	}
 	children, err := p.selectList(depth + 1)
 	if err != nil {
 		return err

@@ -208,7 +208,7 @@ func (p *scanner) treeValue(inTree bool) string {
 // parseLogicTree parses the value of an or=/and= parameter.
 func parseLogicTree(op string, not bool, raw string) (*logicTree, error) {
 	p := newScanner("logic tree", raw)
-	t, err := p.treeBody(op, not)
+	t, err := p.treeBody(op, not, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -218,14 +218,21 @@ func parseLogicTree(op string, not bool, raw string) (*logicTree, error) {
 	return t, nil
 }
 
-func (p *scanner) treeBody(op string, not bool) (*logicTree, error) {
+// treeBody parses "(" term *("," term) ")" at the given nesting depth.
+func (p *scanner) treeBody(op string, not bool, depth int) (*logicTree, error) {
 	if p.peek() != '(' {
 		return nil, p.fail("%s expecting \"(\"", p.unexpected())
+	}
+	if err := p.nest(depth); err != nil {
+		return nil, err
 	}
 	p.pos++
 	t := &logicTree{Op: op, Not: not}
 	for {
-		n, err := p.treeTerm()
+		if err := p.term(); err != nil {
+			return nil, err
+		}
+		n, err := p.treeTerm(depth)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +249,7 @@ func (p *scanner) treeBody(op string, not bool) (*logicTree, error) {
 	}
 }
 
-func (p *scanner) treeTerm() (logicNode, error) {
+func (p *scanner) treeTerm(depth int) (logicNode, error) {
 	not := false
 	save := p.pos
 	if p.has("not.") {
@@ -252,7 +259,7 @@ func (p *scanner) treeTerm() (logicNode, error) {
 	for _, op := range []string{"or", "and"} {
 		if p.has(op + "(") {
 			p.pos += len(op)
-			t, err := p.treeBody(op, not)
+			t, err := p.treeBody(op, not, depth+1)
 			return logicNode{Tree: t}, err
 		}
 	}
@@ -282,6 +289,9 @@ func parseOrder(raw string) ([]orderTerm, error) {
 	var terms []orderTerm
 	for {
 		p.skipSpace()
+		if err := p.term(); err != nil {
+			return nil, err
+		}
 		var t orderTerm
 		f, err := p.field()
 		if err != nil {
@@ -336,6 +346,9 @@ func parseColumns(what, raw string) ([]string, error) {
 	var cols []string
 	for {
 		p.skipSpace()
+		if err := p.term(); err != nil {
+			return nil, err
+		}
 		n, err := p.name()
 		if err != nil {
 			return nil, err

@@ -186,11 +186,15 @@ var placeholderRE = regexp.MustCompile(`\$(\d+)`)
 // FuzzSelectAndFilters feeds arbitrary select, filter and order strings
 // through the parsers and the SQL builder: nothing may panic, every
 // placeholder must have an argument (and vice versa), and user text may
-// reach the SQL only inside quoted identifiers or bound values.
+// reach the SQL only inside quoted identifiers or bound values. Whatever
+// parses stays within the depth and term limits.
 func FuzzSelectAndFilters(f *testing.F) {
 	for _, s := range []string{"id,name", "a:b::text,c(d,e!inner(*))", "data->a->>b", "...rel(x)", "\"we\"\"ird\"", "count(),x.sum()"} {
 		f.Add(s, "eq.1", "a.desc,b.nullsfirst", "(a.eq.1,or(b.in.(1,2),c.is.null))")
 	}
+	deep := strings.Repeat("a(", maxDepth) + "b" + strings.Repeat(")", maxDepth)
+	f.Add(deep, "eq.1", "data"+strings.Repeat("->a", maxDepth+1), "("+strings.Repeat("or(", maxDepth)+"a.eq.1"+strings.Repeat(")", maxDepth+1))
+	f.Add(strings.Repeat("a,", maxTerms)+"a", "eq.1", strings.Repeat("a,", maxTerms)+"a", "("+strings.Repeat("a.eq.1,", maxTerms)+"a.eq.1)")
 	tbl := &Table{Schema: "public", Name: "t", cols: map[string]*Column{}}
 	for _, c := range []string{"id", "name", "data"} {
 		col := &Column{Name: c}
@@ -201,6 +205,9 @@ func FuzzSelectAndFilters(f *testing.F) {
 		items, err := parseSelect(sel)
 		if err != nil {
 			return
+		}
+		if depth, n := selectShape(items); depth > maxDepth || n > maxTerms {
+			t.Fatalf("select of depth %d with %d items parsed", depth, n)
 		}
 		// Embeds need a schema cache; keep plain items.
 		var plain []*selectItem
@@ -214,6 +221,9 @@ func FuzzSelectAndFilters(f *testing.F) {
 			root.filters = append(root.filters, fl)
 		}
 		if o, err := parseOrder(order); err == nil {
+			if len(o) > maxTerms {
+				t.Fatalf("order of %d terms parsed", len(o))
+			}
 			for _, term := range o {
 				if term.Rel == "" {
 					root.order = append(root.order, term)
@@ -221,6 +231,9 @@ func FuzzSelectAndFilters(f *testing.F) {
 			}
 		}
 		if tr, err := parseLogicTree("or", false, tree); err == nil {
+			if depth, n := treeShape(tr); depth > maxDepth || n > maxTerms {
+				t.Fatalf("logic tree of depth %d with %d terms parsed", depth, n)
+			}
 			root.trees = append(root.trees, tr)
 		}
 		b := &builder{maxRows: 10, aggs: true}
@@ -250,6 +263,36 @@ func FuzzSelectAndFilters(f *testing.F) {
 			t.Fatalf("unquoted user text in SQL: %s", sql)
 		}
 	})
+}
+
+// selectShape returns the nesting depth of items (0 without embeds) and
+// how many items there are at all levels; a JSON path counts as deep as it
+// is long.
+func selectShape(items []*selectItem) (depth, n int) {
+	for _, it := range items {
+		n++
+		depth = max(depth, len(it.Field.Path))
+		if it.Children != nil || it.Kind == itemEmbed || it.Kind == itemSpread {
+			d, m := selectShape(it.Children)
+			depth, n = max(depth, d+1), n+m
+		}
+	}
+	return depth, n
+}
+
+// treeShape returns the nesting depth of a logic tree and its terms.
+func treeShape(t *logicTree) (depth, n int) {
+	depth = 1
+	for _, c := range t.Children {
+		n++
+		if c.Tree != nil {
+			d, m := treeShape(c.Tree)
+			depth, n = max(depth, d+1), n+m
+		} else {
+			depth = max(depth, len(c.Filter.Field.Path))
+		}
+	}
+	return depth, n
 }
 
 // stripQuoted removes "..." identifiers and '...' literals (with doubled

@@ -4,48 +4,96 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
+	"net/http"
 	"net/url"
-	"strings"
+	"strconv"
 )
 
 // payload is a request body normalised to a JSON array of objects, plus
-// the keys that decide the written columns.
+// the keys that decide the written columns. The array goes to Postgres as
+// one value (json_populate_recordset expands it there): Go never decodes
+// the rows, so a body costs a small multiple of its size.
 type payload struct {
 	json    []byte   // always a JSON array
-	keys    []string // key union in first-seen order
+	keys    []string // the first object's keys, sorted (unset with ?columns=)
 	objects int
-	single  bool // the body was one object, not an array
-	raw     []map[string]json.RawMessage
+	single  bool   // the body was one object, not an array
+	first   []byte // the first object
 }
 
-const maxBody = 64 << 20
+// csvGrowth bounds the JSON a CSV body becomes (every line repeats the
+// header's names), in multiples of the body cap.
+const csvGrowth = 4
 
 func invalidJSON() *apiError {
 	return pgrstErr(400, "PGRST102", "Empty or invalid json", nil, nil)
 }
 
+// payloadTooLarge answers a body over the cap. PostgREST has no such
+// error (its proxy refuses large bodies): the shape is its own, the code
+// its "invalid body" one, the message the Supabase gateway's.
+func payloadTooLarge(limit int64) *apiError {
+	return pgrstErr(http.StatusRequestEntityTooLarge, "PGRST102", "Payload too large",
+		"The request body is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes", nil)
+}
+
+// readBody reads the request body, at most limit bytes. A larger one is
+// refused before anything of it is parsed, whether its length was
+// announced or not; a body cut short (the client went away) is the
+// client's error.
+func readBody(rc *reqCtx, limit int64) ([]byte, error) {
+	r := rc.r
+	if r.ContentLength > limit {
+		return nil, payloadTooLarge(limit)
+	}
+	body := http.MaxBytesReader(rc.w, r.Body, limit)
+	var data []byte
+	var err error
+	if r.ContentLength >= 0 {
+		data = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(body, data)
+	} else {
+		data, err = io.ReadAll(body)
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, payloadTooLarge(limit)
+	case err != nil:
+		return nil, invalidJSON()
+	}
+	return data, nil
+}
+
+// mediaType is the request's Content-Type without parameters
+// (application/json when absent).
+func mediaType(r *http.Request) string {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return "application/json"
+	}
+	if m, _, err := mime.ParseMediaType(ct); err == nil {
+		return m
+	}
+	return ct
+}
+
 // readPayload reads the body by Content-Type. columns, when given, lifts
 // the all-keys-must-match rule.
-func readPayload(body io.Reader, contentType string, columnsGiven bool) (*payload, error) {
-	data, err := io.ReadAll(io.LimitReader(body, maxBody))
+func readPayload(rc *reqCtx, columnsGiven bool) (*payload, error) {
+	limit := rc.cfg.MaxBodyBytes
+	data, err := readBody(rc, limit)
 	if err != nil {
 		return nil, err
 	}
-	mt := "application/json"
-	if contentType != "" {
-		if m, _, err := mime.ParseMediaType(contentType); err == nil {
-			mt = m
-		} else {
-			mt = contentType
-		}
-	}
-	switch mt {
+	switch mt := mediaType(rc.r); mt {
 	case "application/json":
 		return jsonPayload(data, columnsGiven)
 	case "text/csv":
-		return csvPayload(data)
+		return csvPayload(data, limit)
 	case "application/x-www-form-urlencoded":
 		vals, err := url.ParseQuery(string(data))
 		if err != nil {
@@ -57,8 +105,9 @@ func readPayload(body io.Reader, contentType string, columnsGiven bool) (*payloa
 		}
 		b, _ := json.Marshal(obj)
 		return jsonPayload(b, columnsGiven)
+	default:
+		return nil, pgrstErr(400, "PGRST102", "Content-Type not acceptable: "+mt, nil, nil)
 	}
-	return nil, pgrstErr(400, "PGRST102", "Content-Type not acceptable: "+mt, nil, nil)
 }
 
 func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
@@ -66,90 +115,137 @@ func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 	if len(trimmed) == 0 {
 		trimmed = []byte("{}")
 	}
+	if !json.Valid(trimmed) {
+		return nil, invalidJSON()
+	}
 	p := &payload{}
 	switch trimmed[0] {
 	case '{':
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &obj); err != nil {
-			return nil, invalidJSON()
-		}
-		p.single = true
-		p.raw = []map[string]json.RawMessage{obj}
-		p.json = append(append([]byte{'['}, trimmed...), ']')
+		p.single, p.objects, p.first = true, 1, trimmed
+		p.json = make([]byte, 0, len(trimmed)+2)
+		p.json = append(append(append(p.json, '['), trimmed...), ']')
+		p.keys = objectKeys(trimmed)
+		return p, nil
 	case '[':
-		if err := json.Unmarshal(trimmed, &p.raw); err != nil {
-			return nil, invalidJSON()
-		}
-		for _, o := range p.raw {
-			if o == nil {
-				return nil, invalidJSON()
-			}
-		}
 		p.json = trimmed
 	default:
 		return nil, invalidJSON()
 	}
-	p.objects = len(p.raw)
-	seen := map[string]bool{}
-	for i, o := range p.raw {
-		ks := sortedKeys(o)
-		if i > 0 && !columnsGiven {
-			if len(o) != len(p.keys) {
-				return nil, pgrstErr(400, "PGRST102", "All object keys must match", nil, nil)
+	mismatch := pgrstErr(400, "PGRST102", "All object keys must match", nil, nil)
+	var index map[string]int
+	var stamp []int
+	err := eachElement(trimmed, func(obj []byte) error {
+		if obj[0] != '{' {
+			return invalidJSON()
+		}
+		p.objects++
+		if p.objects == 1 {
+			p.first = obj
+			if columnsGiven {
+				return nil
 			}
-			for _, k := range ks {
-				if !seen[k] {
-					return nil, pgrstErr(400, "PGRST102", "All object keys must match", nil, nil)
+			p.keys = objectKeys(obj)
+			index = make(map[string]int, len(p.keys))
+			for i, k := range p.keys {
+				index[k] = i
+			}
+			stamp = make([]int, len(p.keys))
+			return nil
+		}
+		if columnsGiven {
+			return nil
+		}
+		// Same key set as the first object: every key known, each of
+		// them present (duplicates count once).
+		found := 0
+		if err := eachKey(obj, func(raw []byte) error {
+			i, ok := index[string(raw)]
+			if !ok {
+				if i, ok = index[keyString(raw)]; !ok {
+					return mismatch
 				}
 			}
-		}
-		for _, k := range ks {
-			if !seen[k] {
-				seen[k] = true
-				p.keys = append(p.keys, k)
+			if stamp[i] != p.objects {
+				stamp[i] = p.objects
+				found++
 			}
+			return nil
+		}); err != nil {
+			return err
 		}
+		if found != len(p.keys) {
+			return mismatch
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// sortedKeys returns o's keys sorted; the written column list follows the
-// table's column order anyway, so statements stay cacheable.
-func sortedKeys(o map[string]json.RawMessage) []string {
-	ks := make([]string, 0, len(o))
-	for k := range o {
-		ks = append(ks, k)
+// firstObject decodes the first object's top-level values (PUT compares
+// them with the URL's primary key).
+func (p *payload) firstObject() map[string]json.RawMessage {
+	var obj map[string]json.RawMessage
+	if p.first != nil {
+		_ = json.Unmarshal(p.first, &obj)
 	}
-	sortStrings(ks)
-	return ks
+	return obj
 }
 
-// csvPayload turns CSV (header line first; NULL means null) into JSON.
-func csvPayload(data []byte) (*payload, error) {
+// csvPayload turns CSV (header line first; NULL means null) into a JSON
+// array, one line at a time. The JSON may grow to csvGrowth times the body
+// cap: past that the body is too large.
+func csvPayload(data []byte, limit int64) (*payload, error) {
 	r := csv.NewReader(bytes.NewReader(data))
-	recs, err := r.ReadAll()
-	if err != nil {
-		if strings.Contains(err.Error(), "wrong number of fields") {
-			return nil, pgrstErr(400, "PGRST102", "All lines must have same number of fields", nil, nil)
+	r.ReuseRecord = true
+	csvErr := func(err error) error {
+		if errors.Is(err, csv.ErrFieldCount) {
+			return pgrstErr(400, "PGRST102", "All lines must have same number of fields", nil, nil)
 		}
-		return nil, invalidJSON()
+		return invalidJSON()
 	}
-	if len(recs) == 0 {
+	head, err := r.Read()
+	if err == io.EOF {
 		return jsonPayload([]byte("[]"), false)
 	}
-	head := recs[0]
-	rows := make([]map[string]any, 0, len(recs)-1)
-	for _, rec := range recs[1:] {
-		m := make(map[string]any, len(head))
-		for i, h := range head {
+	if err != nil {
+		return nil, csvErr(err)
+	}
+	names := make([][]byte, len(head))
+	for i, h := range head {
+		names[i] = append(appendJSONString(nil, h), ':')
+	}
+	out := make([]byte, 0, 2*len(data)+2)
+	out = append(out, '[')
+	for n := 0; ; n++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvErr(err)
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '{')
+		for i, name := range names {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, name...)
 			if rec[i] == "NULL" {
-				m[h] = nil
+				out = append(out, "null"...)
 			} else {
-				m[h] = rec[i]
+				out = appendJSONString(out, rec[i])
 			}
 		}
-		rows = append(rows, m)
+		out = append(out, '}')
+		if int64(len(out)) > csvGrowth*limit {
+			return nil, payloadTooLarge(limit)
+		}
 	}
-	b, _ := json.Marshal(rows)
-	return jsonPayload(b, false)
+	return jsonPayload(append(out, ']'), false)
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // Statements are sent with pgconn's pipeline so that a whole request (BEGIN,
@@ -65,7 +67,9 @@ func encodeArgs(args []any) ([][]byte, error) {
 // runPipeline sends steps in one pipeline and reads every result. It
 // returns the first error; the connection is left idle or in a failed
 // transaction block the caller must end.
-func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []step) error {
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []step) (err error) {
+	ctx, endSpan := telemetry.StartPipeline(ctx, pc, steps, func(s step) string { return s.sql })
+	defer func() { endSpan(err) }()
 	cd := pc.CustomData()
 	cs, _ := cd[stmtKey].(*connStmts)
 	if cs == nil || cs.gen != gen {

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,7 +49,7 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 		a.json, _ = json.Marshal(obj)
 		return a, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(rc.r.Body, maxBody))
+	data, err := readBody(rc, rc.cfg.MaxBodyBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +96,13 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 		trimmed = []byte("{}")
 	}
 	if mt == "text/csv" {
-		p, err := csvPayload(trimmed)
+		p, err := csvPayload(trimmed, rc.cfg.MaxBodyBytes)
 		if err != nil {
 			return nil, err
 		}
-		if len(p.raw) > 0 {
-			trimmed, _ = json.Marshal(p.raw[0])
-		} else {
-			trimmed = []byte("{}")
+		trimmed = []byte("{}")
+		if p.first != nil {
+			trimmed = p.first
 		}
 	}
 	a.json = trimmed
@@ -111,10 +110,6 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 		return nil, invalidJSON()
 	}
 	if trimmed[0] == '{' {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &obj); err != nil {
-			return nil, invalidJSON()
-		}
 		if cols, ok := first(rc.params, "columns"); ok {
 			ks, err := parseColumns("columns parameter", cols)
 			if err != nil {
@@ -122,12 +117,11 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpcArgs, error) {
 			}
 			a.keys = ks
 		} else {
-			for k := range obj {
-				a.keys = append(a.keys, k)
-			}
+			a.keys = objectKeys(trimmed)
 		}
 	}
 	sort.Strings(a.keys)
+	a.keys = slices.Compact(a.keys)
 	return a, nil
 }
 
@@ -179,7 +173,11 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		from = ""
 	}
 	if whole || from != "" {
-		b.arg(string(args.json))
+		if args.body == rpc.BodyJSON || args.body == rpc.BodyNone {
+			b.arg(args.json) // no copy of a large body
+		} else {
+			b.arg(string(args.json))
+		}
 	}
 	fromClause := ""
 	if from != "" {
@@ -371,6 +369,9 @@ func rpcHint(c *Cache, schema, name string, keys []string) any {
 	return "Perhaps you meant to call the function " + schema + "." + best
 }
 
+// maxFuncArgs is PostgreSQL's FUNC_MAX_ARGS.
+const maxFuncArgs = 100
+
 func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) error {
 	var amb *rpc.AmbiguousError
 	if errors.As(err, &amb) {
@@ -381,8 +382,17 @@ func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) e
 		return pgrstErr(300, "PGRST203", "Could not choose the best candidate function between: "+strings.Join(sigs, ", "),
 			nil, "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
 	}
-	keys := append([]string(nil), a.keys...)
-	sort.Strings(keys)
+	keys := a.keys
+	if !sort.StringsAreSorted(keys) {
+		keys = append([]string(nil), keys...)
+		sort.Strings(keys)
+	}
+	// No function takes more than maxFuncArgs parameters: past that the
+	// names are cut short, so a body of many keys is not echoed whole
+	// (twice) in the answer.
+	if len(keys) > maxFuncArgs {
+		keys = append(keys[:maxFuncArgs:maxFuncArgs], "…")
+	}
 	qn := schema + "." + name
 	prms := " without parameters"
 	if len(keys) > 0 {
@@ -412,7 +422,8 @@ func rpcResolveError(cache *Cache, schema, name string, a *rpcArgs, err error) e
 	msg += " in the schema cache"
 	details += ", but no matches were found in the schema cache."
 	var hint any
-	if a.body != rpc.BodyText && a.body != rpc.BodyXML && a.body != rpc.BodyBinary {
+	// Nothing is close to a key list longer than any function's.
+	if a.body != rpc.BodyText && a.body != rpc.BodyXML && a.body != rpc.BodyBinary && len(a.keys) <= maxFuncArgs {
 		hint = rpcHint(cache, schema, name, keys)
 	}
 	return pgrstErr(404, "PGRST202", msg, details, hint)

@@ -48,6 +48,8 @@ type Service struct {
 	exchangeTimeout time.Duration
 	anonClaims      []byte
 	done            chan struct{}
+	// replica, when set, takes read-only statements (replica.go).
+	replica Replica
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -253,6 +255,9 @@ type reqCtx struct {
 
 func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
 	rc := &reqCtx{w: w, r: r, role: s.cfg.AnonRole}
+	if err := checkURLLength(r); err != nil {
+		return rc, err
+	}
 	rt, ok := parsePath(r.URL.EscapedPath())
 	if !ok {
 		return rc, pgrstErr(404, "PGRST125", "Invalid path specified in request URL", nil, nil)

@@ -50,7 +50,7 @@ func (s *Service) prepareWrite(rc *reqCtx, t *Table, needPayload bool) (*writePl
 	}
 	colsParam, hasCols := first(rc.params, "columns")
 	w.hasCols = hasCols
-	if w.payload, err = readPayload(rc.r.Body, rc.r.Header.Get("Content-Type"), hasCols); err != nil {
+	if w.payload, err = readPayload(rc, hasCols); err != nil {
 		return nil, err
 	}
 	keys := w.payload.keys
@@ -202,7 +202,7 @@ func (s *Service) insert(rc *reqCtx, t *Table) error {
 		return err
 	}
 	b := newBuilder(rc)
-	ref := b.arg(string(w.payload.json))
+	ref := b.arg(w.payload.json)
 	var conflict []string
 	if oc, ok := first(rc.params, "on_conflict"); ok {
 		if conflict, err = parseColumns("on_conflict parameter", oc); err != nil {
@@ -366,7 +366,7 @@ func (s *Service) update(rc *reqCtx, t *Table) error {
 	b := newBuilder(rc)
 	ref := ""
 	if len(w.cols) > 0 {
-		ref = b.arg(string(w.payload.json))
+		ref = b.arg(w.payload.json)
 	}
 	where, err := s.mutationWhere(b, w)
 	if err != nil {
@@ -499,14 +499,15 @@ func (s *Service) put(rc *reqCtx, t *Table) error {
 	if w.payload.objects != 1 {
 		return mismatch
 	}
+	obj := w.payload.firstObject()
 	for _, c := range t.PK {
-		raw, ok := w.payload.raw[0][c]
+		raw, ok := obj[c]
 		if !ok || jsonScalarString(raw) != urlPK[c] {
 			return mismatch
 		}
 	}
 	b := newBuilder(rc)
-	ref := b.arg(string(w.payload.json))
+	ref := b.arg(w.payload.json)
 	sets := make([]string, len(w.cols))
 	for i, c := range w.cols {
 		sets[i] = quoteIdent(c) + " = EXCLUDED." + quoteIdent(c)

@@ -169,8 +169,8 @@ func (e *NotFoundError) Error() string { return "function not found" }
 // Error implements error.
 func (e *AmbiguousError) Error() string { return "ambiguous function call" }
 
-// Resolve picks the overload of candidates matching keys (the argument
-// names). A candidate matches when every required parameter is given and
+// Resolve picks the overload of candidates matching keys (the distinct
+// argument names). A candidate matches when every required parameter is given and
 // every key names a parameter. Without a match, a function with a single
 // unnamed parameter of the body's type takes the whole body. The returned
 // bool reports that fallback.
@@ -215,12 +215,19 @@ func Resolve(candidates []*Function, keys []string, body Body) (*Function, bool,
 	if len(single) > 1 {
 		return nil, false, &AmbiguousError{Candidates: single}
 	}
-	sorted := append([]string(nil), keys...)
-	sort.Strings(sorted)
+	sorted := keys
+	if !sort.StringsAreSorted(sorted) {
+		sorted = append([]string(nil), keys...)
+		sort.Strings(sorted)
+	}
 	return nil, false, &NotFoundError{Keys: sorted}
 }
 
 func matchesKeys(f *Function, keys []string) bool {
+	// keys are distinct and each must name a parameter.
+	if len(keys) > len(f.Params) {
+		return false
+	}
 	given := map[string]bool{}
 	for _, k := range keys {
 		given[k] = true

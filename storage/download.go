@@ -198,7 +198,7 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 	}
 	if _, err := io.Copy(w, body); err != nil {
 		// Headers are gone; all we can do is log and cut the response.
-		s.log.Warn("storage: download interrupted", "key", o.key(), "err", err)
+		s.log.WarnContext(r.Context(), "storage: download interrupted", "key", o.key(), "err", err)
 	}
 	return nil
 }

@@ -235,6 +235,6 @@ func (s *Service) deleteBytes(r *http.Request, keys ...string) {
 		return
 	}
 	if err := s.backend.Delete(context.WithoutCancel(r.Context()), keys...); err != nil {
-		s.log.Warn("storage: delete bytes failed; the leftover sweep will retry", "keys", len(keys), "err", err)
+		s.log.WarnContext(r.Context(), "storage: delete bytes failed; the leftover sweep will retry", "keys", len(keys), "err", err)
 	}
 }

@@ -88,7 +88,7 @@ type handlerFunc = httpx.HandlerFunc
 func (s *Service) render(w http.ResponseWriter, r *http.Request, err error) {
 	e := asError(err)
 	if e.Status >= 500 {
-		s.log.Error("storage request failed", "method", r.Method, "path", r.URL.Path, "err", e.Err)
+		s.log.ErrorContext(r.Context(), "storage request failed", "method", r.Method, "path", r.URL.Path, "err", e.Err)
 	}
 	if e.Code == "NoSuchKey" && e.Label == "Not found" {
 		w.Header().Set("Cache-Control", "no-store")

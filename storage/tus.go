@@ -325,7 +325,7 @@ func (s *Service) tusFinish(r *http.Request, u tusUpload) error {
 // tusDrop removes an upload's progress row and parts.
 func (s *Service) tusDrop(r *http.Request, u tusUpload) {
 	if _, err := s.admin.Exec(context.WithoutCancel(r.Context()), `DELETE FROM storage.tus_uploads WHERE id = $1`, u.ID); err != nil {
-		s.log.Warn("storage: drop upload row", "id", u.ID, "err", err)
+		s.log.WarnContext(r.Context(), "storage: drop upload row", "id", u.ID, "err", err)
 	}
 	keys := make([]string, len(u.Parts))
 	for i, p := range u.Parts {

@@ -6,9 +6,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -73,6 +76,23 @@ func TestServe(t *testing.T) {
 	if res.StatusCode == http.StatusUnauthorized {
 		t.Errorf("derived anon key refused: %s", body)
 	}
+	// /metrics serves the gateway's series and both pools' statistics.
+	restStatus := res.StatusCode
+	res, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{
+		`basalt_db_pool_max_connections{pool="admin"} 10`,
+		`basalt_db_pool_max_connections{pool="user"} 10`,
+		`basalt_http_requests_total{method="GET",service="rest",status="` + strconv.Itoa(restStatus),
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve stop: %v\n%s", err, out.String())
@@ -84,6 +104,27 @@ func TestServeConfigErrors(t *testing.T) {
 	err := run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is required") || !strings.Contains(err.Error(), "JWT_SECRET") {
 		t.Errorf("serve without configuration: %v", err)
+	}
+	vars := map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x", "JWT_SECRET": strings.Repeat("k", 40),
+		"OTEL_TRACES_EXPORTER": "zipkin"}
+	err = run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(k string) string { return vars[k] })
+	if err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_EXPORTER") {
+		t.Errorf("serve with an unknown trace exporter: %v", err)
+	}
+	// Bad settings of the binary, of every service and of the app are all
+	// named in one refusal, before any connection is tried.
+	bad := map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x", "JWT_SECRET": "short",
+		"BASALT_READ_REPLICA_MAX_LAG": "xyz", "REST_MAX_BODY_BYTES": "abc", "REST_DB_MAX_ROWS": "many",
+		"STORAGE_FILE_SIZE_LIMIT": "huge", "STORAGE_BACKEND": "tape", "FUNCTIONS_TIMEOUT": "-1s",
+		"BACKLINE_PAYMENT_SANDBOX": "maybe", "BASALT_AUTH_RATE_LIMIT_OTP": "lots"}
+	err = run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(k string) string { return bad[k] })
+	for name := range bad {
+		if name == "DATABASE_URL" {
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(name, "BASALT_AUTH_")) {
+			t.Errorf("the refusal does not name %s: %v", name, err)
+		}
 	}
 }
 
@@ -177,5 +218,77 @@ func TestSetAuthenticatorPassword(t *testing.T) {
 	err := db.Admin.QueryRow(ctx, `SELECT rolpassword IS NOT NULL, rolcanlogin FROM pg_authid WHERE rolname = 'authenticator'`).Scan(&set, &login)
 	if err != nil || !set || !login {
 		t.Errorf("password set %v, login %v (%v)", set, login, err)
+	}
+}
+
+// While migrations wait (another node holds the migration lock), the API
+// port is alive but not ready; it becomes ready once they have run.
+func TestServeNotReadyWhileMigrating(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewEmptyDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The lock migrate.Up takes ("basalt" in ASCII), held on one connection.
+	lock, err := pgx.Connect(ctx, db.AdminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close(context.Background()) })
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(0x62617361_6c74)); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	vars := map[string]string{
+		"DATABASE_URL": db.AdminURL, "BASALT_AUTHENTICATOR_URL": db.UserURL, "JWT_SECRET": strings.Repeat("k", 40),
+		"BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1", "BASALT_SQL_DIR": t.TempDir(),
+	}
+	out := &syncBuf{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}, out, out, func(k string) string { return vars[k] }) }()
+	base := "http://127.0.0.1:" + port
+	get := func(path string) (int, string) {
+		res, err := http.Get(base + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, strings.TrimSpace(string(b))
+	}
+	waitFor := func(path string, code int) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if c, _ := get(path); c == code {
+				return
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("serve exited: %v\n%s", err, out.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s never answered %d:\n%s", path, code, out.String())
+			}
+		}
+	}
+	waitFor("/health/live", 200)
+	for _, path := range []string{"/health/ready", "/health"} {
+		if code, body := get(path); code != 503 || !strings.Contains(body, `"status":"starting"`) {
+			t.Errorf("while migrating: GET %s = %d %s, want 503 starting", path, code, body)
+		}
+	}
+	if code, _ := get("/rest/v1/x"); code != 503 {
+		t.Errorf("while migrating: a service answered %d, want 503", code)
+	}
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_unlock($1)", int64(0x62617361_6c74)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("/health/ready", 200)
+	if code, body := get("/health"); code != 200 {
+		t.Errorf("after migrations: /health = %d %s", code, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve stop: %v\n%s", err, out.String())
 	}
 }

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import { serveDist } from './serve.mjs'
+import { register as registerDashboards } from './dashboards.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -463,6 +464,8 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
     await setComingSoon(false)
   }
 })
+
+registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
 
 // ---------------------------------------------------------------------------
 let failed = 0

@@ -117,7 +117,7 @@ func (b *Backline) createPayment(w http.ResponseWriter, r *http.Request) error {
 	// The payment row stays pending; nothing was charged, and an unused
 	// tx_ref completes nothing.
 	if err != nil {
-		b.log.Error("start checkout", "provider", req.Provider, "tx_ref", p.TxRef, "err", err)
+		b.log.ErrorContext(r.Context(), "start checkout", "provider", req.Provider, "tx_ref", p.TxRef, "err", err)
 		return failure(http.StatusBadGateway, "Could not start the payment. Please try again.", err)
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{

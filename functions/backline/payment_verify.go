@@ -93,11 +93,11 @@ func (b *Backline) verifyPayment(r *http.Request, prov, ref string,
 		return verifyOutcome{status: http.StatusOK, message: "Payment not found",
 			detail: "The payment provider has no transaction with this reference"}
 	case err != nil:
-		b.log.Error("verify payment", "provider", prov, "reference", ref, "err", err)
+		b.log.ErrorContext(r.Context(), "verify payment", "provider", prov, "reference", ref, "err", err)
 		return verifyOutcome{status: http.StatusBadGateway, message: "Failed to verify payment",
 			detail: "The payment provider could not be reached"}
 	case tx.Reference != ref:
-		b.log.Error("provider answered for another reference", "provider", prov, "asked", ref, "got", tx.Reference)
+		b.log.ErrorContext(r.Context(), "provider answered for another reference", "provider", prov, "asked", ref, "got", tx.Reference)
 		return verifyOutcome{status: http.StatusOK, message: "Failed to verify payment", detail: "Reference mismatch"}
 	case !strings.EqualFold(tx.Currency, "NGN"):
 		return verifyOutcome{status: http.StatusOK, message: "Failed to verify payment",
@@ -124,7 +124,7 @@ func (b *Backline) verifyPayment(r *http.Request, prov, ref string,
 	case errors.As(err, &refused):
 		return verifyOutcome{status: http.StatusOK, message: refused.msg, detail: refused.msg, provStat: tx.Status}
 	case err != nil:
-		b.log.Error("complete payment", "provider", prov, "reference", ref, "err", err)
+		b.log.ErrorContext(r.Context(), "complete payment", "provider", prov, "reference", ref, "err", err)
 		return verifyOutcome{status: http.StatusInternalServerError, message: "Failed to verify payment",
 			detail: "The payment could not be recorded"}
 	}

@@ -96,7 +96,7 @@ func (b *Backline) settleWebhook(w http.ResponseWriter, r *http.Request, prov, r
 	case err != nil:
 		return functions.NewError(http.StatusBadGateway, map[string]string{"error": "Verification failed"}, err)
 	case tx.Reference != ref:
-		b.log.Warn("webhook reference differs from the verified one", "provider", prov, "event", ref, "verified", tx.Reference)
+		b.log.WarnContext(r.Context(), "webhook reference differs from the verified one", "provider", prov, "event", ref, "verified", tx.Reference)
 		return ignored(w, "reference mismatch")
 	case !tx.Successful():
 		// A failed charge changes no balance; the browser's return records it.

@@ -253,3 +253,42 @@ func TestFindBinDirErrorSaysWhatToInstall(t *testing.T) {
 		}
 	}
 }
+
+// A standby made by StartStandby is in recovery, refuses writes and
+// replays what the primary commits afterwards.
+func TestStandby(t *testing.T) {
+	if _, err := pgcluster.FindBinDir(); err != nil {
+		if os.Getenv("PGTEST_REQUIRED") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	primary, stop, err := pgcluster.StartTemp(ctx, "pgp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	standby, stopStandby, err := pgcluster.StartTempStandby(ctx, primary, "pgs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopStandby()
+	purl, surl := primary.SocketURL("postgres", "postgres"), standby.SocketURL("postgres", "postgres")
+	if got := query(t, surl, "SELECT pg_is_in_recovery()::text"); got != "true" {
+		t.Fatalf("standby in recovery: %s", got)
+	}
+	exec1(t, purl, "CREATE TABLE t AS SELECT 'replicated'::text AS v")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if got := query(t, surl, "SELECT count(*)::text FROM pg_class WHERE relname = 't'"); got == "1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the standby never replayed the new table")
+		}
+	}
+	if got := query(t, surl, "SELECT v FROM t"); got != "replicated" {
+		t.Errorf("standby reads %q", got)
+	}
+}

@@ -40,7 +40,7 @@ export default function ChartsPage() {
         {data.map((t, i) => {
           const playing = current === t.id && isPlaying
           return (
-            <li key={t.id} className="flex items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
+            <li key={t.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
               <span className="w-8 text-center text-lg font-bold text-muted-foreground">{i + 1}</span>
               <SafeImage src={t.coverUrl} alt="" className="size-12 rounded-md object-cover" />
               <div className="min-w-0 flex-1">

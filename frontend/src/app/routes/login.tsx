@@ -19,7 +19,7 @@ export default function LoginPage() {
     <div className="mx-auto max-w-md py-6">
       <Card>
         <CardHeader>
-          <CardTitle className="text-2xl">Welcome back</CardTitle>
+          <CardTitle as="h1" className="text-2xl">Welcome back</CardTitle>
           <CardDescription>Sign in to your Backline account</CardDescription>
         </CardHeader>
         <CardContent className="grid gap-4">

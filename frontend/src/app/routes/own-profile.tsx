@@ -55,7 +55,7 @@ export default function OwnProfilePage() {
     <div className="mx-auto grid max-w-xl gap-4 py-4">
       <Card>
         <CardHeader>
-          <CardTitle className="text-2xl">Edit Profile</CardTitle>
+          <CardTitle as="h1" className="text-2xl">Edit Profile</CardTitle>
         </CardHeader>
         <CardContent>
           <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>

@@ -18,7 +18,7 @@ export default function RegisterRolePage() {
     <div className="mx-auto max-w-xl py-6">
       <Card>
         <CardHeader>
-          <CardTitle className="text-2xl">{copy[role].title}</CardTitle>
+          <CardTitle as="h1" className="text-2xl">{copy[role].title}</CardTitle>
           <CardDescription>
             {copy[role].text}{' '}
             <Link to="/register" className="text-primary hover:underline">
