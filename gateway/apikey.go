@@ -26,7 +26,8 @@ func fromBrowser(r *http.Request) bool {
 // isPublic reports whether a request may pass without an API key. These are
 // the routes a browser reaches by navigation or an outside server calls, so
 // they can carry no apikey header: the email-link verify endpoint, the OAuth
-// authorize and callback redirects, the JWKS document, public and signed
+// authorize and callback redirects, the SAML assertion consumer (an identity
+// provider's form post) and service provider metadata, the JWKS document, public and signed
 // storage URLs (downloads, and uploads to a signed upload URL), and edge
 // functions (which verify JWTs per function, as the reference self-hosted
 // gateway leaves to them).
@@ -34,7 +35,7 @@ func isPublic(service, path, method string) bool {
 	switch service {
 	case "auth":
 		switch path {
-		case "/verify", "/callback", "/authorize", "/.well-known/jwks.json":
+		case "/verify", "/callback", "/authorize", "/sso/saml/acs", "/sso/saml/metadata", "/.well-known/jwks.json":
 			return true
 		}
 	case "storage":

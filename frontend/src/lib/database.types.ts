@@ -1148,6 +1148,10 @@ export type Database = {
         Args: { p_track_id: string; p_user_id: string }
         Returns: Json
       }
+      choose_signup_role: {
+        Args: { p_role: Database["public"]["Enums"]["app_role"] }
+        Returns: Database["public"]["Enums"]["app_role"]
+      }
       complete_cashout: { Args: { p_id: string }; Returns: Json }
       complete_payment: {
         Args: {

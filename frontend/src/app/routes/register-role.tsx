@@ -1,5 +1,6 @@
 import { Link, useParams } from 'react-router'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
+import { ProviderButtons } from '@/features/auth/components/provider-buttons'
 import { RegisterForm } from '@/features/auth/components/register-form'
 import NotFoundPage from './not-found'
 
@@ -25,7 +26,8 @@ export default function RegisterRolePage() {
             </Link>
           </CardDescription>
         </CardHeader>
-        <CardContent>
+        <CardContent className="grid gap-4">
+          <ProviderButtons role={role} />
           <RegisterForm role={role} />
         </CardContent>
       </Card>
