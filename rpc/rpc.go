@@ -142,19 +142,6 @@ func (f *Function) Signature() string {
 	return f.Schema + "." + f.Name + "(" + strings.Join(parts, ", ") + ")"
 }
 
-// Body is how the request carries its arguments, which decides the
-// single-unnamed-parameter fallback.
-type Body int
-
-// Argument carriers.
-const (
-	BodyNone   Body = iota // GET/HEAD query arguments
-	BodyJSON               // application/json object
-	BodyText               // text/plain
-	BodyXML                // text/xml
-	BodyBinary             // application/octet-stream
-)
-
 // Resolution failures returned by Resolve.
 type (
 	// NotFoundError means no overload accepts the argument names.
@@ -243,39 +230,3 @@ func matchesKeys(f *Function, keys []string) bool {
 	}
 	return len(given) == 0
 }
-
-// Call builds the SQL that calls f with the named arguments taken from the
-// JSON object bound at placeholder argRef (e.g. "$1"). It returns the FROM
-// item(s) that bind the arguments and the call expression. keys are the
-// arguments present; absent ones are left out so their defaults apply.
-func Call(f *Function, keys []string, argRef string, whole bool) (from string, call string) {
-	q := quoteIdent
-	fn := q(f.Schema) + "." + q(f.Name)
-	if whole {
-		// The whole body goes to the single unnamed parameter.
-		return "", fn + "(" + argRef + "::" + f.Params[0].Type + ")"
-	}
-	present := map[string]bool{}
-	for _, k := range keys {
-		present[k] = true
-	}
-	var defs, args []string
-	for _, p := range f.Params {
-		if !present[p.Name] {
-			continue
-		}
-		defs = append(defs, q(p.Name)+" "+p.Type)
-		a := q(p.Name) + " := pgrst_args." + q(p.Name)
-		if p.Variadic {
-			a = "VARIADIC " + a
-		}
-		args = append(args, a)
-	}
-	if len(defs) == 0 {
-		return "", fn + "()"
-	}
-	return "json_to_record(" + argRef + "::json) AS pgrst_args(" + strings.Join(defs, ", ") + ")",
-		fn + "(" + strings.Join(args, ", ") + ")"
-}
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -76,16 +76,23 @@ func TestCall(t *testing.T) {
 	t.Parallel()
 	f := &Function{Schema: "public", Name: "f", Params: []Param{{Name: "a", Type: "integer"}, {Name: "b", Type: "text", HasDefault: true},
 		{Name: "xs", Type: "integer[]", Variadic: true}}}
-	from, call := Call(f, []string{"a", "xs"}, "$1", false)
+	from, call, uses := Call(f, []string{"a", "xs"}, "$1", false)
+	if !uses {
+		t.Error("named arguments must read the argument object")
+	}
 	if d := cmp.Diff(`json_to_record($1::json) AS pgrst_args("a" integer, "xs" integer[])`, from); d != "" {
 		t.Error(d)
 	}
 	if d := cmp.Diff(`"public"."f"("a" := pgrst_args."a", VARIADIC "xs" := pgrst_args."xs")`, call); d != "" {
 		t.Error(d)
 	}
-	from, call = Call(&Function{Schema: "s", Name: `we"ird`, Params: []Param{{Type: "json"}}}, nil, "$1", true)
-	if from != "" || call != `"s"."we""ird"($1::json)` {
-		t.Errorf("whole: %q %q", from, call)
+	from, call, uses = Call(&Function{Schema: "s", Name: `we"ird`, Params: []Param{{Type: "json"}}}, nil, "$1", true)
+	if from != "" || call != `"s"."we""ird"($1::json)` || !uses {
+		t.Errorf("whole: %q %q %v", from, call, uses)
+	}
+	from, call, uses = Call(f, nil, "$1", false)
+	if from != "" || call != `"public"."f"()` || uses {
+		t.Errorf("no arguments: %q %q %v", from, call, uses)
 	}
 	if got := f.Signature(); got != "public.f(a => integer, b => text, xs => integer[])" {
 		t.Errorf("signature %q", got)
