@@ -106,7 +106,7 @@ func (c *Cache) relHint(p *Table, rel string) any {
 				names = append(names, r.Foreign.Name)
 			}
 		}
-		if best := fuzzyBest(rel, names); best != "" {
+		if best := fuzzyBest(rel, names, fuzzyParams); best != "" {
 			return "Perhaps you meant '" + best + "' instead of '" + rel + "'."
 		}
 		return nil
@@ -118,7 +118,7 @@ func (c *Cache) relHint(p *Table, rel string) any {
 		}
 	}
 	sort.Strings(parents)
-	if best := fuzzyBest(p.Name, parents); best != "" {
+	if best := fuzzyBest(p.Name, parents, fuzzyParams); best != "" {
 		return "Perhaps you meant '" + best + "' instead of '" + p.Name + "'."
 	}
 	return nil

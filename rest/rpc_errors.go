@@ -21,7 +21,7 @@ func rpcHint(c *Cache, schema, name string, keys []string) any {
 			}
 		}
 		sort.Strings(names)
-		best = fuzzyBest(name, names)
+		best = fuzzyBest(name, names, fuzzyNames)
 	} else {
 		lists := make([]string, 0, len(overloads))
 		for _, f := range overloads {
@@ -32,7 +32,7 @@ func rpcHint(c *Cache, schema, name string, keys []string) any {
 			sort.Strings(ps)
 			lists = append(lists, "("+strings.Join(ps, ", ")+")")
 		}
-		if b := fuzzyBest("("+strings.Join(keys, ", ")+")", lists); b != "" {
+		if b := fuzzyBest("("+strings.Join(keys, ", ")+")", lists, fuzzyParams); b != "" {
 			best = name + b
 		}
 	}

@@ -109,7 +109,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		return err
 	}
 	name := rc.route.fn
-	fn, whole, err := rpc.Resolve(rc.cache.Functions[rc.schema+"."+name], args.Keys, args.Body)
+	fn, err := rpc.Resolve(rc.cache.Functions[rc.schema+"."+name], args.Keys, args.Body)
 	if err != nil {
 		return rpcResolveError(rc.cache, rc.schema, name, args, err)
 	}
@@ -123,7 +123,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
 	}
 	b := newBuilder(rc)
-	from, call, uses := rpc.Call(fn, args.Keys, "$1", whole)
+	from, call, uses := rpc.Call(fn, args.Keys, "$1")
 	if uses {
 		b.arg(args.Value())
 	}

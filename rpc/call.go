@@ -5,14 +5,15 @@ import "strings"
 // Call builds the SQL that calls f with the named arguments taken from the
 // JSON object bound at placeholder argRef (e.g. "$1"). It returns the FROM
 // item(s) that bind the arguments and the call expression. keys are the
-// arguments present; absent ones are left out so their defaults apply. With
-// whole set, the request body as sent is f's single unnamed argument.
+// arguments present; absent ones are left out so their defaults apply. A
+// function whose single parameter has no name gets the request body as it
+// was sent (the JSON object for named arguments), as PostgREST calls it.
 // uses reports whether the statement reads argRef at all: Postgres refuses
 // parameters a statement does not use.
-func Call(f *Function, keys []string, argRef string, whole bool) (from, call string, uses bool) {
+func Call(f *Function, keys []string, argRef string) (from, call string, uses bool) {
 	q := quoteIdent
 	fn := q(f.Schema) + "." + q(f.Name)
-	if whole {
+	if f.TakesBody() {
 		return "", fn + "(" + argRef + "::" + f.Params[0].Type + ")", true
 	}
 	present := map[string]bool{}

@@ -120,6 +120,16 @@ CREATE FUNCTION list_messages() RETURNS SETOF messages LANGUAGE sql STABLE AS $$
 CREATE FUNCTION numbers() RETURNS SETOF int LANGUAGE sql IMMUTABLE AS $$ SELECT generate_series(1, 5) $$;
 CREATE FUNCTION json_echo(json) RETURNS json LANGUAGE sql IMMUTABLE AS $$ SELECT $1 $$;
 CREATE FUNCTION text_echo(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT $1 $$;
+-- Unnamed parameters: called with the key "" (the body goes whole to a
+-- single one); one that no body can be is not callable at all.
+CREATE FUNCTION polymorphic_return(bool) RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE FUNCTION polymorphic_return(int) RETURNS int LANGUAGE sql AS 'SELECT 2';
+CREATE FUNCTION polymorphic_return(text) RETURNS text LANGUAGE sql AS $$ SELECT 'foo' $$;
+CREATE FUNCTION polymorphic_default() RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE FUNCTION polymorphic_default(int DEFAULT 42) RETURNS int LANGUAGE sql AS 'SELECT 2';
+CREATE FUNCTION polymorphic_default(text DEFAULT 'default') RETURNS text LANGUAGE sql AS $$ SELECT $1 $$;
+CREATE FUNCTION polymorphic_unnamed_integer(int) RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE FUNCTION polymorphic_unnamed_text(text) RETURNS int LANGUAGE sql AS 'SELECT 1';
 CREATE FUNCTION sum_array(xs int[]) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT sum(x)::int FROM unnest(xs) x $$;
 CREATE FUNCTION bump_channel(slug_param text) RETURNS channels LANGUAGE sql VOLATILE AS
   $$ INSERT INTO channels(slug) VALUES (slug_param) RETURNING * $$;
