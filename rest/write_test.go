@@ -218,6 +218,12 @@ func TestWritePlan(t *testing.T) {
 	if !json.Valid(w.Body.Bytes()) || w.Body.Len() < 20 {
 		t.Fatalf("plan body %s", w.Body.String())
 	}
+	// The cluster preloads pg_stat_statements, as Supabase's does, so a
+	// verbose plan carries the statement's query identifier.
+	var plans []map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &plans); err != nil || len(plans) != 1 || plans[0]["Query Identifier"] == nil {
+		t.Errorf("no Query Identifier in the verbose plan %s (%v)", w.Body.String(), err)
+	}
 	// The plan run is rolled back: nothing was inserted.
 	runScenarios(t, e, []scenario{{name: "nothing inserted", call: call{target: "/channels?slug=eq.planned"}, status: 200, raw: strp("[]")}})
 }
