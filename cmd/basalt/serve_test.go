@@ -2,13 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"io"
+	"math/big"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
 
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -126,6 +132,22 @@ func TestKeysFromConfig(t *testing.T) {
 		{name: "anon key from another secret", cfg: config.Config{JWTSecret: secret, AnonKey: foreign}, wantErr: "does not verify"},
 		{name: "anon key with the wrong role", cfg: config.Config{JWTSecret: secret, AnonKey: swapped}, wantErr: `carries role "service_role"`},
 		{name: "bad PEM", cfg: config.Config{JWTSecret: secret, JWTPrivateKey: "nope"}, wantErr: "JWT_PRIVATE_KEY"},
+		{name: "a JWK set signs access tokens with its signing key", cfg: config.Config{JWTSecret: secret, JWTKeys: rsaKeySet(t, "rsa-kid")},
+			check: func(t *testing.T, k *jwt.Keys) {
+				tok, err := k.Sign(gojwt.MapClaims{"role": "authenticated"})
+				if err != nil || k.SigningAlg != "RS256" {
+					t.Fatalf("alg %s: %v", k.SigningAlg, err)
+				}
+				if _, err := k.Verify(tok, time.Now()); err != nil {
+					t.Error(err)
+				}
+				if doc, _ := json.Marshal(k.JWKS()); !strings.Contains(string(doc), `"kid":"rsa-kid"`) {
+					t.Errorf("JWKS %s", doc)
+				}
+			}},
+		{name: "a JWK set and another signing algorithm", cfg: config.Config{JWTSecret: secret, JWTKeys: rsaKeySet(t, "k"), JWTSigningAlg: "ES256"},
+			wantErr: "signing key"},
+		{name: "a JWK set without a signing key", cfg: config.Config{JWTSecret: secret, JWTKeys: "[]"}, wantErr: "JWT_KEYS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,4 +200,19 @@ func TestSetAuthenticatorPassword(t *testing.T) {
 	if err != nil || !set || !login {
 		t.Errorf("password set %v, login %v (%v)", set, login, err)
 	}
+}
+
+// rsaKeySet is a one-key JWK set in GOTRUE_JWT_KEYS form.
+func rsaKeySet(t *testing.T, kid string) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(i *big.Int) string { return base64.RawURLEncoding.EncodeToString(i.Bytes()) }
+	b, _ := json.Marshal([]map[string]any{{
+		"kty": "RSA", "kid": kid, "alg": "RS256", "key_ops": []string{"sign", "verify"},
+		"n": enc(k.N), "e": enc(big.NewInt(int64(k.E))), "d": enc(k.D), "p": enc(k.Primes[0]), "q": enc(k.Primes[1]),
+	}})
+	return string(b)
 }
