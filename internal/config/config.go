@@ -152,13 +152,13 @@ type Config struct {
 
 	// Keys: JWTSecret etc. override keys.json (required by serve unless
 	// BASALT_KEYS_FILE points at a keys.json).
-	JWTSecret       string
-	JWTPrivateKey   string // PEM of the ES256 key (optional)
-	JWTKeyID        string
-	JWTSigningAlg   string // ES256 (default when a private key is given), HS256, or RS256 with JWTKeys
+	JWTSecret     string
+	JWTPrivateKey string // PEM of the ES256 key (optional)
+	JWTKeyID      string
+	JWTSigningAlg string // ES256 (default when a private key is given), HS256, or RS256 with JWTKeys
 	// JWTKeys is a JWK set (GoTrue's GOTRUE_JWT_KEYS format) whose signing
 	// key signs access tokens; every key verifies.
-	JWTKeys string
+	JWTKeys         string
 	AnonKey         string
 	ServiceRoleKey  string
 	PublishableKey  string
