@@ -54,13 +54,15 @@ func TestWrite(t *testing.T) {
 		{name: "missing=default fills identity and domain defaults", steps: []scenario{
 			{call: call{method: "POST", target: `/tickets?columns="id","slug","prio"`, body: `[{"id":100,"prio":1},{"slug":"s"}]`,
 				headers: map[string]string{"Prefer": "return=representation, missing=default"}}, status: 201,
-				body: `[{"id":100,"slug":null,"prio":1},{"id":1,"slug":"s","prio":3}]`},
+				// The reference evaluates the defaults for every row: the
+				// first row draws (and drops) 1 from the sequence.
+				body: `[{"id":100,"slug":null,"prio":1},{"id":2,"slug":"s","prio":3}]`},
 		}},
 		{name: "upsert with missing=default fills identity defaults", steps: []scenario{
 			{call: call{method: "POST", target: `/tickets`, body: `{"slug":"first"}`}, status: 201},
 			{call: call{method: "POST", target: `/tickets?columns="id","slug"`, body: `[{"id":1,"slug":"a"},{"slug":"b"}]`,
 				headers: map[string]string{"Prefer": "return=representation, missing=default, resolution=merge-duplicates"}}, status: 201,
-				body: `[{"id":1,"slug":"a","prio":3},{"id":2,"slug":"b","prio":3}]`},
+				body: `[{"id":1,"slug":"a","prio":3},{"id":3,"slug":"b","prio":3}]`},
 		}},
 		{name: "insert without missing=default writes null", steps: []scenario{
 			{call: call{method: "POST", target: "/defaults?columns=\"name\",\"n\"", body: `[{"name":"x"},{"n":1}]`}, status: 400,
