@@ -59,7 +59,9 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // mailbox, when enabled, still keeps a copy.
 func WithMailer(m mail.Sender) Option { return func(s *Service) { s.mailer = m } }
 
-// WithSMSSender sets how SMS codes are delivered; the default logs them.
+// WithSMSSender sets how SMS codes are delivered. Without one, codes are
+// logged (and kept) by the dev mailbox when it is on; otherwise there is no
+// SMS provider and only SMS_TEST_OTP numbers get codes.
 func WithSMSSender(m SMSSender) Option { return func(s *Service) { s.sms = m } }
 
 // WithHTTPClient sets the client used to reach external OAuth/OIDC
@@ -119,7 +121,10 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 			s.mailer = mail.Multi{s.mailbox, s.mailer}
 		}
 	}
-	if s.sms == nil {
+	// Without a configured sender there is no SMS provider, and only the
+	// fixed test codes can be "sent", as in the reference; the dev mailbox
+	// stands in for a provider (codes are kept and logged).
+	if s.sms == nil && s.mailbox != nil {
 		s.sms = LogSMS{Logger: s.log}
 	}
 	s.limits = ratelimit.New(db, s.now)

@@ -13,9 +13,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pgtest"
+	gojwt "github.com/golang-jwt/jwt/v5"
+	"math/big"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -167,6 +172,22 @@ func TestKeysFromConfig(t *testing.T) {
 		{name: "anon key from another secret", cfg: config.Config{JWTSecret: secret, AnonKey: foreign}, wantErr: "does not verify"},
 		{name: "anon key with the wrong role", cfg: config.Config{JWTSecret: secret, AnonKey: swapped}, wantErr: `carries role "service_role"`},
 		{name: "bad PEM", cfg: config.Config{JWTSecret: secret, JWTPrivateKey: "nope"}, wantErr: "JWT_PRIVATE_KEY"},
+		{name: "a JWK set signs access tokens with its signing key", cfg: config.Config{JWTSecret: secret, JWTKeys: rsaKeySet(t, "rsa-kid")},
+			check: func(t *testing.T, k *jwt.Keys) {
+				tok, err := k.Sign(gojwt.MapClaims{"role": "authenticated"})
+				if err != nil || k.SigningAlg != "RS256" {
+					t.Fatalf("alg %s: %v", k.SigningAlg, err)
+				}
+				if _, err := k.Verify(tok, time.Now()); err != nil {
+					t.Error(err)
+				}
+				if doc, _ := json.Marshal(k.JWKS()); !strings.Contains(string(doc), `"kid":"rsa-kid"`) {
+					t.Errorf("JWKS %s", doc)
+				}
+			}},
+		{name: "a JWK set and another signing algorithm", cfg: config.Config{JWTSecret: secret, JWTKeys: rsaKeySet(t, "k"), JWTSigningAlg: "ES256"},
+			wantErr: "signing key"},
+		{name: "a JWK set without a signing key", cfg: config.Config{JWTSecret: secret, JWTKeys: "[]"}, wantErr: "JWT_KEYS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,4 +312,19 @@ func TestServeNotReadyWhileMigrating(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("serve stop: %v\n%s", err, out.String())
 	}
+}
+
+// rsaKeySet is a one-key JWK set in GOTRUE_JWT_KEYS form.
+func rsaKeySet(t *testing.T, kid string) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(i *big.Int) string { return base64.RawURLEncoding.EncodeToString(i.Bytes()) }
+	b, _ := json.Marshal([]map[string]any{{
+		"kty": "RSA", "kid": kid, "alg": "RS256", "key_ops": []string{"sign", "verify"},
+		"n": enc(k.N), "e": enc(big.NewInt(int64(k.E))), "d": enc(k.D), "p": enc(k.Primes[0]), "q": enc(k.Primes[1]),
+	}})
+	return string(b)
 }

@@ -383,6 +383,8 @@ test("an artist streaming their own track gets the spec's message", async () => 
   const { context, page } = await newPage()
   await signIn(page, email, password)
   assert.match(page.url(), /\/dashboard\/artist$/)
+  // The artist plays it where fans do: their public profile's tracks.
+  await page.goto(`${app}/profile/${artistId}`)
   await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
   await page.getByText('Artists cannot generate valid streams for their own tracks').waitFor({ timeout: 50000 })
   const [row] = await rest(`streams?track_id=eq.${track.id}&select=is_valid`)
@@ -426,7 +428,7 @@ test('realtime: a notification for the signed-in fan raises the badge without a 
   const before = await count()
   // Give the channel a moment to join, then insert behind the app's back.
   await page.waitForTimeout(1500)
-  psql(`INSERT INTO public.notifications (user_id, type, title, message) VALUES ('${id}', 'system', 'Live ${stamp}', 'Sent while the page was open')`)
+  psql(`INSERT INTO public.notifications (user_id, type, title, message) VALUES ('${id}', 'system_update', 'Live ${stamp}', 'Sent while the page was open')`)
   await page.waitForFunction(
     (want) => Number(document.querySelector('[data-testid="unread-badge"]')?.textContent ?? 0) === want,
     before + 1,

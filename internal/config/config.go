@@ -250,10 +250,13 @@ type Config struct {
 
 	// Keys: JWTSecret etc. override keys.json (required by serve unless
 	// BASALT_KEYS_FILE points at a keys.json).
-	JWTSecret       string
-	JWTPrivateKey   string // PEM of the ES256 key (optional)
-	JWTKeyID        string
-	JWTSigningAlg   string // ES256 (default when a private key is given) or HS256
+	JWTSecret     string
+	JWTPrivateKey string // PEM of the ES256 key (optional)
+	JWTKeyID      string
+	JWTSigningAlg string // ES256 (default when a private key is given), HS256, or RS256 with JWTKeys
+	// JWTKeys is a JWK set (GoTrue's GOTRUE_JWT_KEYS format) whose signing
+	// key signs access tokens; every key verifies.
+	JWTKeys         string
 	AnonKey         string
 	ServiceRoleKey  string
 	PublishableKey  string
@@ -301,6 +304,7 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		JWTPrivateKey:         r.String("JWT_PRIVATE_KEY", ""),
 		JWTKeyID:              r.String("JWT_KEY_ID", ""),
 		JWTSigningAlg:         strings.ToUpper(r.String("JWT_SIGNING_ALG", "")),
+		JWTKeys:               r.String("JWT_KEYS", r.String("GOTRUE_JWT_KEYS", "")),
 		AnonKey:               r.String("ANON_KEY", ""),
 		ServiceRoleKey:        r.String("SERVICE_ROLE_KEY", ""),
 		PublishableKey:        r.String("PUBLISHABLE_KEY", ""),
@@ -333,9 +337,9 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		r.Fail("BASALT_LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
 	}
 	switch c.JWTSigningAlg {
-	case "", "ES256", "HS256":
+	case "", "ES256", "HS256", "RS256":
 	default:
-		r.Fail("JWT_SIGNING_ALG=%q: want ES256 or HS256", c.JWTSigningAlg)
+		r.Fail("JWT_SIGNING_ALG=%q: want ES256, HS256 or RS256", c.JWTSigningAlg)
 	}
 	if mode == Serve {
 		if c.DatabaseURL == "" {

@@ -52,7 +52,7 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	_, err := config.Load(config.Serve, env(map[string]string{
 		"BASALT_API_PORT": "http", "BASALT_DB_PORT": "70000", "BASALT_HTTP_IDLE_TIMEOUT": "forever",
-		"BASALT_MIGRATE": "maybe", "JWT_SIGNING_ALG": "RS256", "BASALT_CORS_ORIGINS": "example.com",
+		"BASALT_MIGRATE": "maybe", "JWT_SIGNING_ALG": "PS256", "BASALT_CORS_ORIGINS": "example.com",
 		"BASALT_LOG_LEVEL": "loud", "API_EXTERNAL_URL": "ftp://x",
 		"BASALT_READ_REPLICA_URL": "replica:5432", "BASALT_READ_REPLICA_MAX_LAG": "50ms",
 	}))

@@ -292,3 +292,39 @@ func TestStandby(t *testing.T) {
 		t.Errorf("standby reads %q", got)
 	}
 }
+
+// TestPreloadsStatStatements: the server loads pg_stat_statements, as
+// Supabase's does, so EXPLAIN VERBOSE reports a query identifier; a cluster
+// whose settings name their own preloads keeps them.
+func TestPreloadsStatStatements(t *testing.T) {
+	t.Parallel()
+	bin, err := pgcluster.FindBinDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Join(bin, "postgres")); err == nil {
+		bin = filepath.Dir(real)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(bin), "lib", "pg_stat_statements.so")); err != nil {
+		t.Skipf("this PostgreSQL has no pg_stat_statements: %v", err)
+	}
+	c := newCluster(t)
+	start(t, c)
+	sock := c.SocketURL("postgres", "postgres")
+	if got := query(t, sock, `SHOW shared_preload_libraries`); got != "pg_stat_statements" {
+		t.Errorf("shared_preload_libraries = %q", got)
+	}
+	plan := query(t, sock, `EXPLAIN (VERBOSE, FORMAT JSON) SELECT 1`)
+	if !strings.Contains(plan, `"Query Identifier"`) {
+		t.Errorf("no query identifier in %s", plan)
+	}
+	exec1(t, sock, `CREATE EXTENSION pg_stat_statements`)
+	query(t, sock, `SELECT count(*)::text FROM pg_stat_statements`)
+
+	own := newCluster(t)
+	own.Settings["shared_preload_libraries"] = "''"
+	start(t, own)
+	if got := query(t, own.SocketURL("postgres", "postgres"), `SHOW shared_preload_libraries`); got != "" {
+		t.Errorf("own setting: shared_preload_libraries = %q", got)
+	}
+}
