@@ -43,6 +43,7 @@ func TestScaleOut(t *testing.T) {
 	top := startTopology(t)
 	user := crossNodeAuth(t, top)
 	crossNodeStorage(t, top, user)
+	crossNodeRealtime(t, top)
 	setupNotes(t, top)
 	readsOnReplica(t, top, user)
 	killNodeMidTraffic(t, top, user)
