@@ -101,6 +101,14 @@ test-go: (npm-deps "frontend")
 test-compat: build-go (npm-deps "compat")
     BASALT_BIN="$PWD/bin/basalt" node compat/run.mjs
 
+# The official supabase-js suites (postgrest-js, auth-js, storage-js,
+# functions-js) from a checkout of supabase/supabase-js kept outside this
+# repository, each against a fresh private `basalt dev`; prints
+# `N passed, N failed`. Not part of `just test`; see compat/official/README.md.
+compat-official DIR *SUITES: build-go (npm-deps "compat/official")
+    dir=$(cd "{{invocation_directory()}}" && realpath "{{DIR}}") && \
+        BASALT_BIN="$PWD/bin/basalt" node compat/official/run.mjs "$dir" {{SUITES}}
+
 # Frontend unit tests, when the frontend exists.
 test-frontend:
     #!/usr/bin/env bash

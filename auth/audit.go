@@ -19,6 +19,7 @@ var logTypes = map[string]string{
 	"user_confirmation_requested": "user", "user_repeated_signup": "user", "user_updated_password": "user",
 	"token_revoked": "token", "token_refreshed": "token",
 	"factor_in_progress": "factor", "factor_unenrolled": "factor", "mfa_code_login": "factor",
+	"identity_linked": "user", "identity_unlinked": "user",
 }
 
 // audit appends an entry to auth.audit_log_entries in the reference's

@@ -63,7 +63,9 @@ func isUUID(s string) bool {
 // verified the same token (jwt.Caller); then its result is reused.
 func (s *Service) bearer(r *http.Request) (*jwt.Claims, string, error) {
 	token, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
+	// A client that sent only a legacy API key sent no bearer token: the
+	// reference gateway passes that key on without the Bearer scheme.
+	if !ok || jwt.FromContext(r.Context()).Source == jwt.SourceLegacyKey {
 		return nil, "", newErr(http.StatusUnauthorized, "no_authorization", "This endpoint requires a valid Bearer token")
 	}
 	var claims *jwt.Claims

@@ -116,6 +116,25 @@ type Config struct {
 
 	// RateLimits are the per-IP and per-address request budgets.
 	RateLimits RateLimits
+
+	// External are the OAuth/OIDC sign-in providers by wire name
+	// ("google", "custom:corp"); see external_config.go.
+	External map[string]ProviderConfig
+	// IOSBundleID is one more audience Apple ID tokens may carry.
+	IOSBundleID string
+	// AllowedIDTokenIssuers may sign ID tokens for the id_token grant with
+	// an explicit issuer and client_id (the reference's deprecated form).
+	AllowedIDTokenIssuers []string
+	// ManualLinking allows linkIdentity and unlinkIdentity
+	// (SECURITY_MANUAL_LINKING_ENABLED; off by default, as in the reference).
+	ManualLinking bool
+	// AllowUnverifiedEmailSignIns lets a provider sign-up with an
+	// unverified email address in before it is confirmed.
+	AllowUnverifiedEmailSignIns bool
+	// OIDCCacheTTL is how long a provider's discovery document is reused.
+	OIDCCacheTTL time.Duration
+	// SAML configures SAML 2.0 single sign-on (saml_config.go).
+	SAML SAMLConfig
 }
 
 // SMTPConfig is the outgoing mail server.
@@ -143,6 +162,8 @@ type RateLimits struct {
 	Anonymous int
 	// MFA covers factor challenge and verify per IP per minute.
 	MFA int
+	// SSO covers POST /sso per IP per 5 min.
+	SSO int
 	// PasswordFailures is how many wrong passwords one client address may
 	// try on one account before each further attempt waits a delay that
 	// doubles from one second (see guessing.go). 0 turns the per-account
@@ -186,8 +207,9 @@ func DefaultConfig() Config {
 		MFAMaxFactors:             10,
 		MFAChallengeExpiry:        300 * time.Second,
 		FlowStateExpiry:           300 * time.Second,
+		OIDCCacheTTL:              time.Hour,
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+			Anonymous: 30, MFA: 15, SSO: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
 	}
 }
 
@@ -224,7 +246,10 @@ func (c *Config) Validate() error {
 	if c.PasswordMinLength < 6 {
 		c.PasswordMinLength = 6 // the reference's floor
 	}
-	return nil
+	if err := c.validateExternal(); err != nil {
+		return err
+	}
+	return c.validateSAML()
 }
 
 // ConfigFromEnv reads BASALT_AUTH_* variables (see the README) over
@@ -334,6 +359,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.integer("RATE_LIMIT_PASSWORD_FAILURES", &c.RateLimits.PasswordFailures)
 	e.integer("RATE_LIMIT_PASSWORD_ACCOUNT_FAILURES", &c.RateLimits.PasswordAccountFailures)
 	e.seconds("RATE_LIMIT_PASSWORD_MAX_DELAY", &c.RateLimits.PasswordMaxDelay)
+	e.readExternal(&c)
+	e.readSAML(&c)
+	e.integer("RATE_LIMIT_SSO", &c.RateLimits.SSO)
 	if err := errors.Join(e.errs...); err != nil {
 		return c, err
 	}

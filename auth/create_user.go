@@ -23,6 +23,13 @@ type newUserParams struct {
 	Role, Aud      string
 	InvitedAt      *time.Time
 	BannedUntil    *time.Time
+	// Provider, when set, is the external provider the user signs up
+	// with: app_metadata names it, and the caller adds its identity
+	// instead of an email identity.
+	Provider string
+	// SSO marks a user of an SSO connection (users.is_sso_user): its
+	// address may also belong to another user.
+	SSO bool
 }
 
 // createUser inserts a user and its email/phone identities. The user row is
@@ -44,11 +51,16 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 	}
 	app := map[string]any{}
 	var providers []any
-	if p.Email != "" {
-		providers = append(providers, "email")
-	}
-	if p.Phone != "" {
-		providers = append(providers, "phone")
+	switch {
+	case p.Provider != "":
+		providers = append(providers, p.Provider)
+	default:
+		if p.Email != "" {
+			providers = append(providers, "email")
+		}
+		if p.Phone != "" {
+			providers = append(providers, "phone")
+		}
 	}
 	if len(providers) > 0 {
 		app["provider"] = providers[0]
@@ -70,11 +82,11 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 		email_confirmed_at, phone, phone_confirmed_at, raw_app_meta_data, raw_user_meta_data, is_super_admin,
 		created_at, updated_at, is_anonymous, invited_at, banned_until,
 		confirmation_token, recovery_token, email_change_token_new, email_change, email_change_token_current,
-		phone_change, phone_change_token, reauthentication_token)
+		phone_change, phone_change_token, reauthentication_token, is_sso_user)
 		VALUES ($1, $2, $3, $4, nullif($5, ''), $6, $7, nullif($8, ''), $9, $10, $11, false, $12, $12, $13, $14, $15,
-		'', '', '', '', '', '', '', '')`,
+		'', '', '', '', '', '', '', '', $16)`,
 		instanceID, p.ID, p.Aud, p.Role, p.Email, p.PasswordHash, emailConfirmed, p.Phone, phoneConfirmed,
-		app, p.UserMetadata, now, p.Anonymous, p.InvitedAt, p.BannedUntil)
+		app, p.UserMetadata, now, p.Anonymous, p.InvitedAt, p.BannedUntil, p.SSO)
 	// A unique violation means another request created the same address
 	// between our lookup and this insert; it gets the answer the lookup
 	// would have given.
@@ -89,6 +101,9 @@ func (s *Service) createUser(ctx context.Context, tx pgx.Tx, p newUserParams) (*
 	}
 	// Email and phone identities use the user id as provider_id, as the
 	// reference does, so there is at most one of each per user.
+	if p.Provider != "" {
+		return userByID(ctx, tx, p.ID)
+	}
 	if p.Email != "" {
 		if err := s.addIdentity(ctx, tx, p.ID, "email", p.ID, identityData(p.ID, p.UserMetadata, "email", p.Email, p.EmailConfirmed)); err != nil {
 			return nil, err

@@ -82,10 +82,20 @@ func unavailableErr(cause error) *apiError {
 type oauthError struct {
 	Err         string `json:"error"`
 	Description string `json:"error_description"`
+	// cause is logged, never sent.
+	cause error
 }
 
 // Error implements error.
-func (e *oauthError) Error() string { return e.Err + ": " + e.Description }
+func (e *oauthError) Error() string {
+	if e.cause != nil {
+		return e.Err + ": " + e.Description + ": " + e.cause.Error()
+	}
+	return e.Err + ": " + e.Description
+}
+
+// Unwrap exposes the cause to errors.Is/As.
+func (e *oauthError) Unwrap() error { return e.cause }
 
 // apiVersionHeader is the header auth-js sends and expects echoed back: only
 // when the response carries it does the client trust body.code.
@@ -111,6 +121,9 @@ func wantsDatedErrors(r *http.Request) bool {
 func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var oe *oauthError
 	if errors.As(err, &oe) {
+		if oe.cause != nil {
+			s.log.InfoContext(r.Context(), "auth request refused", "method", r.Method, "path", r.URL.Path, "err", err)
+		}
 		writeJSON(w, http.StatusBadRequest, oe)
 		return
 	}

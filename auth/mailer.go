@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"math/big"
+	"net/http"
 	"net/url"
 	"strings"
 	texttemplate "text/template"
@@ -254,8 +255,12 @@ func (s *Service) deliverSMS(ctx context.Context, tx pgx.Tx, u *user, column, se
 	now := s.now()
 	otp := randomDigits(s.cfg.SMSOTPLength)
 	// Fixed test codes let automated tests sign in by phone.
-	if code, ok := s.cfg.SMSTestOTP[phone]; ok {
+	code, testOTP := s.cfg.SMSTestOTP[phone]
+	if testOTP {
 		otp = code
+	}
+	if s.sms == nil && !testOTP {
+		return "", &apiError{Status: http.StatusInternalServerError, Code: "unexpected_failure", Message: "Unable to get SMS provider"}
 	}
 	hash := otpHash(phone, otp)
 	if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE auth.users SET %s = $2, %s = $3 WHERE id = $1`, column, sentAt),
@@ -266,9 +271,12 @@ func (s *Service) deliverSMS(ctx context.Context, tx pgx.Tx, u *user, column, se
 		return "", err
 	}
 	body := "Your code is " + otp
-	id, err := s.sms.SendSMS(ctx, phone, body)
-	if err != nil {
-		return "", unprocessable("sms_send_failed", "Error sending sms OTP: %v", err)
+	id := "test-otp" // what the reference reports for a test code it does not send
+	if s.sms != nil {
+		var err error
+		if id, err = s.sms.SendSMS(ctx, phone, body); err != nil {
+			return "", unprocessable("sms_send_failed", "Error sending sms OTP: %v", err)
+		}
 	}
 	// The dev mailbox keeps SMS too, so phone flows can be tried and tested
 	// the same way as email ones.

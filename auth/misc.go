@@ -18,22 +18,22 @@ func (s *Service) health(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// externalProviders are the OAuth providers /settings lists (all off here).
+// externalProviders are the OAuth providers /settings lists.
 var externalProviders = []string{"apple", "azure", "bitbucket", "discord", "facebook", "snapchat", "figma", "fly",
 	"github", "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify", "slack",
 	"slack_oidc", "workos", "twitch", "twitter", "zoom"}
 
 // settings handles GET /settings: which sign-in methods are on. auth-js
 // and the Supabase UI libraries read it to decide which buttons to show, so
-// every external provider is listed, all false.
+// every external provider is listed, true when it is enabled.
 func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	ext := map[string]bool{"anonymous_users": s.cfg.AnonymousEnabled, "email": s.cfg.EmailEnabled, "phone": s.cfg.PhoneEnabled}
 	for _, p := range externalProviders {
-		ext[p] = false
+		ext[p] = s.cfg.External[p].Enabled
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"external": ext, "disable_signup": s.cfg.DisableSignup, "mailer_autoconfirm": s.cfg.MailerAutoconfirm,
-		"phone_autoconfirm": s.cfg.SMSAutoconfirm, "sms_provider": "", "saml_enabled": false,
+		"phone_autoconfirm": s.cfg.SMSAutoconfirm, "sms_provider": "", "saml_enabled": s.cfg.SAML.Enabled,
 		"saml_private_key_next_configured": false, "passkeys_enabled": false,
 	})
 	return nil
@@ -74,18 +74,4 @@ func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	return notFound("not_found", "404 page not found")
-}
-
-// authorizeDisabled answers OAuth starts: no external provider is enabled.
-func (s *Service) authorizeDisabled(w http.ResponseWriter, r *http.Request) error {
-	p := r.URL.Query().Get("provider")
-	return badRequest("validation_failed", "Unsupported provider: provider %s could not be found", p)
-}
-
-func (s *Service) ssoDisabled(w http.ResponseWriter, r *http.Request) error {
-	return notFound("saml_provider_disabled", "SAML 2.0 is disabled")
-}
-
-func (s *Service) linkingDisabled(w http.ResponseWriter, r *http.Request, _ *authed) error {
-	return notFound("manual_linking_disabled", "Manual linking is disabled")
 }

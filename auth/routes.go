@@ -42,14 +42,20 @@ func (s *Service) routes() {
 	m.Handle("POST /factors/{id}/verify", s.handle(mfa(s.requireUser(s.verifyFactor))))
 	m.Handle("DELETE /factors/{id}", s.handle(s.requireUser(s.unenrollFactor)))
 
-	// Features this server does not offer answer as a reference server with
-	// them switched off does.
-	m.Handle("GET /authorize", s.handle(s.authorizeDisabled))
-	m.Handle("GET /callback", s.handle(s.authorizeDisabled))
-	m.Handle("POST /callback", s.handle(s.authorizeDisabled))
-	m.Handle("POST /sso", s.handle(s.ssoDisabled))
-	m.Handle("GET /user/identities/authorize", s.handle(s.requireUser(s.linkingDisabled)))
-	m.Handle("DELETE /user/identities/{id}", s.handle(s.requireUser(s.linkingDisabled)))
+	// External providers: the browser's round trip, and linking.
+	m.Handle("GET /authorize", s.handle(s.authorizeExternal))
+	m.Handle("GET /callback", s.handle(s.externalCallback))
+	m.Handle("POST /callback", s.handle(s.externalCallback))
+	m.Handle("GET /user/identities/authorize", s.handle(s.requireUser(s.linkIdentity)))
+	m.Handle("DELETE /user/identities/{id}", s.handle(s.requireUser(s.unlinkIdentity)))
+
+	// SAML single sign-on (404 saml_provider_disabled while SSO is off).
+	sso := func(h handlerFunc) handlerFunc {
+		return s.limitIP("sso", func() int { return rl.SSO }, 5*time.Minute, h)
+	}
+	m.Handle("POST /sso", s.handle(s.requireSAML(sso(s.singleSignOn))))
+	m.Handle("GET /sso/saml/metadata", s.handle(s.requireSAML(s.samlMetadata)))
+	m.Handle("POST /sso/saml/acs", s.handle(s.requireSAML(s.samlACS)))
 
 	// The admin API needs a service_role (JWTAdminRoles) token.
 	m.Handle("POST /invite", s.handle(s.requireAdmin(s.invite)))
@@ -61,6 +67,11 @@ func (s *Service) routes() {
 	m.Handle("GET /admin/users/{id}/factors", s.handle(s.requireAdmin(s.adminListFactors)))
 	m.Handle("DELETE /admin/users/{id}/factors/{fid}", s.handle(s.requireAdmin(s.adminDeleteFactor)))
 	m.Handle("POST /admin/generate_link", s.handle(s.requireAdmin(s.adminGenerateLink)))
+	m.Handle("GET /admin/sso/providers", s.handle(s.requireAdmin(s.adminSSOProvidersList)))
+	m.Handle("POST /admin/sso/providers", s.handle(s.requireAdmin(s.adminSSOProvidersCreate)))
+	m.Handle("GET /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersGet)))
+	m.Handle("PUT /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersUpdate)))
+	m.Handle("DELETE /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersDelete)))
 	if s.mailbox != nil {
 		m.Handle("GET /admin/dev/mailbox", s.handle(s.requireAdmin(s.devMailbox)))
 	}

@@ -10,6 +10,7 @@ package auth
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -35,6 +36,12 @@ type Service struct {
 	mailbox *mail.Mailbox // nil unless the dev mailbox is on
 	sms     SMSSender
 	limits  *ratelimit.Store
+	// httpClient talks to external providers; oidc caches their
+	// discovery documents and keys.
+	httpClient *http.Client
+	oidc       *oidcCache
+	// samlCert is the SAML service provider's certificate (SSO on only).
+	samlCert *x509.Certificate
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
@@ -52,8 +59,14 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // mailbox, when enabled, still keeps a copy.
 func WithMailer(m mail.Sender) Option { return func(s *Service) { s.mailer = m } }
 
-// WithSMSSender sets how SMS codes are delivered; the default logs them.
+// WithSMSSender sets how SMS codes are delivered. Without one, codes are
+// logged (and kept) by the dev mailbox when it is on; otherwise there is no
+// SMS provider and only SMS_TEST_OTP numbers get codes.
 func WithSMSSender(m SMSSender) Option { return func(s *Service) { s.sms = m } }
+
+// WithHTTPClient sets the client used to reach external OAuth/OIDC
+// providers (default: a client with a 10 s timeout).
+func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.httpClient = c } }
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
@@ -108,10 +121,21 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 			s.mailer = mail.Multi{s.mailbox, s.mailer}
 		}
 	}
-	if s.sms == nil {
+	// Without a configured sender there is no SMS provider, and only the
+	// fixed test codes can be "sent", as in the reference; the dev mailbox
+	// stands in for a provider (codes are kept and logged).
+	if s.sms == nil && s.mailbox != nil {
 		s.sms = LogSMS{Logger: s.log}
 	}
 	s.limits = ratelimit.New(db, s.now)
+	if s.httpClient == nil {
+		// The reference's default for calls to providers.
+		s.httpClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	s.oidc = &oidcCache{ttl: cfg.OIDCCacheTTL, client: s.httpClient}
+	if err := s.initSAML(); err != nil {
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }

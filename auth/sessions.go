@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
@@ -64,6 +65,8 @@ type tokenResponse struct {
 type amrEntry struct {
 	Method    string `json:"method"`
 	Timestamp int64  `json:"timestamp"`
+	// Provider is the SSO provider id of an sso/saml entry.
+	Provider string `json:"provider,omitempty"`
 }
 
 // newRefreshToken returns 12 random lowercase letters and digits, the
@@ -207,6 +210,15 @@ func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessio
 	exp := now.Add(s.cfg.JWTExp).Unix()
 	if amr == nil {
 		amr = []amrEntry{}
+	}
+	// An SSO sign-in names its provider, as the reference's does (SSO
+	// users have that one identity).
+	if len(u.Identities) == 1 && strings.HasPrefix(u.Identities[0].Provider, "sso:") {
+		for i := range amr {
+			if amr[i].Method == "sso/saml" {
+				amr[i].Provider = strings.TrimPrefix(u.Identities[0].Provider, "sso:")
+			}
+		}
 	}
 	// Every claim of the reference's access token, always present (email
 	// and phone as "" when missing), because clients and RLS policies read

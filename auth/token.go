@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/basaltdev/basalt/internal/httpx"
-	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -156,25 +155,4 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request, hot bool
 	resp.WeakPassword = s.weakness(p.Password)
 	writeJSON(w, http.StatusOK, resp)
 	return nil
-}
-
-// idTokenParams is the body of grant_type=id_token (signInWithIdToken).
-type idTokenParams struct {
-	IDToken string `json:"id_token"`
-}
-
-// tokenIDToken answers grant_type=id_token: no OIDC issuer is enabled on
-// this server, so every token is refused the way the reference refuses an
-// issuer it does not know.
-func (s *Service) tokenIDToken(w http.ResponseWriter, r *http.Request) error {
-	var p idTokenParams
-	if err := decode(r, &p); err != nil {
-		return err
-	}
-	c, err := jwt.ParseUnverified(p.IDToken)
-	if err != nil {
-		return &oauthError{Err: "invalid request", Description: "Bad ID token"}
-	}
-	iss, _ := c.Map["iss"].(string)
-	return badRequest("provider_disabled", "Provider (issuer %q) is not enabled", iss)
 }

@@ -93,15 +93,17 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var resp *tokenResponse
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var id, method, challenge, authMethod string
+		var id, method, challenge, authMethod, providerToken, providerRefresh string
 		var userID *string
 		var created time.Time
 		var issued *time.Time
 		// Locked, so two exchanges of one code take turns and the second
 		// finds the flow deleted: a code yields one session at most.
-		err := tx.QueryRow(ctx, `SELECT id, user_id, code_challenge_method::text, code_challenge, authentication_method,
-			coalesce(created_at, now()), auth_code_issued_at FROM auth.flow_state WHERE auth_code = $1 FOR UPDATE`, p.AuthCode).
-			Scan(&id, &userID, &method, &challenge, &authMethod, &created, &issued)
+		err := tx.QueryRow(ctx, `SELECT id, user_id, coalesce(code_challenge_method::text, ''), coalesce(code_challenge, ''),
+			authentication_method, coalesce(created_at, now()), auth_code_issued_at,
+			coalesce(provider_access_token, ''), coalesce(provider_refresh_token, '')
+			FROM auth.flow_state WHERE auth_code = $1 FOR UPDATE`, p.AuthCode).
+			Scan(&id, &userID, &method, &challenge, &authMethod, &created, &issued, &providerToken, &providerRefresh)
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && userID == nil) {
 			return notFound("flow_state_not_found", "invalid flow state, no valid flow state found")
 		}
@@ -131,6 +133,8 @@ func (s *Service) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 		if resp, err = s.issueSession(ctx, tx, r, u, authMethod); err != nil {
 			return err
 		}
+		// A provider sign-in hands the app the provider's own tokens too.
+		resp.ProviderToken, resp.ProviderRefreshToken = providerToken, providerRefresh
 		// Single use: the flow is gone once exchanged.
 		_, err = tx.Exec(ctx, `DELETE FROM auth.flow_state WHERE id = $1`, id)
 		return err

@@ -63,10 +63,13 @@ func TestTokenPasswordWeakNotice(t *testing.T) {
 func TestIDTokenGrantRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	r := e.req("POST", "/token?grant_type=id_token", `{"provider":"google","id_token":"garbage"}`, "")
-	if r.Status != 400 || !strings.Contains(string(r.Body), `"error_description":"Bad ID token"`) {
+	r := e.req("POST", "/token?grant_type=id_token", `{"id_token":"garbage"}`, "")
+	if r.Status != 400 || !strings.Contains(string(r.Body), `"error_description":"provider or client_id and issuer required"`) {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
+	// A provider that is not enabled is refused before its token is read.
+	wantErr(t, e.req("POST", "/token?grant_type=id_token", `{"provider":"google","id_token":"garbage"}`, ""),
+		400, "provider_disabled", `Provider (issuer "https://accounts.google.com") is not enabled`)
 	tok, _ := e.keys.SignHS256(gojwt.MapClaims{"iss": "https://accounts.google.com"})
 	wantErr(t, e.req("POST", "/token?grant_type=id_token", map[string]any{"provider": "google", "id_token": tok}, ""),
 		400, "provider_disabled", `Provider (issuer "https://accounts.google.com") is not enabled`)

@@ -9,31 +9,10 @@
 //
 // BASALT_BIN skips the build and uses that binary. KEEP_DATA=1 keeps the
 // temporary data dir and the server log for inspection.
-import { spawn, spawnSync } from 'node:child_process'
-import { createServer } from 'node:net'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-
-const compatDir = path.dirname(fileURLToPath(import.meta.url))
-const root = path.dirname(compatDir)
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.unref()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
-function log(msg) {
-  process.stderr.write(`compat: ${msg}\n`)
-}
+import { buildBasalt, compatDir, log, startBasalt, tempDir } from './lib/basalt.mjs'
 
 async function main() {
   if (!fs.existsSync(path.join(compatDir, 'node_modules', '@supabase', 'supabase-js'))) {
@@ -42,59 +21,20 @@ async function main() {
     if (r.status !== 0) throw new Error('npm ci failed in compat/')
   }
 
-  // A private temp dir; world-traversable because PostgreSQL runs as an
-  // unprivileged user when the suite runs as root.
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'basalt-compat-'))
-  fs.chmodSync(tmp, 0o755)
-  let bin = process.env.BASALT_BIN
-  if (!bin) {
-    bin = path.join(tmp, 'basalt')
-    log('building basalt')
-    const r = spawnSync('go', ['build', '-o', bin, './cmd/basalt'], { cwd: root, stdio: 'inherit' })
-    if (r.status !== 0) throw new Error('go build ./cmd/basalt failed')
-  }
-
-  const [apiPort, dbPort, appPort] = [await freePort(), await freePort(), await freePort()]
-  const dataDir = path.join(tmp, 'data')
-  const logFile = path.join(tmp, 'basalt.log')
-  const logFd = fs.openSync(logFile, 'a')
-  const env = {
-    ...process.env,
-    BASALT_API_PORT: String(apiPort),
-    BASALT_DB_PORT: String(dbPort),
-    BASALT_APP_PORT: String(appPort),
-    BASALT_DATA_DIR: dataDir,
-    // A second exposed schema for the schema-switching tests (.schema()).
-    REST_DB_SCHEMAS: 'public,compat_rest_extra',
-  }
-  log(`starting basalt dev (api :${apiPort}, db :${dbPort}, app :${appPort}, data ${dataDir})`)
-  const child = spawn(bin, ['dev', '--data-dir', dataDir], { cwd: root, env, stdio: ['ignore', logFd, logFd] })
-  let exited = null
-  const exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => {
-    exited = { code, signal }
-    resolve(exited)
-  }))
-
-  const tail = () => {
-    const text = fs.readFileSync(logFile, 'utf8')
-    return text.split('\n').slice(-60).join('\n')
-  }
+  const tmp = tempDir('basalt-compat-')
   let status = 1
+  let basalt
   try {
-    const deadline = Date.now() + 180_000
-    for (;;) {
-      if (exited) throw new Error(`basalt dev exited early (${JSON.stringify(exited)}):\n${tail()}`)
-      try {
-        const res = await fetch(`http://127.0.0.1:${apiPort}/health`)
-        if (res.ok) break
-      } catch {}
-      if (Date.now() > deadline) throw new Error(`basalt dev did not become healthy in time:\n${tail()}`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-    const st = spawnSync(bin, ['status', '--json', '--data-dir', dataDir], { cwd: root, env, encoding: 'utf8' })
-    if (st.status !== 0) throw new Error(`basalt status --json failed: ${st.stderr}`)
-    const info = JSON.parse(st.stdout)
-
+    const bin = buildBasalt(tmp)
+    basalt = await startBasalt({
+      bin,
+      dir: tmp,
+      env: {
+        // A second exposed schema for the schema-switching tests (.schema()).
+        REST_DB_SCHEMAS: 'public,compat_rest_extra',
+      },
+    })
+    const { info, dataDir } = basalt
     const files = process.argv.slice(2).map((f) => path.resolve(compatDir, f))
     const targets = files.length > 0 ? files : testFiles(path.join(compatDir, 'tests'))
     if (targets.length === 0) throw new Error('no compat tests found in compat/tests')
@@ -119,22 +59,12 @@ async function main() {
     }
     const r = spawnSync(process.execPath, ['--test', ...targets], { cwd: compatDir, env: testEnv, stdio: 'inherit' })
     status = r.status ?? 1
-    if (status !== 0) log(`tests failed; last lines of the basalt log:\n${tail()}`)
+    if (status !== 0) log(`tests failed; last lines of the basalt log:\n${basalt.tail()}`)
   } catch (err) {
     log(err.message)
     status = 1
   } finally {
-    if (!exited) {
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-      await exitPromise
-      clearTimeout(timer)
-      if (exited.code !== 0) {
-        log(`basalt dev did not stop cleanly (${JSON.stringify(exited)}):\n${tail()}`)
-        status = status || 1
-      }
-    }
-    fs.closeSync(logFd)
+    if (basalt && !(await basalt.stop())) status = status || 1
     if (process.env.KEEP_DATA) log(`kept ${tmp}`)
     else fs.rmSync(tmp, { recursive: true, force: true })
   }

@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/replica"
 	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
@@ -76,6 +78,10 @@ func exposedMetrics(t *testing.T) map[string]metricDoc {
 		t.Fatal(err)
 	}
 	rt.SlotLagBytes.WithLabelValues("s").Set(0)
+	// The read replica's series, as registered with BASALT_READ_REPLICA_URL.
+	router := replica.New(replica.Config{}, pool, pool, slog.New(slog.DiscardHandler))
+	defer router.Close()
+	reg.MustRegister(router.Collectors()...)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -14,9 +14,9 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 )
@@ -67,20 +67,12 @@ const DefaultTimeout = 150 * time.Second
 //	FUNCTIONS_TIMEOUT        wall clock per invocation (Go duration, default 150s)
 //	FUNCTIONS_NO_VERIFY_JWT  comma-separated function names with verify_jwt off
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	cfg := Config{Timeout: DefaultTimeout}
-	if v := strings.TrimSpace(getenv("FUNCTIONS_TIMEOUT")); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return cfg, fmt.Errorf("FUNCTIONS_TIMEOUT: %q is not a positive duration", v)
-		}
-		cfg.Timeout = d
+	r := config.NewReader(getenv)
+	cfg := Config{
+		Timeout:     r.PositiveDuration("FUNCTIONS_TIMEOUT", DefaultTimeout),
+		NoVerifyJWT: r.List("FUNCTIONS_NO_VERIFY_JWT", nil),
 	}
-	for _, name := range strings.Split(getenv("FUNCTIONS_NO_VERIFY_JWT"), ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			cfg.NoVerifyJWT = append(cfg.NoVerifyJWT, name)
-		}
-	}
-	return cfg, nil
+	return cfg, r.Err()
 }
 
 // Service implements /functions/v1 (mounted with the prefix stripped).

@@ -26,7 +26,8 @@ func fromBrowser(r *http.Request) bool {
 // isPublic reports whether a request may pass without an API key. These are
 // the routes a browser reaches by navigation or an outside server calls, so
 // they can carry no apikey header: the email-link verify endpoint, the OAuth
-// authorize and callback redirects, the JWKS document, public and signed
+// authorize and callback redirects, the SAML assertion consumer (an identity
+// provider's form post) and service provider metadata, the JWKS document, public and signed
 // storage URLs (downloads, and uploads to a signed upload URL), and edge
 // functions (which verify JWTs per function, as the reference self-hosted
 // gateway leaves to them).
@@ -34,7 +35,7 @@ func isPublic(service, path, method string) bool {
 	switch service {
 	case "auth":
 		switch path {
-		case "/verify", "/callback", "/authorize", "/.well-known/jwks.json":
+		case "/verify", "/callback", "/authorize", "/sso/saml/acs", "/sso/saml/metadata", "/.well-known/jwks.json":
 			return true
 		}
 	case "storage":
@@ -69,6 +70,9 @@ func apiKey(r *http.Request) string {
 // keyRole maps a presented project key to its role and to the JWT that stands
 // for it: the legacy keys are JWTs themselves, the new-format sb_ keys are
 // swapped for the legacy JWT of the same role, as the reference gateway does.
+// Any other anon or service_role JWT the project's keys sign (the secret or
+// any key of the key set) is a project key too: the reference's own test
+// fixtures sign theirs with their key set.
 func (g *Gateway) keyRole(key string) (role, token string, ok bool) {
 	k := g.keys
 	switch {
@@ -82,8 +86,32 @@ func (g *Gateway) keyRole(key string) (role, token string, ok bool) {
 		return "anon", k.AnonKey, true
 	case k.SecretKey != "" && key == k.SecretKey:
 		return "service_role", k.ServiceRoleKey, true
+	case strings.HasPrefix(key, "sb_") || strings.Count(key, ".") != 2:
+		return "", "", false
+	}
+	if c, err := g.claims(key); err == nil && (c.Role == "anon" || c.Role == "service_role") {
+		return c.Role, key, true
 	}
 	return "", "", false
+}
+
+// claims verifies token once: the project keys' claims are known, and
+// verified tokens are cached until they expire.
+func (g *Gateway) claims(token string) (*jwt.Claims, error) {
+	now := g.cfg.Now()
+	// Claims may be shared between requests: services treat them as
+	// read-only.
+	if c, ok := g.projectClaims[token]; ok && (c.Expires.IsZero() || now.Before(c.Expires)) {
+		return c, nil
+	}
+	if c, ok := g.tokens.get(token, now); ok {
+		return c, nil
+	}
+	c, err := g.keys.Verify(token, now)
+	if err == nil {
+		g.tokens.put(token, c)
+	}
+	return c, err
 }
 
 // authorize checks the API key (unless public) and computes the caller. On
@@ -93,7 +121,9 @@ func (g *Gateway) keyRole(key string) (role, token string, ok bool) {
 // Authorization header, unless it carries an sb_ key (then the JWT behind
 // that key); without Authorization, the JWT behind the apikey. The request's
 // Authorization header is rewritten to the effective token, and its claims
-// are verified here once for every service.
+// are verified here once for every service. Caller.Source records which it
+// was: the reference gateway hands GoTrue a legacy key without the Bearer
+// scheme, and the auth service answers as GoTrue then does.
 func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool) (*jwt.Caller, bool) {
 	key := apiKey(r)
 	role, keyToken, valid := g.keyRole(key)
@@ -132,26 +162,20 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 			writeError(w, http.StatusUnauthorized, msgSecretInBrowser)
 			return nil, false
 		}
-		caller.Token = tok
+		caller.Token, caller.Source = tok, jwt.SourceAuthorization
 	case hasBearer && bearer != "":
-		caller.Token = bearer
+		caller.Token, caller.Source = bearer, jwt.SourceAuthorization
 	case authz == "" && valid:
-		caller.Token = keyToken
+		caller.Token, caller.Source = keyToken, jwt.SourceLegacyKey
+		if strings.HasPrefix(key, "sb_") {
+			caller.Source = jwt.SourceNewKey
+		}
 	}
 	if caller.Token != "" {
 		r.Header.Set("Authorization", "Bearer "+caller.Token)
-		now := g.cfg.Now()
-		// Claims may be shared between requests: services treat them as
-		// read-only.
-		if c, ok := g.projectClaims[caller.Token]; ok && (c.Expires.IsZero() || now.Before(c.Expires)) {
-			caller.Claims = c
-		} else if c, ok := g.tokens.get(caller.Token, now); ok {
-			caller.Claims = c
-		} else {
-			caller.Claims, caller.Err = g.keys.Verify(caller.Token, now)
-			if caller.Err == nil {
-				g.tokens.put(caller.Token, caller.Claims)
-			}
+		caller.Claims, caller.Err = g.claims(caller.Token)
+		if caller.Err != nil {
+			caller.Claims = nil
 		}
 	}
 	return caller, true

@@ -9,15 +9,19 @@ import (
 // corsAllowHeaders are the request headers browsers may send: every header
 // supabase-js 2.119 (auth, postgrest, storage, functions, realtime clients)
 // sets, including the retry counter, trace propagation, storage metadata and
-// the functions region headers its own cors module lists.
+// the functions region headers its own cors module lists, plus the TUS
+// headers tus-js-client sends to /storage/v1/upload/resumable.
 const corsAllowHeaders = "authorization, apikey, x-client-info, content-type, prefer, range, accept-profile, " +
 	"content-profile, x-upsert, x-supabase-api-version, cache-control, x-retry-count, x-metadata, x-region, " +
-	"traceparent, tracestate, baggage"
+	"traceparent, tracestate, baggage, tus-resumable, upload-length, upload-metadata, upload-offset, " +
+	"upload-defer-length, upload-concat, x-http-method-override, x-signature"
 
 // corsExposeHeaders are the response headers browser code may read:
-// PostgREST's counts and locations, storage redirects, auth error codes.
+// PostgREST's counts and locations, storage redirects, auth error codes, and
+// the TUS upload state (a resumable upload reads Location and Upload-Offset).
 const corsExposeHeaders = "Content-Range, Content-Location, Location, Preference-Applied, X-Total-Count, Link, " +
-	"x-sb-error-code, X-Supabase-Api-Version"
+	"x-sb-error-code, X-Supabase-Api-Version, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, " +
+	"Upload-Offset, Upload-Length, Upload-Metadata"
 
 const corsAllowMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
 

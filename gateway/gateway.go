@@ -32,8 +32,10 @@ type Config struct {
 	// (X-Forwarded-For, X-Real-Ip, CF-Connecting-IP...) whose value is taken
 	// as the client address. Empty: only the socket peer is trusted.
 	TrustedProxyHeader string
-	// Health, when set, is called by GET /health; an error answers 503
-	// with Retry-After.
+	// Health, when set, is called by GET /health and GET /health/ready
+	// (readiness); an error answers 503 with Retry-After. GET /health/live
+	// (liveness) never calls it: a database outage must not get the
+	// process restarted.
 	Health func(ctx context.Context) error
 	// Version is reported by GET /health.
 	Version string
@@ -205,8 +207,10 @@ func (g *Gateway) match(path string) (*route, string) {
 func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	switch {
-	case r.URL.Path == "/health" && get:
+	case (r.URL.Path == "/health" || r.URL.Path == "/health/ready") && get:
 		g.health(w, r)
+	case r.URL.Path == "/health/live" && get:
+		live(w, g.cfg.Version)
 	case r.URL.Path == "/metrics" && get:
 		g.metrics.handler().ServeHTTP(w, r)
 	default:
@@ -215,10 +219,7 @@ func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) health(w http.ResponseWriter, r *http.Request) {
-	body := map[string]string{"status": "ok"}
-	if g.cfg.Version != "" {
-		body["version"] = g.cfg.Version
-	}
+	body := healthBody("ok", g.cfg.Version)
 	if g.cfg.Health != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()

@@ -3,10 +3,14 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -157,6 +161,9 @@ func TestAPIKey(t *testing.T) {
 		{name: "email verify link is public", path: "/auth/v1/verify?token=t&type=signup", wantStatus: 200},
 		{name: "oauth callback is public", path: "/auth/v1/callback?code=c", wantStatus: 200},
 		{name: "oauth authorize is public", path: "/auth/v1/authorize?provider=github", wantStatus: 200},
+		{name: "saml acs is public", method: "POST", path: "/auth/v1/sso/saml/acs", wantStatus: 200},
+		{name: "saml metadata is public", path: "/auth/v1/sso/saml/metadata", wantStatus: 200},
+		{name: "sso start needs a key", method: "POST", path: "/auth/v1/sso", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
 		{name: "auth signup needs a key", path: "/auth/v1/signup", wantStatus: 401, wantBody: `{"message":"No API key found in request"}`},
 		{name: "public storage object", path: "/storage/v1/object/public/b/a.png", wantStatus: 200},
 		{name: "signed storage object", path: "/storage/v1/object/sign/b/a.png?token=x", wantStatus: 200},
@@ -271,7 +278,8 @@ func TestCORS(t *testing.T) {
 			"Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
 			"Access-Control-Allow-Headers": "authorization, apikey, x-client-info, content-type, prefer, range, accept-profile, " +
 				"content-profile, x-upsert, x-supabase-api-version, cache-control, x-retry-count, x-metadata, x-region, " +
-				"traceparent, tracestate, baggage",
+				"traceparent, tracestate, baggage, tus-resumable, upload-length, upload-metadata, upload-offset, " +
+				"upload-defer-length, upload-concat, x-http-method-override, x-signature",
 			"Access-Control-Max-Age": "3600",
 		}
 		for h, v := range want {
@@ -285,7 +293,8 @@ func TestCORS(t *testing.T) {
 	if res.StatusCode != 401 || res.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Errorf("401: status %d, allow-origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
 	}
-	wantExpose := "Content-Range, Content-Location, Location, Preference-Applied, X-Total-Count, Link, x-sb-error-code, X-Supabase-Api-Version"
+	wantExpose := "Content-Range, Content-Location, Location, Preference-Applied, X-Total-Count, Link, x-sb-error-code, X-Supabase-Api-Version, " +
+		"Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Metadata"
 	if got := res.Header.Get("Access-Control-Expose-Headers"); got != wantExpose {
 		t.Errorf("expose = %q, want %q", got, wantExpose)
 	}
@@ -473,5 +482,89 @@ func TestVerifiedTokenExpiresWhileCached(t *testing.T) {
 	b.do(t, "GET", "/rest/v1/x", hdr)
 	if got := <-b.svc.got; !errors.Is(got.Caller.Err, jwt.ErrExpired) || got.Caller.Claims != nil {
 		t.Errorf("after expiry: Err %v, Claims %+v; want ErrExpired", got.Caller.Err, got.Caller.Claims)
+	}
+}
+
+// TestTokenSource: services learn where the bearer token came from, since
+// the reference gateway hands a legacy API key to GoTrue without the Bearer
+// scheme (no bearer token) but turns an sb_ key into one.
+func TestTokenSource(t *testing.T) {
+	t.Parallel()
+	b := setup(t, gateway.Config{}, nil)
+	k := b.keys
+	user := b.userToken(t, time.Now().Add(time.Hour))
+	for _, tc := range []struct {
+		name string
+		path string
+		hdr  map[string]string
+		want jwt.TokenSource
+	}{
+		{"legacy key alone", "/auth/v1/user", map[string]string{"apikey": k.AnonKey}, jwt.SourceLegacyKey},
+		{"publishable key alone", "/auth/v1/user", map[string]string{"apikey": k.PublishableKey}, jwt.SourceNewKey},
+		{"a bearer token", "/auth/v1/user", map[string]string{"apikey": k.AnonKey, "Authorization": "Bearer " + user}, jwt.SourceAuthorization},
+		{"the key as bearer too", "/rest/v1/x", map[string]string{"apikey": k.AnonKey, "Authorization": "Bearer " + k.AnonKey}, jwt.SourceAuthorization},
+		{"an sb_ bearer", "/rest/v1/x", map[string]string{"apikey": k.PublishableKey, "Authorization": "Bearer " + k.PublishableKey}, jwt.SourceAuthorization},
+		{"no credentials on a public route", "/functions/v1/hello", nil, jwt.SourceNone},
+	} {
+		res, body := b.do(t, "GET", tc.path, tc.hdr)
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", tc.name, res.StatusCode, body)
+		}
+		if got := (<-b.svc.got).Caller.Source; got != tc.want {
+			t.Errorf("%s: source %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAPIKeySignedByKeySet: an anon or service_role JWT signed by any key
+// of the project's key set (an RS256 JWK set, as auth-js's test fixtures
+// sign theirs) is a project key; one signed by another key, or a user
+// token, is not.
+func TestAPIKeySignedByKeySet(t *testing.T) {
+	t.Parallel()
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(i *big.Int) string { return base64.RawURLEncoding.EncodeToString(i.Bytes()) }
+	set, _ := json.Marshal([]map[string]any{{"kty": "RSA", "kid": "rsa-1", "alg": "RS256", "key_ops": []string{"sign", "verify"},
+		"n": enc(rsaKey.N), "e": enc(big.NewInt(int64(rsaKey.E))), "d": enc(rsaKey.D), "p": enc(rsaKey.Primes[0]), "q": enc(rsaKey.Primes[1])}})
+	b := setup(t, gateway.Config{}, nil)
+	sign := func(role string, key *rsa.PrivateKey) string {
+		tok := gojwt.NewWithClaims(gojwt.SigningMethodRS256, gojwt.MapClaims{"iss": "supabase-demo", "role": role, "exp": time.Now().Add(time.Hour).Unix()})
+		tok.Header["kid"] = "rsa-1"
+		s, err := tok.SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// The gateway shares the keys value: the set is added before requests.
+	if err := b.keys.SetKeySet(set); err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"anon", "service_role"} {
+		key := sign(role, rsaKey)
+		res, body := b.do(t, "GET", "/rest/v1/x", map[string]string{"apikey": key})
+		if res.StatusCode != 200 {
+			t.Fatalf("%s key of the set: %d %s", role, res.StatusCode, body)
+		}
+		got := <-b.svc.got
+		if got.Caller.APIKeyRole != role || got.Caller.Claims == nil || got.Caller.Claims.Role != role || got.Authorization != "Bearer "+key {
+			t.Errorf("%s key: role %q, claims %v, Authorization %.20q", role, got.Caller.APIKeyRole, got.Caller.Claims, got.Authorization)
+		}
+	}
+	for name, key := range map[string]string{
+		"signed by another key": sign("anon", stranger),
+		"a user role":           sign("authenticated", rsaKey),
+	} {
+		res, body := b.do(t, "GET", "/rest/v1/x", map[string]string{"apikey": key})
+		if res.StatusCode != 401 || strings.TrimSpace(body) != `{"message":"Invalid API key"}` {
+			t.Errorf("%s: %d %s", name, res.StatusCode, body)
+		}
 	}
 }

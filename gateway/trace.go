@@ -20,7 +20,7 @@ func routeOf(rt *route, path string) string {
 	switch {
 	case rt != nil:
 		return rt.prefix + "/*"
-	case path == "/health" || path == "/metrics":
+	case path == "/health" || path == "/health/ready" || path == "/health/live" || path == "/metrics":
 		return path
 	}
 	return ""

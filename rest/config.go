@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/config"
 )
 
 // Config is the REST service's configuration, named after PostgREST's
@@ -115,49 +117,25 @@ func splitList(s string) []string {
 //	REST_DB_POOL_ACQUISITION_TIMEOUT  Go duration, default 10s
 //	REST_MAX_BODY_BYTES        request body cap in bytes, default 8 MiB
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	r := config.NewReader(getenv)
 	c := Config{
-		Schemas:     splitList(getenv("REST_DB_SCHEMAS")),
-		AnonRole:    getenv("REST_DB_ANON_ROLE"),
-		TxEnd:       getenv("REST_DB_TX_END"),
-		PreRequest:  getenv("REST_DB_PRE_REQUEST"),
-		OpenAPIMode: getenv("REST_OPENAPI_MODE"),
-		MaxRows:     1000,
-	}
-	if v := getenv("REST_DB_EXTRA_SEARCH_PATH"); v != "" {
-		c.ExtraSearchPath = splitList(v)
-	}
-	if v := getenv("REST_DB_MAX_ROWS"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return c, fmt.Errorf("REST_DB_MAX_ROWS: %w", err)
-		}
-		c.MaxRows = n
-	}
-	if v := getenv("REST_DB_POOL_ACQUISITION_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("REST_DB_POOL_ACQUISITION_TIMEOUT: %q is not a positive duration", v)
-		}
-		c.PoolAcquisitionTimeout = d
-	}
-	if v := getenv("REST_MAX_BODY_BYTES"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			return c, fmt.Errorf("REST_MAX_BODY_BYTES: %q is not a positive number of bytes", v)
-		}
-		c.MaxBodyBytes = n
-	}
-	for name, dst := range map[string]*bool{"REST_DB_PLAN_ENABLED": &c.PlanEnabled, "REST_DB_AGGREGATES_ENABLED": &c.AggregatesEnabled} {
-		if v := getenv(name); v != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return c, fmt.Errorf("%s: %w", name, err)
-			}
-			*dst = b
-		}
+		Schemas:                r.List("REST_DB_SCHEMAS", nil),
+		ExtraSearchPath:        r.List("REST_DB_EXTRA_SEARCH_PATH", nil),
+		AnonRole:               r.String("REST_DB_ANON_ROLE", ""),
+		TxEnd:                  r.String("REST_DB_TX_END", ""),
+		PreRequest:             r.String("REST_DB_PRE_REQUEST", ""),
+		OpenAPIMode:            r.String("REST_OPENAPI_MODE", ""),
+		MaxRows:                r.Int64("REST_DB_MAX_ROWS", 1000),
+		PoolAcquisitionTimeout: r.PositiveDuration("REST_DB_POOL_ACQUISITION_TIMEOUT", 0),
+		MaxBodyBytes:           r.PositiveInt64("REST_MAX_BODY_BYTES", 0),
+		PlanEnabled:            r.Bool("REST_DB_PLAN_ENABLED", false),
+		AggregatesEnabled:      r.Bool("REST_DB_AGGREGATES_ENABLED", false),
 	}
 	c.defaults()
-	return c, c.validate()
+	if err := c.validate(); err != nil {
+		r.Fail("%w", err)
+	}
+	return c, r.Err()
 }
 
 // withDBSettings applies in-database configuration: pgrst.* settings of the

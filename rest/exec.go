@@ -153,19 +153,21 @@ func parseResult(vals [][]byte) (*result, error) {
 	return res, nil
 }
 
-// execute runs the setup and the main statement in one transaction, in one
-// pipelined round trip: the pipeline's implicit transaction commits at its
-// Sync. Only when the result may still have to be rolled back (checks on a
-// write such as single-object or max-affected, Prefer: tx=rollback) is an
-// explicit transaction opened and ended in a second round trip.
-func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
+// executeOn runs the setup and the main statement in one transaction on a
+// connection of pool, in one pipelined round trip: the pipeline's implicit
+// transaction commits at its Sync. Only when the result may still have to be
+// rolled back (checks on a write such as single-object or max-affected,
+// Prefer: tx=rollback) is an explicit transaction opened and ended in a
+// second round trip. lost reports that no connection could be had or that
+// it broke (see execute in replica.go).
+func (s *Service) executeOn(rc *reqCtx, st *statement, pool *pgxpool.Pool) (_ *result, lost bool, _ error) {
 	ctx := rc.r.Context()
 	if s.trace != nil {
 		s.trace(st.sql, st.args)
 	}
 	setupSQL, setupArgs, err := s.setup(rc, st.readOnly)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if s.traceSetup != nil {
 		s.traceSetup(setupSQL, setupArgs)
@@ -187,9 +189,12 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		return err
 	}})
 	steps = append(steps, st.extra...)
-	conn, err := s.acquire(ctx)
+	if !st.readOnly {
+		steps = s.announceWrite(ctx, steps)
+	}
+	conn, err := s.acquire(ctx, pool)
 	if err != nil {
-		return nil, err
+		return nil, !errors.Is(err, errPoolTimeout) && ctx.Err() == nil, err
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
@@ -197,16 +202,19 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 	if err == nil && res == nil {
 		err = errors.New("rest: main statement returned no row")
 	}
+	if err != nil && pc.IsClosed() {
+		lost = true
+	}
 	end := func(sql string) error {
 		return pc.Exec(context.WithoutCancel(ctx), sql).Close()
 	}
-	finish := func(e error) (*result, error) {
+	finish := func(e error) (*result, bool, error) {
 		if !pc.IsClosed() && pc.TxStatus() != 'I' {
 			if end("ROLLBACK") != nil {
 				_ = conn.Conn().Close(context.Background())
 			}
 		}
-		return nil, e
+		return nil, lost, e
 	}
 	if err != nil {
 		return finish(err)
@@ -217,7 +225,7 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		}
 	}
 	if !explicit {
-		return res, nil
+		return res, false, nil
 	}
 	if rollback {
 		if err := end("SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
@@ -226,12 +234,12 @@ func (s *Service) execute(rc *reqCtx, st *statement) (*result, error) {
 		if err := end("ROLLBACK"); err != nil {
 			return finish(err)
 		}
-		return res, nil
+		return res, false, nil
 	}
 	if err := end("COMMIT"); err != nil {
 		return finish(err)
 	}
-	return res, nil
+	return res, false, nil
 }
 
 // exchangeTimeout bounds one request's round trips with the database. It is
@@ -255,13 +263,13 @@ func (s *Service) withExchangeDeadline(pc *pgconn.PgConn, fn func() error) error
 	return err
 }
 
-// acquire takes a connection from the user pool within the configured
-// acquisition timeout; past it the request fails with 504 PGRST003 instead
-// of queueing forever.
-func (s *Service) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+// acquire takes a connection from pool (the user pool or the read
+// replica's) within the configured acquisition timeout; past it the request
+// fails with 504 PGRST003 instead of queueing forever.
+func (s *Service) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
 	actx, cancel := context.WithTimeout(ctx, s.cfg.PoolAcquisitionTimeout)
 	defer cancel()
-	conn, err := s.user.Acquire(actx)
+	conn, err := pool.Acquire(actx)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, errPoolTimeout
@@ -385,7 +393,7 @@ func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement) ([]byte,
 	if s.traceSetup != nil {
 		s.traceSetup(setupSQL, setupArgs)
 	}
-	conn, err := s.acquire(ctx)
+	conn, err := s.acquire(ctx, s.user)
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,15 @@ import (
 
 // The "Perhaps you meant …" hints of PGRST200/202/205 come from a fuzzy
 // set, as in PostgREST: names are compared by cosine similarity of their
-// 3-gram (then 2-gram) counts, the best candidates are re-ranked by
-// normalised Levenshtein distance, and anything scoring under 0.33 is no
-// suggestion.
-
-const fuzzyMinScore = 0.33
+// 3-gram (then 2-gram) counts of letters and digits, the best candidates
+// are re-ranked by the Levenshtein distance of the lower-cased names
+// (underscores and all), and a suggestion must score above a minimum:
+// fuzzyNames for table and function names, fuzzyParams for parameter lists
+// and relationships (PostgREST 14).
+const (
+	fuzzyNames  = 0.75
+	fuzzyParams = 0.33
+)
 
 func fuzzyNormalize(s string) string {
 	var b strings.Builder
@@ -74,19 +78,23 @@ func levenshtein(a, b []rune) int {
 	return prev[len(b)]
 }
 
-// fuzzyBest returns the candidate closest to name, or "" when none is
-// close enough. An exact match is not a suggestion.
-func fuzzyBest(name string, candidates []string) string {
+// fuzzyBest returns the candidate closest to name that scores above
+// minScore, or "" when there is none. An exact match is not a suggestion.
+func fuzzyBest(name string, candidates []string, minScore float64) string {
 	q := fuzzyNormalize(name)
+	lower := []rune(strings.ToLower(name))
 	// The edit distance is at least the difference in length, so the
 	// final score is at most shorter/longer: candidates that cannot reach
-	// fuzzyMinScore are dropped first, and a name far longer than any
-	// candidate costs only its normalisation.
-	ql := utf8.RuneCountInString(q)
+	// minScore are dropped first, and a name far longer than any candidate
+	// costs only its lower-casing.
+	ql := len(lower)
 	var reachable []string
 	for _, c := range candidates {
-		cl := utf8.RuneCountInString(fuzzyNormalize(c))
-		if float64(min(ql, cl)) >= fuzzyMinScore*float64(max(ql, cl, 1)) {
+		if strings.EqualFold(c, name) {
+			return ""
+		}
+		cl := utf8.RuneCountInString(c)
+		if float64(min(ql, cl)) > minScore*float64(max(ql, cl, 1)) {
 			reachable = append(reachable, c)
 		}
 	}
@@ -111,14 +119,11 @@ func fuzzyBest(name string, candidates []string) string {
 			res = res[:50]
 		}
 		for i := range res {
-			a, b := []rune(q), []rune(fuzzyNormalize(res[i].name))
-			res[i].score = 1 - float64(levenshtein(a, b))/float64(max(len(a), len(b), 1))
+			b := []rune(strings.ToLower(res[i].name))
+			res[i].score = 1 - float64(levenshtein(lower, b))/float64(max(len(lower), len(b), 1))
 		}
 		sort.SliceStable(res, func(i, j int) bool { return res[i].score > res[j].score })
-		if len(res) > 0 && res[0].score >= fuzzyMinScore {
-			if res[0].name == name {
-				return ""
-			}
+		if len(res) > 0 && res[0].score > minScore {
 			return res[0].name
 		}
 	}

@@ -328,8 +328,24 @@ func TestFuzzyBest(t *testing.T) {
 		{"users", ""},
 		{"zzzzzz", ""},
 	} {
-		if got := fuzzyBest(tc.in, names); got != tc.want {
+		if got := fuzzyBest(tc.in, names, fuzzyNames); got != tc.want {
 			t.Errorf("fuzzyBest(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+	// PostgREST scores the edit distance of the lower-cased names, with
+	// their underscores: close by letters alone is not close enough.
+	if got := fuzzyBest("function_returning_set_of_rows", []string{"users", "active_users"}, fuzzyParams); got != "" {
+		t.Errorf("relationship hint %q, want none", got)
+	}
+	fns := []string{"polymorphic_function_with_unnamed_text", "polymorphic_function_with_unnamed_json"}
+	if got := fuzzyBest("polymorphic_function_with_unnamed_integer", fns, fuzzyNames); got != fns[0] {
+		t.Errorf("function hint %q, want %q", got, fns[0])
+	}
+	// Table and function names need a score above 0.75 (0.71 here).
+	if got := fuzzyBest("channel", []string{"channels_x"}, fuzzyNames); got != "" {
+		t.Errorf("name hint %q, want none", got)
+	}
+	if got := fuzzyBest("channel", []string{"channels_x"}, fuzzyParams); got != "channels_x" {
+		t.Errorf("params hint %q, want channels_x", got)
 	}
 }

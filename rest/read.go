@@ -69,7 +69,7 @@ func (s *Service) serveTable(rc *reqCtx) error {
 		}
 		sort.Strings(names)
 		var hint any
-		if best := fuzzyBest(rc.route.table, names); best != "" {
+		if best := fuzzyBest(rc.route.table, names, fuzzyNames); best != "" {
 			hint = "Perhaps you meant the table '" + rc.schema + "." + best + "'"
 		}
 		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, hint)

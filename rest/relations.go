@@ -17,18 +17,6 @@ func (c *Cache) findRelationship(p *Table, rel, hint string) (*Relationship, err
 			found = append(found, r)
 		}
 	}
-	// Self-references: with no hint, the table name means one-to-many and
-	// the column name many-to-one; drop the other reading.
-	if len(found) > 1 && hint == "" {
-		var keep []*Relationship
-		for _, r := range found {
-			if r.SelfRef && r.Foreign.Name == rel && r.Card == m2o {
-				continue
-			}
-			keep = append(keep, r)
-		}
-		found = keep
-	}
 	switch len(found) {
 	case 1:
 		return found[0], nil
@@ -60,6 +48,9 @@ func relMatches(r *Relationship, rel, hint string) bool {
 	if r.Computed != nil {
 		return r.Computed.Name == rel && hint == ""
 	}
+	if r.SelfRef && r.Card != m2m {
+		return selfRelMatches(r, rel, hint)
+	}
 	if hint == "" {
 		if r.Foreign.Name == rel {
 			return true
@@ -87,10 +78,19 @@ func relMatches(r *Relationship, rel, hint string) bool {
 	if r.Constraint == hint {
 		return true
 	}
-	if r.SelfRef {
-		return single(r.Cols, hint)
-	}
 	return single(r.Cols, hint) || single(r.FCols, hint)
+}
+
+// selfRelMatches reads an embed of a table that references itself, where
+// one foreign key gives two relationships, as PostgREST does: the table
+// name means the rows that point here (one-to-many), with a hint naming the
+// referencing column; the referencing column's name means the row this one
+// points to (many-to-one). A constraint name addresses neither.
+func selfRelMatches(r *Relationship, rel, hint string) bool {
+	if hint != "" {
+		return r.Foreign.Name == rel && r.Card == o2m && single(r.FCols, hint)
+	}
+	return (r.Foreign.Name == rel && r.Card == o2m) || (r.Card == m2o && single(r.Cols, rel))
 }
 
 // relHint suggests a related table close to rel when p has relationships,
@@ -106,7 +106,7 @@ func (c *Cache) relHint(p *Table, rel string) any {
 				names = append(names, r.Foreign.Name)
 			}
 		}
-		if best := fuzzyBest(rel, names); best != "" {
+		if best := fuzzyBest(rel, names, fuzzyParams); best != "" {
 			return "Perhaps you meant '" + best + "' instead of '" + rel + "'."
 		}
 		return nil
@@ -118,7 +118,7 @@ func (c *Cache) relHint(p *Table, rel string) any {
 		}
 	}
 	sort.Strings(parents)
-	if best := fuzzyBest(p.Name, parents); best != "" {
+	if best := fuzzyBest(p.Name, parents, fuzzyParams); best != "" {
 		return "Perhaps you meant '" + best + "' instead of '" + p.Name + "'."
 	}
 	return nil

@@ -68,6 +68,17 @@ func TestRPC(t *testing.T) {
 		{name: "array argument by get", call: call{target: "/rpc/sum_array?xs={1,2,3}"}, status: 200, raw: strp(`6`)},
 		{name: "array argument by post", call: call{method: "POST", target: "/rpc/sum_array", body: `{"xs":[4,5]}`}, status: 200, raw: strp(`9`)},
 		{name: "single unnamed json", call: call{method: "POST", target: "/rpc/json_echo", body: `{"any":"thing"}`}, status: 200, body: `{"any":"thing"}`},
+		// Unnamed parameters (PostgREST 14): the key "" names one, and a
+		// function whose only parameter is unnamed gets the body as sent.
+		{name: "unnamed text by the empty key", call: call{method: "POST", target: "/rpc/polymorphic_return", body: `{"":"test"}`}, status: 200, raw: strp(`"foo"`)},
+		{name: "unnamed text by the empty key, any JSON value", call: call{method: "POST", target: "/rpc/polymorphic_return", body: `{"":true}`}, status: 200, raw: strp(`"foo"`)},
+		{name: "unnamed json by the empty key gets the whole body", call: call{method: "POST", target: "/rpc/json_echo", body: `{"":{"a":1}}`}, status: 200, body: `{"":{"a":1}}`},
+		{name: "unnamed default given", call: call{method: "POST", target: "/rpc/polymorphic_default", body: `{"":"custom"}`}, status: 200, raw: strp(`"{\"\":\"custom\"}"`)},
+		{name: "no arguments or a defaulted unnamed one", call: call{method: "POST", target: "/rpc/polymorphic_default", body: `{}`}, status: 300,
+			body: `{"code":"PGRST203","message":"Could not choose the best candidate function between: public.polymorphic_default(), public.polymorphic_default( => text)","details":null,"hint":"Try renaming the parameters or the function itself in the database so function overloading can be resolved"}`},
+		{name: "no arguments by get, same ambiguity", call: call{target: "/rpc/polymorphic_default"}, status: 300},
+		{name: "an unnamed integer is not callable", call: call{method: "POST", target: "/rpc/polymorphic_unnamed_integer", body: `{"":1}`}, status: 404,
+			body: `{"code":"PGRST202","message":"Could not find the function public.polymorphic_unnamed_integer() in the schema cache","details":"Searched for the function public.polymorphic_unnamed_integer with parameter  or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.polymorphic_unnamed_text"}`},
 		{name: "single unnamed text", call: call{method: "POST", target: "/rpc/text_echo", body: `plain words`, headers: map[string]string{"Content-Type": "text/plain"}},
 			status: 200, raw: strp(`"plain words"`)},
 		{name: "volatile refused on get", call: call{target: "/rpc/bump_channel?slug_param=x"}, status: 405,

@@ -117,7 +117,15 @@ WHERE n.nspname = ANY($1) AND c.relkind IN ('r','v','m','f','p') AND NOT c.relis
 
 const columnsSQL = `
 SELECT n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
-  NOT a.attnotnull, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
+  NOT a.attnotnull,
+  -- The default a missing value takes, as PostgREST reads it: an identity
+  -- column's sequence, a domain's default, none for a generated column.
+  CASE WHEN a.attgenerated <> '' THEN ''
+       WHEN d.adbin IS NOT NULL THEN pg_get_expr(d.adbin, d.adrelid)
+       WHEN a.attidentity = 'd' THEN coalesce(format('nextval(%L)',
+         pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname)::regclass), '')
+       WHEN t.typbasetype <> 0 THEN coalesce(pg_get_expr(t.typdefaultbin, 0), '')
+       ELSE '' END,
   (t.typtype = 'c' OR t.typcategory = 'A'), a.atttypid = 'tsvector'::regtype, a.attgenerated <> ''
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid

@@ -48,6 +48,8 @@ type Service struct {
 	exchangeTimeout time.Duration
 	anonClaims      []byte
 	done            chan struct{}
+	// replica, when set, takes read-only statements (replica.go).
+	replica Replica
 }
 
 var _ http.Handler = (*Service)(nil)

@@ -165,21 +165,28 @@ func chain(fs ...func(*result) error) func(*result) error {
 }
 
 // valuesSQL renders the SELECT feeding INSERT from the JSON array at $ref.
-// With missing=default, absent keys take the column default, evaluated
-// per row like DEFAULT would be.
+// With missing=default, absent keys take the column default. As in
+// PostgREST, the defaults of the written columns are evaluated for every
+// row, whether the row gives the column or not, so a sequence advances once
+// per row and per defaulted column (the ids given out match the reference's).
 func valuesSQL(w *writePlan, ref string, missingDefault bool) string {
 	sel := make([]string, len(w.cols))
-	// A single object without ?columns writes only its own keys, so
-	// defaults apply by themselves.
-	if missingDefault && (w.hasCols || !w.payload.single) {
+	if missingDefault {
+		var defs []string
 		for i, c := range w.cols {
 			def := "NULL"
 			if col := w.t.Column(c); col != nil && col.Default != "" {
-				def = col.Default
+				def = "pgrst_defs." + quoteIdent(c)
+				defs = append(defs, col.Default+" AS "+quoteIdent(c))
 			}
 			sel[i] = "CASE WHEN pgrst_elem.value::jsonb ? " + quoteLit(c) + " THEN pgrst_body." + quoteIdent(c) + " ELSE " + def + " END"
 		}
-		return "SELECT " + strings.Join(sel, ", ") + " FROM json_array_elements(" + ref + "::json) AS pgrst_elem, " +
+		from := " FROM json_array_elements(" + ref + "::json) AS pgrst_elem, "
+		if len(defs) > 0 {
+			// Correlated with the row, so volatile defaults run per row.
+			from += "LATERAL (SELECT " + strings.Join(defs, ", ") + " WHERE pgrst_elem.value IS NOT NULL) AS pgrst_defs, "
+		}
+		return "SELECT " + strings.Join(sel, ", ") + from +
 			"LATERAL json_populate_record(NULL::" + w.target + ", pgrst_elem.value) AS pgrst_body"
 	}
 	for i, c := range w.cols {

@@ -51,6 +51,19 @@ func TestWrite(t *testing.T) {
 				headers: map[string]string{"Prefer": "return=representation, missing=default"}}, status: 201,
 				body: `[{"name":"only","n":7}]`},
 		}},
+		{name: "missing=default fills identity and domain defaults", steps: []scenario{
+			{call: call{method: "POST", target: `/tickets?columns="id","slug","prio"`, body: `[{"id":100,"prio":1},{"slug":"s"}]`,
+				headers: map[string]string{"Prefer": "return=representation, missing=default"}}, status: 201,
+				// The reference evaluates the defaults for every row: the
+				// first row draws (and drops) 1 from the sequence.
+				body: `[{"id":100,"slug":null,"prio":1},{"id":2,"slug":"s","prio":3}]`},
+		}},
+		{name: "upsert with missing=default fills identity defaults", steps: []scenario{
+			{call: call{method: "POST", target: `/tickets`, body: `{"slug":"first"}`}, status: 201},
+			{call: call{method: "POST", target: `/tickets?columns="id","slug"`, body: `[{"id":1,"slug":"a"},{"slug":"b"}]`,
+				headers: map[string]string{"Prefer": "return=representation, missing=default, resolution=merge-duplicates"}}, status: 201,
+				body: `[{"id":1,"slug":"a","prio":3},{"id":3,"slug":"b","prio":3}]`},
+		}},
 		{name: "insert without missing=default writes null", steps: []scenario{
 			{call: call{method: "POST", target: "/defaults?columns=\"name\",\"n\"", body: `[{"name":"x"},{"n":1}]`}, status: 400,
 				body: `{"code":"23502","message":"null value in column \"name\" of relation \"defaults\" violates not-null constraint","details":"Failing row contains (2, null, 1).","hint":null}`},
@@ -206,6 +219,12 @@ func TestWritePlan(t *testing.T) {
 	}
 	if !json.Valid(w.Body.Bytes()) || w.Body.Len() < 20 {
 		t.Fatalf("plan body %s", w.Body.String())
+	}
+	// The cluster preloads pg_stat_statements, as Supabase's does, so a
+	// verbose plan carries the statement's query identifier.
+	var plans []map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &plans); err != nil || len(plans) != 1 || plans[0]["Query Identifier"] == nil {
+		t.Errorf("no Query Identifier in the verbose plan %s (%v)", w.Body.String(), err)
 	}
 	// The plan run is rolled back: nothing was inserted.
 	runScenarios(t, e, []scenario{{name: "nothing inserted", call: call{target: "/channels?slug=eq.planned"}, status: 200, raw: strp("[]")}})

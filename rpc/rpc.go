@@ -54,8 +54,11 @@ type Function struct {
 	MediaType, MediaBase string
 }
 
-// Query lists the functions of the given schemas. Only plain functions
-// (prokind 'f') are callable, as in PostgREST.
+// Query lists the functions of the given schemas that PostgREST can call:
+// plain functions (prokind 'f'), no trigger functions, and no function
+// with unnamed parameters unless it has a single one that a whole body can
+// be (bytea, json, jsonb, text, xml). A parameter left unnamed among named
+// ones has the name "" and is called with the key "", as in PostgREST.
 const Query = `
 SELECT n.nspname, p.proname,
   coalesce(array(SELECT coalesce(nullif(p.proargnames[k.i], ''), '')
@@ -81,7 +84,11 @@ JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_type rt ON rt.oid = p.prorettype
 LEFT JOIN pg_class rc ON rc.oid = rt.typrelid AND rc.relkind IN ('r','v','m','f','p')
 LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
-WHERE n.nspname = ANY($1) AND p.prokind = 'f'
+WHERE n.nspname = ANY($1) AND p.prokind = 'f' AND p.prorettype <> 'trigger'::regtype
+  -- Callable as PostgREST sees it: parameters without any names can only
+  -- be a single one of a type a request body can be.
+  AND (p.proargnames IS NOT NULL OR p.pronargs = 0 OR (p.pronargs = 1 AND p.proargtypes[0] IN
+       ('bytea'::regtype, 'json'::regtype, 'jsonb'::regtype, 'text'::regtype, 'xml'::regtype)))
 ORDER BY n.nspname, p.proname, p.oid`
 
 // Load reads all functions of schemas, keyed by "schema.name".
@@ -129,31 +136,21 @@ func Load(ctx context.Context, q interface {
 	return out, rows.Err()
 }
 
-// Signature renders "s.f(a => integer, b => text)" for PGRST203.
+// Signature renders "s.f(a => integer, b => text)" for PGRST203; an
+// unnamed parameter shows as " => text".
 func (f *Function) Signature() string {
 	parts := make([]string, len(f.Params))
 	for i, p := range f.Params {
-		if p.Name == "" {
-			parts[i] = p.Type
-		} else {
-			parts[i] = p.Name + " => " + p.Type
-		}
+		parts[i] = p.Name + " => " + p.Type
 	}
 	return f.Schema + "." + f.Name + "(" + strings.Join(parts, ", ") + ")"
 }
 
-// Body is how the request carries its arguments, which decides the
-// single-unnamed-parameter fallback.
-type Body int
-
-// Argument carriers.
-const (
-	BodyNone   Body = iota // GET/HEAD query arguments
-	BodyJSON               // application/json object
-	BodyText               // text/plain
-	BodyXML                // text/xml
-	BodyBinary             // application/octet-stream
-)
+// TakesBody reports whether f is called with the whole request body as its
+// one argument: a function whose single parameter has no name.
+func (f *Function) TakesBody() bool {
+	return len(f.Params) == 1 && f.Params[0].Name == ""
+}
 
 // Resolution failures returned by Resolve.
 type (
@@ -170,72 +167,87 @@ func (e *NotFoundError) Error() string { return "function not found" }
 func (e *AmbiguousError) Error() string { return "ambiguous function call" }
 
 // Resolve picks the overload of candidates matching keys (the distinct
-// argument names). A candidate matches when every required parameter is given and
-// every key names a parameter. Without a match, a function with a single
-// unnamed parameter of the body's type takes the whole body. The returned
-// bool reports that fallback.
-func Resolve(candidates []*Function, keys []string, body Body) (*Function, bool, error) {
-	var matches []*Function
+// argument names; an unnamed parameter is named ""). A candidate matches
+// when every required parameter is given and every key names a parameter.
+// Without a match, a function with a single unnamed parameter of the body's
+// type takes the whole body (POST only). More than one candidate, either
+// way, is ambiguous: PostgREST prefers no overload over another.
+func Resolve(candidates []*Function, keys []string, body Body) (*Function, error) {
+	var matches, single []*Function
 	for _, f := range candidates {
-		if matchesKeys(f, keys) {
+		switch {
+		case matchesKeys(f, keys, body):
 			matches = append(matches, f)
+		case takesBodyOf(f, body):
+			single = append(single, f)
 		}
 	}
-	if len(matches) == 1 {
-		return matches[0], false, nil
+	if len(matches) == 0 {
+		matches = single
 	}
-	if len(matches) > 1 {
-		// A function with exactly the given parameters wins over ones that
-		// also have defaulted extras.
-		var exact []*Function
-		for _, f := range matches {
-			if len(f.Params) == len(keys) {
-				exact = append(exact, f)
-			}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		sorted := keys
+		if !sort.StringsAreSorted(sorted) {
+			sorted = append([]string(nil), keys...)
+			sort.Strings(sorted)
 		}
-		if len(exact) == 1 {
-			return exact[0], false, nil
-		}
-		return nil, false, &AmbiguousError{Candidates: matches}
+		return nil, &NotFoundError{Keys: sorted}
 	}
-	want := map[Body][]string{BodyJSON: {"json", "jsonb"}, BodyText: {"text"}, BodyXML: {"xml"}, BodyBinary: {"bytea"}}[body]
-	var single []*Function
-	for _, f := range candidates {
-		if len(f.Params) == 1 && f.Params[0].Name == "" {
-			for _, t := range want {
-				if f.Params[0].Type == t {
-					single = append(single, f)
-				}
-			}
-		}
-	}
-	if len(single) == 1 {
-		return single[0], true, nil
-	}
-	if len(single) > 1 {
-		return nil, false, &AmbiguousError{Candidates: single}
-	}
-	sorted := keys
-	if !sort.StringsAreSorted(sorted) {
-		sorted = append([]string(nil), keys...)
-		sort.Strings(sorted)
-	}
-	return nil, false, &NotFoundError{Keys: sorted}
+	matches = append([]*Function(nil), matches...)
+	sort.SliceStable(matches, func(i, j int) bool { return paramsLess(matches[i].Params, matches[j].Params) })
+	return nil, &AmbiguousError{Candidates: matches}
 }
 
-func matchesKeys(f *Function, keys []string) bool {
+// paramsLess orders parameter lists element by element (name, then type),
+// a shorter prefix first: the order PostgREST lists ambiguous candidates in.
+func paramsLess(a, b []Param) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i].Name != b[i].Name {
+			return a[i].Name < b[i].Name
+		}
+		if a[i].Type != b[i].Type {
+			return a[i].Type < b[i].Type
+		}
+	}
+	return len(a) < len(b)
+}
+
+// takesBodyOf reports whether f can take a POST body of this kind whole.
+func takesBodyOf(f *Function, body Body) bool {
+	if !f.TakesBody() {
+		return false
+	}
+	switch t := f.Params[0].Type; body {
+	case BodyJSON:
+		return t == "json" || t == "jsonb"
+	case BodyText:
+		return t == "text"
+	case BodyXML:
+		return t == "xml"
+	case BodyBinary:
+		return t == "bytea"
+	}
+	return false
+}
+
+func matchesKeys(f *Function, keys []string, body Body) bool {
+	if len(f.Params) == 0 {
+		// A raw body is an argument, so it never calls a function without
+		// parameters.
+		return len(keys) == 0 && (body == BodyNone || body == BodyJSON)
+	}
 	// keys are distinct and each must name a parameter.
 	if len(keys) > len(f.Params) {
 		return false
 	}
-	given := map[string]bool{}
+	given := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		given[k] = true
 	}
 	for _, p := range f.Params {
-		if p.Name == "" {
-			return false
-		}
 		if !p.HasDefault && !given[p.Name] {
 			return false
 		}
@@ -243,39 +255,3 @@ func matchesKeys(f *Function, keys []string) bool {
 	}
 	return len(given) == 0
 }
-
-// Call builds the SQL that calls f with the named arguments taken from the
-// JSON object bound at placeholder argRef (e.g. "$1"). It returns the FROM
-// item(s) that bind the arguments and the call expression. keys are the
-// arguments present; absent ones are left out so their defaults apply.
-func Call(f *Function, keys []string, argRef string, whole bool) (from string, call string) {
-	q := quoteIdent
-	fn := q(f.Schema) + "." + q(f.Name)
-	if whole {
-		// The whole body goes to the single unnamed parameter.
-		return "", fn + "(" + argRef + "::" + f.Params[0].Type + ")"
-	}
-	present := map[string]bool{}
-	for _, k := range keys {
-		present[k] = true
-	}
-	var defs, args []string
-	for _, p := range f.Params {
-		if !present[p.Name] {
-			continue
-		}
-		defs = append(defs, q(p.Name)+" "+p.Type)
-		a := q(p.Name) + " := pgrst_args." + q(p.Name)
-		if p.Variadic {
-			a = "VARIADIC " + a
-		}
-		args = append(args, a)
-	}
-	if len(defs) == 0 {
-		return "", fn + "()"
-	}
-	return "json_to_record(" + argRef + "::json) AS pgrst_args(" + strings.Join(defs, ", ") + ")",
-		fn + "(" + strings.Join(args, ", ") + ")"
-}
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -2,9 +2,10 @@ package storage
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/config"
 )
 
 // Config is the storage service's configuration. ConfigFromEnv fills it from
@@ -84,63 +85,33 @@ func (c *Config) defaults() error {
 	return nil
 }
 
-// ConfigFromEnv reads the STORAGE_* variables.
+// ConfigFromEnv reads the STORAGE_* variables, reporting every bad one.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	r := config.NewReader(getenv)
 	c := Config{
-		Backend:        strings.ToLower(getenv("STORAGE_BACKEND")),
-		FileDir:        getenv("STORAGE_FILE_DIR"),
-		ImageTransform: true,
+		Backend:        strings.ToLower(r.String("STORAGE_BACKEND", "")),
+		FileDir:        r.String("STORAGE_FILE_DIR", ""),
+		ImageTransform: r.Bool("STORAGE_IMAGE_TRANSFORMATION", true),
 		S3: S3Config{
-			Endpoint:  getenv("STORAGE_S3_ENDPOINT"),
-			Bucket:    getenv("STORAGE_S3_BUCKET"),
-			Region:    getenv("STORAGE_S3_REGION"),
-			AccessKey: getenv("STORAGE_S3_ACCESS_KEY"),
-			SecretKey: getenv("STORAGE_S3_SECRET_KEY"),
-			Prefix:    getenv("STORAGE_S3_PREFIX"),
-			UseSSL:    true,
+			Endpoint:  r.String("STORAGE_S3_ENDPOINT", ""),
+			Bucket:    r.String("STORAGE_S3_BUCKET", ""),
+			Region:    r.String("STORAGE_S3_REGION", ""),
+			AccessKey: r.String("STORAGE_S3_ACCESS_KEY", ""),
+			SecretKey: r.String("STORAGE_S3_SECRET_KEY", ""),
+			Prefix:    r.String("STORAGE_S3_PREFIX", ""),
+			UseSSL:    r.Bool("STORAGE_S3_USE_SSL", true),
 		},
+		UploadURLExpiry: r.Duration("STORAGE_UPLOAD_SIGNED_URL_EXPIRY", 0),
+		LeftoverAge:     r.Duration("STORAGE_GC_AGE", 0),
 	}
-	var errs []string
-	if v := getenv("STORAGE_S3_USE_SSL"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, "STORAGE_S3_USE_SSL: "+err.Error())
-		}
-		c.S3.UseSSL = b
+	for name, dst := range map[string]*int64{"STORAGE_FILE_SIZE_LIMIT": &c.FileSizeLimit, "STORAGE_IMAGE_MAX_BYTES": &c.ImageMaxBytes} {
+		r.Parse(name, func(v string) (err error) {
+			*dst, err = parseSize(v)
+			return err
+		})
 	}
-	if v := getenv("STORAGE_IMAGE_TRANSFORMATION"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, "STORAGE_IMAGE_TRANSFORMATION: "+err.Error())
-		}
-		c.ImageTransform = b
+	if err := c.defaults(); err != nil {
+		r.Fail("%w", err)
 	}
-	for _, f := range []struct {
-		name string
-		dst  *int64
-	}{{"STORAGE_FILE_SIZE_LIMIT", &c.FileSizeLimit}, {"STORAGE_IMAGE_MAX_BYTES", &c.ImageMaxBytes}} {
-		if v := getenv(f.name); v != "" {
-			n, err := parseSize(v)
-			if err != nil {
-				errs = append(errs, f.name+": "+err.Error())
-			}
-			*f.dst = n
-		}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *time.Duration
-	}{{"STORAGE_UPLOAD_SIGNED_URL_EXPIRY", &c.UploadURLExpiry}, {"STORAGE_GC_AGE", &c.LeftoverAge}} {
-		if v := getenv(f.name); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				errs = append(errs, f.name+": "+err.Error())
-			}
-			*f.dst = d
-		}
-	}
-	if len(errs) > 0 {
-		return c, fmt.Errorf("storage config: %s", strings.Join(errs, "; "))
-	}
-	return c, c.defaults()
+	return c, r.Err()
 }

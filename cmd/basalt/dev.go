@@ -114,8 +114,12 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	}
 	defer user.Close()
 
-	s, err := buildStack(ctx, config.Dev, cfg, getenv, admin, user, keys, log)
+	s, err := newStack(cfg, keys, log)
 	if err != nil {
+		return err
+	}
+	defer s.close()
+	if err := s.mount(ctx, config.Dev, getenv, pools{admin: admin, user: user}); err != nil {
 		return err
 	}
 	if theApp.DevData != nil {
@@ -149,6 +153,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	printBanner(stdout, st, seedNotes(cfg.SQLDir))
 	log.Info("basalt dev ready", "api_url", apiURL, "app_url", appURL, "pid", strconv.Itoa(os.Getpid()))
 	err = s.serve(ctx)
+	s.close() // services stop before the pools they use close
 	log.Info("shutting down")
 	return err
 }

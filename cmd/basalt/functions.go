@@ -2,9 +2,11 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline"
+	"github.com/basaltdev/basalt/functions/testfns"
 	"github.com/basaltdev/basalt/internal/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 )
@@ -29,5 +31,17 @@ func buildFunctions(d deps, getenv func(string) string) (http.Handler, error) {
 			return nil, err
 		}
 	}
+	// The functions-js suite's own functions, for running it against
+	// basalt dev (compat/official); never in basalt serve.
+	if d.Mode == config.Dev && testRegistry(getenv("BASALT_FUNCTIONS_TEST_REGISTRY")) {
+		fns = append(fns, testfns.Functions()...)
+		d.Log.Info("functions: the test registry is mounted", "functions", "hello, mirror, hijack, slow")
+	}
 	return functions.New(fcfg, fns...)
+}
+
+// testRegistry reads BASALT_FUNCTIONS_TEST_REGISTRY: 1/true mounts it.
+func testRegistry(v string) bool {
+	on, _ := strconv.ParseBool(v)
+	return on
 }

@@ -20,8 +20,8 @@ import (
 var apiKeyEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // keysFromConfig builds the serve key set: BASALT_KEYS_FILE, overlaid by
-// JWT_SECRET, JWT_PRIVATE_KEY, JWT_KEY_ID, JWT_SIGNING_ALG, ANON_KEY,
-// SERVICE_ROLE_KEY, PUBLISHABLE_KEY and SECRET_KEY.
+// JWT_SECRET, JWT_PRIVATE_KEY, JWT_KEY_ID, JWT_KEYS, JWT_SIGNING_ALG,
+// ANON_KEY, SERVICE_ROLE_KEY, PUBLISHABLE_KEY and SECRET_KEY.
 func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
 	// Order of precedence: the file gives a complete set, variables override
 	// single parts (an operator rotating only the secret, say).
@@ -46,6 +46,14 @@ func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
 			// A stable kid from the public key, so nodes agree without config.
 			sum := sha256.Sum256(append(ec.X.Bytes(), ec.Y.Bytes()...))
 			k.KID = base64.RawURLEncoding.EncodeToString(sum[:12])
+		}
+	}
+	if cfg.JWTKeys != "" {
+		// A key set's signing key decides how access tokens are signed,
+		// unless JWT_SIGNING_ALG says otherwise (then Validate refuses).
+		k.SigningAlg = ""
+		if err := k.SetKeySet([]byte(cfg.JWTKeys)); err != nil {
+			return nil, fmt.Errorf("JWT_KEYS: %w", err)
 		}
 	}
 	// Access tokens are ES256 when a key pair is available: clients can then

@@ -11,9 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pgtest"
+	gojwt "github.com/golang-jwt/jwt/v5"
+	"math/big"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -109,6 +116,21 @@ func TestServeConfigErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_EXPORTER") {
 		t.Errorf("serve with an unknown trace exporter: %v", err)
 	}
+	// Bad settings of the binary, of every service and of the app are all
+	// named in one refusal, before any connection is tried.
+	bad := map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x", "JWT_SECRET": "short",
+		"BASALT_READ_REPLICA_MAX_LAG": "xyz", "REST_MAX_BODY_BYTES": "abc", "REST_DB_MAX_ROWS": "many",
+		"STORAGE_FILE_SIZE_LIMIT": "huge", "STORAGE_BACKEND": "tape", "FUNCTIONS_TIMEOUT": "-1s",
+		"BACKLINE_PAYMENT_SANDBOX": "maybe", "BASALT_AUTH_RATE_LIMIT_OTP": "lots"}
+	err = run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(k string) string { return bad[k] })
+	for name := range bad {
+		if name == "DATABASE_URL" {
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(name, "BASALT_AUTH_")) {
+			t.Errorf("the refusal does not name %s: %v", name, err)
+		}
+	}
 }
 
 func TestKeysFromConfig(t *testing.T) {
@@ -150,6 +172,22 @@ func TestKeysFromConfig(t *testing.T) {
 		{name: "anon key from another secret", cfg: config.Config{JWTSecret: secret, AnonKey: foreign}, wantErr: "does not verify"},
 		{name: "anon key with the wrong role", cfg: config.Config{JWTSecret: secret, AnonKey: swapped}, wantErr: `carries role "service_role"`},
 		{name: "bad PEM", cfg: config.Config{JWTSecret: secret, JWTPrivateKey: "nope"}, wantErr: "JWT_PRIVATE_KEY"},
+		{name: "a JWK set signs access tokens with its signing key", cfg: config.Config{JWTSecret: secret, JWTKeys: rsaKeySet(t, "rsa-kid")},
+			check: func(t *testing.T, k *jwt.Keys) {
+				tok, err := k.Sign(gojwt.MapClaims{"role": "authenticated"})
+				if err != nil || k.SigningAlg != "RS256" {
+					t.Fatalf("alg %s: %v", k.SigningAlg, err)
+				}
+				if _, err := k.Verify(tok, time.Now()); err != nil {
+					t.Error(err)
+				}
+				if doc, _ := json.Marshal(k.JWKS()); !strings.Contains(string(doc), `"kid":"rsa-kid"`) {
+					t.Errorf("JWKS %s", doc)
+				}
+			}},
+		{name: "a JWK set and another signing algorithm", cfg: config.Config{JWTSecret: secret, JWTKeys: rsaKeySet(t, "k"), JWTSigningAlg: "ES256"},
+			wantErr: "signing key"},
+		{name: "a JWK set without a signing key", cfg: config.Config{JWTSecret: secret, JWTKeys: "[]"}, wantErr: "JWT_KEYS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,4 +240,91 @@ func TestSetAuthenticatorPassword(t *testing.T) {
 	if err != nil || !set || !login {
 		t.Errorf("password set %v, login %v (%v)", set, login, err)
 	}
+}
+
+// While migrations wait (another node holds the migration lock), the API
+// port is alive but not ready; it becomes ready once they have run.
+func TestServeNotReadyWhileMigrating(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewEmptyDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The lock migrate.Up takes ("basalt" in ASCII), held on one connection.
+	lock, err := pgx.Connect(ctx, db.AdminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close(context.Background()) })
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(0x62617361_6c74)); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	vars := map[string]string{
+		"DATABASE_URL": db.AdminURL, "BASALT_AUTHENTICATOR_URL": db.UserURL, "JWT_SECRET": strings.Repeat("k", 40),
+		"BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1", "BASALT_SQL_DIR": t.TempDir(),
+	}
+	out := &syncBuf{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}, out, out, func(k string) string { return vars[k] }) }()
+	base := "http://127.0.0.1:" + port
+	get := func(path string) (int, string) {
+		res, err := http.Get(base + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, strings.TrimSpace(string(b))
+	}
+	waitFor := func(path string, code int) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if c, _ := get(path); c == code {
+				return
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("serve exited: %v\n%s", err, out.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s never answered %d:\n%s", path, code, out.String())
+			}
+		}
+	}
+	waitFor("/health/live", 200)
+	for _, path := range []string{"/health/ready", "/health"} {
+		if code, body := get(path); code != 503 || !strings.Contains(body, `"status":"starting"`) {
+			t.Errorf("while migrating: GET %s = %d %s, want 503 starting", path, code, body)
+		}
+	}
+	if code, _ := get("/rest/v1/x"); code != 503 {
+		t.Errorf("while migrating: a service answered %d, want 503", code)
+	}
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_unlock($1)", int64(0x62617361_6c74)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("/health/ready", 200)
+	if code, body := get("/health"); code != 200 {
+		t.Errorf("after migrations: /health = %d %s", code, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve stop: %v\n%s", err, out.String())
+	}
+}
+
+// rsaKeySet is a one-key JWK set in GOTRUE_JWT_KEYS form.
+func rsaKeySet(t *testing.T, kid string) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(i *big.Int) string { return base64.RawURLEncoding.EncodeToString(i.Bytes()) }
+	b, _ := json.Marshal([]map[string]any{{
+		"kty": "RSA", "kid": kid, "alg": "RS256", "key_ops": []string{"sign", "verify"},
+		"n": enc(k.N), "e": enc(big.NewInt(int64(k.E))), "d": enc(k.D), "p": enc(k.Primes[0]), "q": enc(k.Primes[1]),
+	}})
+	return string(b)
 }

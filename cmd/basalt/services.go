@@ -4,15 +4,19 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/basaltdev/basalt/auth"
+	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/replica"
+	"github.com/basaltdev/basalt/realtime"
 	"github.com/basaltdev/basalt/rest"
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
@@ -26,6 +30,7 @@ type deps struct {
 	Getenv    func(string) string
 	Admin     *pgxpool.Pool // DATABASE_URL role: owner of the schemas
 	User      *pgxpool.Pool // role authenticator: requests on behalf of callers
+	Replica   *pgxpool.Pool // role authenticator on the read replica (nil: none)
 	Keys      *jwt.Keys
 	Log       *slog.Logger
 	PublicURL string // the API URL clients use
@@ -64,6 +69,27 @@ func devDefaults(d deps) map[string]string {
 	}
 }
 
+// checkSettings reads every service's and the app's settings without
+// building anything, so that a bad configuration is refused before any
+// connection with every problem named at once (with base, the binary's own).
+func checkSettings(base error, getenv func(string) string) error {
+	errs := []error{base}
+	_, err := auth.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = rest.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = storage.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = functions.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = realtime.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	if theApp.CheckSettings != nil {
+		errs = append(errs, theApp.CheckSettings(getenv))
+	}
+	return config.Join(errs...)
+}
+
 // buildServices constructs the services the gateway mounts; this is the one
 // place where services are wired. The returned cleanup stops what the
 // services run in the background.
@@ -93,6 +119,25 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 		return getenv(k)
 	}
 
+	// With a read replica, REST reads go to it; writes through any service
+	// pin the writer to the primary until the replica has them.
+	restOpts := []rest.Option{rest.WithLogger(d.Log)}
+	markWrites := func(h http.Handler) http.Handler { return h }
+	if d.Replica != nil {
+		router := replica.New(replica.Config{MaxLag: d.Config.ReadReplicaMaxLag, Poll: d.Config.ReadReplicaPoll},
+			d.Admin, d.Replica, d.Log)
+		closers = append(closers, router.Close)
+		if d.Metrics != nil {
+			for _, c := range router.Collectors() {
+				if err := d.Metrics.Register(c); err != nil {
+					return svcs, cleanup, fmt.Errorf("read replica metrics: %w", err)
+				}
+			}
+		}
+		restOpts = append(restOpts, rest.WithReplica(router))
+		markWrites = router.MarkWrites
+	}
+
 	authCfg, err := auth.ConfigFromEnv(withURL)
 	if err != nil {
 		return svcs, cleanup, err
@@ -101,13 +146,13 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("auth: %w", err)
 	}
-	svcs.Auth = authSvc
+	svcs.Auth = markWrites(authSvc)
 
 	restCfg, err := rest.ConfigFromEnv(getenv)
 	if err != nil {
 		return svcs, cleanup, err
 	}
-	restSvc, err := rest.New(restCfg, d.User, d.Admin, rest.WithLogger(d.Log))
+	restSvc, err := rest.New(restCfg, d.User, d.Admin, restOpts...)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("rest: %w", err)
 	}
@@ -126,13 +171,20 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("storage: %w", err)
 	}
-	svcs.Storage = storageSvc
+	svcs.Storage = markWrites(storageSvc)
+
+	rt, err := realtime.FromEnv(getenv, d.Admin, d.User, d.Keys, d.Log, d.Metrics)
+	if err != nil {
+		return svcs, cleanup, fmt.Errorf("realtime: %w", err)
+	}
+	closers = append(closers, rt.Close)
+	svcs.Realtime = rt
 
 	fnSvc, err := buildFunctions(d, getenv)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}
-	svcs.Functions = fnSvc
+	svcs.Functions = markWrites(fnSvc)
 	return svcs, cleanup, nil
 }
 

@@ -123,14 +123,18 @@ func applySeeds(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *sl
 // differ only in where the database, pools and keys come from; from here on
 // they share one code path.
 type stack struct {
-	cfg     config.Config
-	log     *slog.Logger
-	keys    *jwt.Keys
-	api     net.Listener
-	app     net.Listener // nil when the app server is off
+	cfg  config.Config
+	log  *slog.Logger
+	keys *jwt.Keys
+	api  net.Listener
+	app  net.Listener // nil when the app server is off
+	// front is what the API port serves: gateway.Starting until mount
+	// hands it the gateway, so probes get answers while migrations run.
+	front   *gateway.Handoff
 	handler *gateway.Gateway
 	appH    *gateway.App
 	cleanup func()
+	closed  sync.Once
 }
 
 // listen opens the API (and app) listeners so the ports are known and taken
@@ -144,12 +148,12 @@ func listen(host string, port int) (net.Listener, error) {
 	return ln, nil
 }
 
-// buildStack wires services, gateway and app server over the pools.
-func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv func(string) string,
-	admin, user *pgxpool.Pool, keys *jwt.Keys, log *slog.Logger) (*stack, error) {
+// newStack opens the listeners and builds the app server; the API answers
+// gateway.Starting until mount.
+func newStack(cfg config.Config, keys *jwt.Keys, log *slog.Logger) (*stack, error) {
 	// Listen first: services build links from the API URL, which is only
 	// known once the port is bound (BASALT_API_PORT=0 picks a free one).
-	s := &stack{cfg: cfg, log: log, keys: keys}
+	s := &stack{cfg: cfg, log: log, keys: keys, front: gateway.NewHandoff(gateway.Starting(buildVersion())), cleanup: func() {}}
 	var err error
 	if s.api, err = listen(cfg.Host, cfg.APIPort); err != nil {
 		return nil, err
@@ -160,48 +164,13 @@ func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv
 			return nil, err
 		}
 	}
-	closeListeners := func() {
-		s.api.Close()
-		if s.app != nil {
-			s.app.Close()
-		}
-	}
 	if s.cfg.PublicURL == "" {
 		s.cfg.PublicURL = fmt.Sprintf("http://127.0.0.1:%d", s.api.Addr().(*net.TCPAddr).Port)
 	}
-	cfg = s.cfg
-	_, appURL := s.urls()
-	// One registry for /metrics: the gateway's series, the pools' and
-	// whatever the services register.
-	reg := prometheus.NewRegistry()
-	if err := reg.Register(telemetry.NewPoolCollector(map[string]*pgxpool.Pool{"admin": admin, "user": user})); err != nil {
-		closeListeners()
-		return nil, err
-	}
-	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: admin, User: user,
-		Keys: keys, Log: log, Metrics: reg, PublicURL: cfg.PublicURL, AppURL: appURL})
-	if err != nil {
-		cleanup()
-		closeListeners()
-		return nil, fmt.Errorf("build services: %w", err)
-	}
-	s.cleanup = cleanup
-	s.handler, err = gateway.New(gateway.Config{
-		CORSOrigins:        cfg.CORSOrigins,
-		TrustedProxyHeader: cfg.TrustedProxyHeader,
-		Version:            buildVersion(),
-		Health:             func(ctx context.Context) error { return admin.Ping(ctx) },
-		Registry:           reg,
-	}, svcs, keys, log)
-	if err != nil {
-		cleanup()
-		closeListeners()
-		return nil, err
-	}
 	s.appH = gateway.NewApp(gateway.AppConfig{
-		Dir: cfg.AppDir,
+		Dir: s.cfg.AppDir,
 		Runtime: gateway.RuntimeConfig{
-			SupabaseURL:            cfg.PublicURL,
+			SupabaseURL:            s.cfg.PublicURL,
 			SupabaseAnonKey:        keys.AnonKey,
 			SupabasePublishableKey: keys.PublishableKey,
 		},
@@ -209,7 +178,52 @@ func buildStack(ctx context.Context, mode config.Mode, cfg config.Config, getenv
 	return s, nil
 }
 
-// serve runs the servers until ctx ends, then drains them.
+// pools are the database connections services run on.
+type pools struct {
+	admin   *pgxpool.Pool // DATABASE_URL role
+	user    *pgxpool.Pool // authenticator on the primary
+	replica *pgxpool.Pool // authenticator on the read replica; nil without one
+}
+
+// mount wires services and gateway over the pools and hands the API port
+// to the gateway.
+func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string) string, p pools) error {
+	cfg := s.cfg
+	_, appURL := s.urls()
+	// One registry for /metrics: the gateway's series, the pools' and
+	// whatever the services register.
+	reg := prometheus.NewRegistry()
+	named := map[string]*pgxpool.Pool{"admin": p.admin, "user": p.user}
+	if p.replica != nil {
+		named["replica"] = p.replica
+	}
+	if err := reg.Register(telemetry.NewPoolCollector(named)); err != nil {
+		return err
+	}
+	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: p.admin, User: p.user,
+		Replica: p.replica, Keys: s.keys, Log: s.log, Metrics: reg, PublicURL: cfg.PublicURL, AppURL: appURL})
+	if err != nil {
+		cleanup()
+		return fmt.Errorf("build services: %w", err)
+	}
+	s.handler, err = gateway.New(gateway.Config{
+		CORSOrigins:        cfg.CORSOrigins,
+		TrustedProxyHeader: cfg.TrustedProxyHeader,
+		Version:            buildVersion(),
+		Health:             func(ctx context.Context) error { return p.admin.Ping(ctx) },
+		Registry:           reg,
+	}, svcs, s.keys, s.log)
+	if err != nil {
+		cleanup()
+		return err
+	}
+	s.cleanup = cleanup
+	s.front.Set(s.handler)
+	return nil
+}
+
+// serve runs the servers until ctx ends, then drains them. The caller runs
+// s.close after it returns, so no in-flight request loses its service.
 func (s *stack) serve(ctx context.Context) error {
 	t := gateway.Timeouts{
 		ReadHeader: s.cfg.ReadHeaderTimeout, Read: s.cfg.ReadTimeout, Write: s.cfg.WriteTimeout,
@@ -217,14 +231,13 @@ func (s *stack) serve(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Both servers drain in parallel on shutdown; services are closed only
-	// after both have finished, so no in-flight request loses its service.
+	// Both servers drain in parallel on shutdown.
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		errs[0] = gateway.Serve(ctx, gateway.NewServer(s.handler, t), s.api, t.Shutdown)
+		errs[0] = gateway.Serve(ctx, gateway.NewServer(s.front, t), s.api, t.Shutdown)
 		cancel() // one server failing stops the other
 	}()
 	if s.app != nil {
@@ -236,8 +249,19 @@ func (s *stack) serve(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	s.cleanup()
 	return errors.Join(errs...)
+}
+
+// close stops the services and releases the ports (serve has closed them
+// already when it ran). Only the first call does anything.
+func (s *stack) close() {
+	s.closed.Do(func() {
+		s.cleanup()
+		s.api.Close()
+		if s.app != nil {
+			s.app.Close()
+		}
+	})
 }
 
 // urls returns the API and app URLs as clients reach them.

@@ -10,6 +10,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import { serveDist } from './serve.mjs'
+import { register as registerDashboards } from './dashboards.mjs'
+import { registerAdminTests } from './admin/admin-tests.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -382,6 +384,8 @@ test("an artist streaming their own track gets the spec's message", async () => 
   const { context, page } = await newPage()
   await signIn(page, email, password)
   assert.match(page.url(), /\/dashboard\/artist$/)
+  // The artist plays it where fans do: their public profile's tracks.
+  await page.goto(`${app}/profile/${artistId}`)
   await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
   await page.getByText('Artists cannot generate valid streams for their own tracks').waitFor({ timeout: 50000 })
   const [row] = await rest(`streams?track_id=eq.${track.id}&select=is_valid`)
@@ -406,6 +410,40 @@ test('a suspended user sees Account Suspended with the reason; a fan is denied s
   await page.getByRole('button', { name: 'Sign Out' }).click()
   await page.waitForURL(`${app}/`)
   await page.getByText('Signed out successfully').waitFor()
+  await context.close()
+})
+
+test('realtime: a notification for the signed-in fan raises the badge without a reload; a second tab shows them online', async () => {
+  const stamp = Date.now()
+  const email = `live${stamp}@e2e.backline.test`
+  const password = 'fan-password-123'
+  const id = await adminCreateUser({ email, password, role: 'fan', username: `live${stamp}` })
+  const { context, page } = await newPage()
+  const wsErrors = []
+  page.on('console', (m) => m.type() === 'error' && /websocket|realtime/i.test(m.text()) && wsErrors.push(m.text()))
+  await signIn(page, email, password)
+  const bell = page.getByRole('button', { name: 'Notifications' })
+  await bell.waitFor()
+  const badge = page.getByTestId('unread-badge')
+  const count = async () => ((await badge.count()) ? Number(await badge.innerText()) : 0)
+  const before = await count()
+  // Give the channel a moment to join, then insert behind the app's back.
+  await page.waitForTimeout(1500)
+  psql(`INSERT INTO public.notifications (user_id, type, title, message) VALUES ('${id}', 'system_update', 'Live ${stamp}', 'Sent while the page was open')`)
+  await page.waitForFunction(
+    (want) => Number(document.querySelector('[data-testid="unread-badge"]')?.textContent ?? 0) === want,
+    before + 1,
+    { timeout: 10_000 },
+  )
+  // Presence: another signed-in user sees this fan on the shared presence
+  // channel (__backlineOnline reads the presence list alone, not the RPC).
+  const email2 = `watch${stamp}@e2e.backline.test`
+  await adminCreateUser({ email: email2, password, role: 'fan', username: `watch${stamp}` })
+  const second = await newPage()
+  await signIn(second.page, email2, password)
+  await second.page.waitForFunction((fan) => (window.__backlineOnline?.() ?? []).includes(fan), id, { timeout: 10_000 })
+  await second.context.close()
+  assert.deepEqual(wsErrors, [], `websocket errors in the console: ${wsErrors.join(' | ')}`)
   await context.close()
 })
 
@@ -464,8 +502,7 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
   }
 })
 
-// The admin dashboard's journeys live in their own module.
-const { registerAdminTests } = await import('./admin/admin-tests.mjs')
+registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------

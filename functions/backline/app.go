@@ -10,7 +10,11 @@ import (
 // App plugs Backline into Basalt: its edge functions and, in dev, the demo
 // media its seed rows point at. Its schema and seed are SQL files.
 func App() appkit.App {
-	return appkit.App{Name: "backline", Functions: appFunctions, DevData: seedDemoMedia}
+	return appkit.App{Name: "backline", Functions: appFunctions, DevData: seedDemoMedia,
+		CheckSettings: func(getenv func(string) string) error {
+			_, err := ConfigFromEnv(getenv)
+			return err
+		}}
 }
 
 // appFunctions builds Backline's functions. In dev without provider keys
@@ -23,6 +27,7 @@ func appFunctions(env appkit.Env) ([]functions.Function, error) {
 		return nil, err
 	}
 	cfg.Log = env.Log
+	cfg.APIURL = env.PublicURL
 	if cfg.WantSandbox || (env.Dev && !cfg.ProvidersConfigured()) {
 		cfg.UseSandbox(env.FunctionsURL())
 		env.Log.Info("card payments use the local sandbox", "checkout", env.FunctionsURL()+"/sandbox/checkout/")

@@ -8,6 +8,7 @@
 //	flutterwave-webhook   credit payments whose browser never came back
 //	paystack-webhook      the same for Paystack
 //	client-ip             the caller's IP as the gateway saw it
+//	track-duration        measure an uploaded track's audio and record its length
 //	sandbox               the local provider sandbox (only when enabled)
 //
 // The functions hold no business rule of their own: money moves only inside
@@ -28,6 +29,7 @@ import (
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline/provider"
 	"github.com/basaltdev/basalt/functions/backline/sandbox"
+	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -58,6 +60,9 @@ type Config struct {
 	// Sandbox, when set, serves the local provider sandbox as the function
 	// "sandbox", and points both providers at it (see UseSandbox).
 	Sandbox *sandbox.Config
+	// APIURL is the Basalt API as this server reaches it; track-duration
+	// reads uploaded audio from its public storage URLs.
+	APIURL string
 	// HTTP calls the providers; nil means a client with a 20 s timeout.
 	HTTP *http.Client
 	// Log receives operational messages; nil discards them.
@@ -81,27 +86,19 @@ const (
 //	PAYSTACK_BASE_URL             default https://api.paystack.co
 //	BACKLINE_PAYMENT_SANDBOX      true: use the local sandbox instead of the providers
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	env := func(k, def string) string {
-		if v := strings.TrimSpace(getenv(k)); v != "" {
-			return v
-		}
-		return def
-	}
+	r := config.NewReader(getenv)
 	cfg := Config{
-		SiteURL:    env("SITE_URL", "http://localhost:3000"),
-		ReturnPath: env("BACKLINE_PAYMENT_RETURN_PATH", "/dashboard"),
-		Flutterwave: ProviderConfig{BaseURL: env("FLUTTERWAVE_BASE_URL", FlutterwaveAPI),
-			SecretKey: env("FLUTTERWAVE_SECRET_KEY", ""), SecretHash: env("FLUTTERWAVE_SECRET_HASH", "")},
-		Paystack: ProviderConfig{BaseURL: env("PAYSTACK_BASE_URL", PaystackAPI), SecretKey: env("PAYSTACK_SECRET_KEY", "")},
+		SiteURL:    r.String("SITE_URL", "http://localhost:3000"),
+		ReturnPath: r.String("BACKLINE_PAYMENT_RETURN_PATH", "/dashboard"),
+		Flutterwave: ProviderConfig{BaseURL: r.String("FLUTTERWAVE_BASE_URL", FlutterwaveAPI),
+			SecretKey: r.String("FLUTTERWAVE_SECRET_KEY", ""), SecretHash: r.String("FLUTTERWAVE_SECRET_HASH", "")},
+		Paystack:    ProviderConfig{BaseURL: r.String("PAYSTACK_BASE_URL", PaystackAPI), SecretKey: r.String("PAYSTACK_SECRET_KEY", "")},
+		WantSandbox: r.Bool("BACKLINE_PAYMENT_SANDBOX", false),
 	}
-	switch v := strings.ToLower(env("BACKLINE_PAYMENT_SANDBOX", "false")); v {
-	case "1", "true", "yes", "on":
-		cfg.WantSandbox = true
-	case "0", "false", "no", "off":
-	default:
-		return cfg, fmt.Errorf("backline config: BACKLINE_PAYMENT_SANDBOX=%q: want true or false", v)
+	for _, bad := range cfg.problems() {
+		r.Fail("%s", bad)
 	}
-	return cfg, cfg.validate()
+	return cfg, r.Err()
 }
 
 // ProvidersConfigured reports whether any real provider has a secret key.
@@ -109,7 +106,8 @@ func (c *Config) ProvidersConfigured() bool {
 	return c.Flutterwave.SecretKey != "" || c.Paystack.SecretKey != ""
 }
 
-func (c *Config) validate() error {
+// problems lists what is wrong with the settings, one line each.
+func (c *Config) problems() []string {
 	var bad []string
 	for name, v := range map[string]string{"SITE_URL": c.SiteURL, "FLUTTERWAVE_BASE_URL": c.Flutterwave.BaseURL,
 		"PAYSTACK_BASE_URL": c.Paystack.BaseURL} {
@@ -120,10 +118,7 @@ func (c *Config) validate() error {
 	if !strings.HasPrefix(c.ReturnPath, "/") {
 		bad = append(bad, fmt.Sprintf("BACKLINE_PAYMENT_RETURN_PATH: %q must start with /", c.ReturnPath))
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("backline config: %s", strings.Join(bad, "; "))
-	}
-	return nil
+	return bad
 }
 
 // UseSandbox switches both providers to the local sandbox for `basalt dev`:
@@ -153,6 +148,7 @@ type Backline struct {
 	flw     *provider.FlutterwaveClient
 	ps      *provider.PaystackClient
 	sandbox *sandbox.Sandbox
+	media   *http.Client // reads stored audio (track-duration)
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -164,13 +160,13 @@ func New(cfg Config, userPool pg.DB) (*Backline, error) {
 	if cfg.ReturnPath == "" {
 		cfg.ReturnPath = "/dashboard"
 	}
-	if err := cfg.validate(); err != nil {
-		return nil, err
+	if bad := cfg.problems(); len(bad) > 0 {
+		return nil, fmt.Errorf("backline config: %s", strings.Join(bad, "; "))
 	}
 	if userPool == nil {
 		return nil, fmt.Errorf("backline: no database pool")
 	}
-	b := &Backline{cfg: cfg, db: userPool, log: cfg.Log, now: time.Now}
+	b := &Backline{cfg: cfg, db: userPool, log: cfg.Log, now: time.Now, media: &http.Client{Timeout: 60 * time.Second}}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -202,6 +198,7 @@ func (b *Backline) Functions() []functions.Function {
 		{Name: "flutterwave-webhook", VerifyJWT: false, Handler: b.flutterwaveWebhook},
 		{Name: "paystack-webhook", VerifyJWT: false, Handler: b.paystackWebhook},
 		{Name: "client-ip", VerifyJWT: true, Handler: b.clientIP},
+		{Name: "track-duration", VerifyJWT: true, Handler: b.trackDuration},
 	}
 	if b.sandbox != nil {
 		// The hosted checkout page is opened by a plain browser navigation,

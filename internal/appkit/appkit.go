@@ -25,6 +25,10 @@ type App struct {
 	// Functions builds the app's edge functions, served under
 	// /functions/v1/{name}.
 	Functions func(env Env) ([]functions.Function, error)
+	// CheckSettings reports every bad app setting in getenv, so that
+	// `basalt serve` can refuse to start with one message naming them all
+	// before it connects anywhere.
+	CheckSettings func(getenv func(string) string) error
 	// DevData runs in `basalt dev` after the migrations and seeds, with the
 	// API up in process: the place to generate demo files that seed rows
 	// point at. It must be idempotent: dev runs it on every start.

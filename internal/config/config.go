@@ -108,17 +108,108 @@ func (r *Reader) List(name string, def []string) []string {
 	return out
 }
 
+// Int64 returns the variable as a 64-bit integer, or def when unset.
+func (r *Reader) Int64(name string, def int64) int64 {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
+		return def
+	}
+	return n
+}
+
+// PositiveInt64 is Int64 for settings that must be above zero (sizes, caps).
+func (r *Reader) PositiveInt64(name string, def int64) int64 {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
+		return def
+	}
+	if n <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%d: must be a positive number", name, n))
+		return def
+	}
+	return n
+}
+
+// PositiveDuration is Duration for settings where zero makes no sense.
+func (r *Reader) PositiveDuration(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: not a positive duration (examples: 30s, 5m, 1h)", name, v))
+		return def
+	}
+	return d
+}
+
+// Parse hands the variable, when set, to parse, a service's own format
+// (sizes such as "50MB", enumerations); its error is recorded as a problem
+// of that variable.
+func (r *Reader) Parse(name string, parse func(string) error) {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return
+	}
+	if err := parse(v); err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: %w", name, v, err))
+	}
+}
+
 // Fail records a problem found by the caller's own validation.
 func (r *Reader) Fail(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Errorf(format, args...))
 }
 
-// Err returns every problem found, joined, or nil.
+// Err returns every problem found, or nil.
 func (r *Reader) Err() error {
 	if len(r.errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("invalid configuration: %w", errors.Join(r.errs...))
+	return &Problems{List: r.errs}
+}
+
+// Problems is every bad setting of a configuration: what Reader.Err and
+// Join return, so the binary can report all of them in one message.
+type Problems struct{ List []error }
+
+func (p *Problems) Error() string {
+	return "invalid configuration: " + errors.Join(p.List...).Error()
+}
+
+// Unwrap gives errors.Is and errors.As the individual problems.
+func (p *Problems) Unwrap() []error { return p.List }
+
+// Join merges the errors of several configurations (the binary's and each
+// service's) into one Problems, flattening those that already are, so a
+// start-up with several bad variables names them all at once.
+func Join(errs ...error) error {
+	var all []error
+	for _, err := range errs {
+		var p *Problems
+		switch {
+		case err == nil:
+		case errors.As(err, &p):
+			all = append(all, p.List...)
+		default:
+			all = append(all, err)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return &Problems{List: all}
 }
 
 // Config is the binary's own configuration. Services read theirs separately.
@@ -149,13 +240,23 @@ type Config struct {
 	// AuthenticatorPassword, when set and AuthenticatorURL is empty, is used
 	// with DatabaseURL's host and database, and basalt sets it on the role.
 	AuthenticatorPassword string
+	// ReadReplicaURL is a streaming read replica of DatabaseURL's server
+	// that REST reads use (serve only); empty: every read on the primary.
+	ReadReplicaURL string
+	// ReadReplicaMaxLag: past it reads fall back to the primary (default 5s).
+	ReadReplicaMaxLag time.Duration
+	// ReadReplicaPoll is how often the replica's position is read (default 100ms).
+	ReadReplicaPoll time.Duration
 
 	// Keys: JWTSecret etc. override keys.json (required by serve unless
 	// BASALT_KEYS_FILE points at a keys.json).
-	JWTSecret       string
-	JWTPrivateKey   string // PEM of the ES256 key (optional)
-	JWTKeyID        string
-	JWTSigningAlg   string // ES256 (default when a private key is given) or HS256
+	JWTSecret     string
+	JWTPrivateKey string // PEM of the ES256 key (optional)
+	JWTKeyID      string
+	JWTSigningAlg string // ES256 (default when a private key is given), HS256, or RS256 with JWTKeys
+	// JWTKeys is a JWK set (GoTrue's GOTRUE_JWT_KEYS format) whose signing
+	// key signs access tokens; every key verifies.
+	JWTKeys         string
 	AnonKey         string
 	ServiceRoleKey  string
 	PublishableKey  string
@@ -196,10 +297,14 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		DatabaseURL:           r.String("DATABASE_URL", ""),
 		AuthenticatorURL:      r.String("BASALT_AUTHENTICATOR_URL", ""),
 		AuthenticatorPassword: r.String("BASALT_AUTHENTICATOR_PASSWORD", ""),
+		ReadReplicaURL:        r.String("BASALT_READ_REPLICA_URL", ""),
+		ReadReplicaMaxLag:     r.Duration("BASALT_READ_REPLICA_MAX_LAG", 5*time.Second),
+		ReadReplicaPoll:       r.Duration("BASALT_READ_REPLICA_POLL", 100*time.Millisecond),
 		JWTSecret:             r.String("JWT_SECRET", ""),
 		JWTPrivateKey:         r.String("JWT_PRIVATE_KEY", ""),
 		JWTKeyID:              r.String("JWT_KEY_ID", ""),
 		JWTSigningAlg:         strings.ToUpper(r.String("JWT_SIGNING_ALG", "")),
+		JWTKeys:               r.String("JWT_KEYS", r.String("GOTRUE_JWT_KEYS", "")),
 		AnonKey:               r.String("ANON_KEY", ""),
 		ServiceRoleKey:        r.String("SERVICE_ROLE_KEY", ""),
 		PublishableKey:        r.String("PUBLISHABLE_KEY", ""),
@@ -232,9 +337,9 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		r.Fail("BASALT_LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
 	}
 	switch c.JWTSigningAlg {
-	case "", "ES256", "HS256":
+	case "", "ES256", "HS256", "RS256":
 	default:
-		r.Fail("JWT_SIGNING_ALG=%q: want ES256 or HS256", c.JWTSigningAlg)
+		r.Fail("JWT_SIGNING_ALG=%q: want ES256, HS256 or RS256", c.JWTSigningAlg)
 	}
 	if mode == Serve {
 		if c.DatabaseURL == "" {
@@ -245,6 +350,15 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		}
 		if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
 			r.Fail("JWT_SECRET must be at least 32 characters")
+		}
+	}
+	if c.ReadReplicaURL != "" {
+		if u, err := url.Parse(c.ReadReplicaURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			r.Fail("BASALT_READ_REPLICA_URL: want a postgres:// URL")
+		}
+		if c.ReadReplicaPoll <= 0 || c.ReadReplicaMaxLag <= c.ReadReplicaPoll {
+			r.Fail("BASALT_READ_REPLICA_MAX_LAG (%s) must be longer than BASALT_READ_REPLICA_POLL (%s), which must be positive",
+				c.ReadReplicaMaxLag, c.ReadReplicaPoll)
 		}
 	}
 	for _, o := range c.CORSOrigins {
@@ -270,5 +384,35 @@ func (c Config) UserDatabaseURL() (string, error) {
 		return "", fmt.Errorf("DATABASE_URL must be a postgres:// URL to derive the authenticator URL")
 	}
 	u.User = url.UserPassword("authenticator", c.AuthenticatorPassword)
+	return u.String(), nil
+}
+
+// ReplicaUserURL returns the URL REST reads connect to the read replica
+// with: ReadReplicaURL as it is when it names a user, else ReadReplicaURL as
+// role authenticator with the password of the primary's authenticator
+// connection (from AuthenticatorURL or AuthenticatorPassword). Empty when no
+// replica is configured.
+func (c Config) ReplicaUserURL() (string, error) {
+	if c.ReadReplicaURL == "" {
+		return "", nil
+	}
+	u, err := url.Parse(c.ReadReplicaURL)
+	if err != nil {
+		return "", fmt.Errorf("BASALT_READ_REPLICA_URL: %w", err)
+	}
+	if u.User != nil && u.User.Username() != "" {
+		return c.ReadReplicaURL, nil
+	}
+	password := c.AuthenticatorPassword
+	if c.AuthenticatorURL != "" {
+		if au, err := url.Parse(c.AuthenticatorURL); err == nil && au.User != nil {
+			password, _ = au.User.Password()
+		}
+	}
+	if password == "" {
+		u.User = url.User("authenticator")
+	} else {
+		u.User = url.UserPassword("authenticator", password)
+	}
 	return u.String(), nil
 }

@@ -23,6 +23,7 @@ func TestLoadDefaults(t *testing.T) {
 		APIPort: 54321, AppPort: 3000, DBPort: 54322, ApplyMigrations: true,
 		CORSOrigins: []string{"*"}, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ShutdownTimeout: 15 * time.Second, LogLevel: "info",
+		ReadReplicaMaxLag: 5 * time.Second, ReadReplicaPoll: 100 * time.Millisecond,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -51,14 +52,16 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	_, err := config.Load(config.Serve, env(map[string]string{
 		"BASALT_API_PORT": "http", "BASALT_DB_PORT": "70000", "BASALT_HTTP_IDLE_TIMEOUT": "forever",
-		"BASALT_MIGRATE": "maybe", "JWT_SIGNING_ALG": "RS256", "BASALT_CORS_ORIGINS": "example.com",
+		"BASALT_MIGRATE": "maybe", "JWT_SIGNING_ALG": "PS256", "BASALT_CORS_ORIGINS": "example.com",
 		"BASALT_LOG_LEVEL": "loud", "API_EXTERNAL_URL": "ftp://x",
+		"BASALT_READ_REPLICA_URL": "replica:5432", "BASALT_READ_REPLICA_MAX_LAG": "50ms",
 	}))
 	if err == nil {
 		t.Fatal("Load accepted a bad environment")
 	}
 	for _, want := range []string{"BASALT_API_PORT", "BASALT_DB_PORT", "BASALT_HTTP_IDLE_TIMEOUT", "BASALT_MIGRATE",
-		"JWT_SIGNING_ALG", "BASALT_CORS_ORIGINS", "BASALT_LOG_LEVEL", "API_EXTERNAL_URL", "DATABASE_URL is required", "JWT_SECRET"} {
+		"JWT_SIGNING_ALG", "BASALT_CORS_ORIGINS", "BASALT_LOG_LEVEL", "API_EXTERNAL_URL", "DATABASE_URL is required", "JWT_SECRET",
+		"BASALT_READ_REPLICA_URL: want a postgres:// URL", "BASALT_READ_REPLICA_MAX_LAG (50ms) must be longer than BASALT_READ_REPLICA_POLL (100ms)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}
@@ -85,6 +88,31 @@ func TestUserDatabaseURL(t *testing.T) {
 			got, err := tt.cfg.UserDatabaseURL()
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("UserDatabaseURL() = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestReplicaUserURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		cfg  config.Config
+		want string
+	}{
+		{"no replica", config.Config{AuthenticatorPassword: "p"}, ""},
+		{"a user in the URL is kept", config.Config{ReadReplicaURL: "postgres://reader:r@replica/app", AuthenticatorPassword: "p"},
+			"postgres://reader:r@replica/app"},
+		{"authenticator with the configured password", config.Config{ReadReplicaURL: "postgres://replica:5433/app?sslmode=require", AuthenticatorPassword: "p@ss"},
+			"postgres://authenticator:p%40ss@replica:5433/app?sslmode=require"},
+		{"authenticator with the password of its URL", config.Config{ReadReplicaURL: "postgres://replica/app", AuthenticatorURL: "postgres://authenticator:x@primary/app"},
+			"postgres://authenticator:x@replica/app"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got, err := tt.cfg.ReplicaUserURL(); err != nil || got != tt.want {
+				t.Errorf("ReplicaUserURL() = %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}

@@ -1,7 +1,9 @@
 // Package jwt holds the project's signing keys and signs and verifies the
 // JWTs Basalt deals in: user access tokens (ES256 with a kid by default, HS256
-// optional) and the long-lived anon and service_role API keys (HS256, the
-// shape of Supabase's legacy keys). It also serves the JWKS document.
+// optional, or the signing key of a JWK set such as GoTrue's
+// GOTRUE_JWT_KEYS: RS256, ES256 or HS256) and the long-lived anon and
+// service_role API keys (HS256, the shape of Supabase's legacy keys). It
+// also serves the JWKS document.
 package jwt
 
 import (
@@ -32,8 +34,14 @@ type Keys struct {
 	EC *ecdsa.PrivateKey
 	// KID identifies EC in token headers and the JWKS.
 	KID string
-	// SigningAlg is "ES256" (default) or "HS256" for access tokens.
+	// SigningAlg is "ES256" (default) or "HS256" for access tokens; with a
+	// key set, the algorithm of its signing key.
 	SigningAlg string
+	// Set is an asymmetric (or extra symmetric) key set given as JWKs:
+	// its signing key signs access tokens, every key verifies, the public
+	// keys are in the JWKS. KeySetJSON is the set as given, for keys.json.
+	Set        []*SetKey
+	KeySetJSON json.RawMessage
 	// AnonKey and ServiceRoleKey are the long-lived project API keys.
 	AnonKey, ServiceRoleKey string
 	// PublishableKey and SecretKey are the opaque new-format keys
@@ -51,6 +59,9 @@ type file struct {
 	ServiceRoleKey string `json:"service_role_key"`
 	PublishableKey string `json:"publishable_key"`
 	SecretKey      string `json:"secret_key"`
+	// JWTKeys is a JWK set, GoTrue's GOTRUE_JWT_KEYS format (a JSON array
+	// of private JWKs, exactly one with "sign" in key_ops).
+	JWTKeys json.RawMessage `json:"jwt_keys,omitempty"`
 }
 
 // apiKeyLifetime is how long generated API keys stay valid.
@@ -143,6 +154,11 @@ func Load(path string) (*Keys, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	if len(f.JWTKeys) > 0 {
+		if err := k.SetKeySet(f.JWTKeys); err != nil {
+			return nil, fmt.Errorf("%s: jwt_keys: %w", path, err)
+		}
+	}
 	if k.SigningAlg == "" {
 		k.SigningAlg = "ES256"
 	}
@@ -152,7 +168,7 @@ func Load(path string) (*Keys, error) {
 // Save writes keys.json with mode 0600.
 func (k *Keys) Save(path string) error {
 	f := file{JWTSecret: string(k.Secret), KID: k.KID, SigningAlg: k.SigningAlg, AnonKey: k.AnonKey,
-		ServiceRoleKey: k.ServiceRoleKey, PublishableKey: k.PublishableKey, SecretKey: k.SecretKey}
+		ServiceRoleKey: k.ServiceRoleKey, PublishableKey: k.PublishableKey, SecretKey: k.SecretKey, JWTKeys: k.KeySetJSON}
 	if k.EC != nil {
 		der, err := x509.MarshalPKCS8PrivateKey(k.EC)
 		if err != nil {
@@ -190,10 +206,31 @@ func ParseECPrivateKeyPEM(s string) (*ecdsa.PrivateKey, error) {
 	return x509.ParseECPrivateKey(block.Bytes)
 }
 
+// SetKeySet takes a JWK set (see ParseKeySet) as the project's key set;
+// without a signing algorithm chosen, tokens take its signing key's.
+func (k *Keys) SetKeySet(raw []byte) error {
+	set, err := ParseKeySet(raw)
+	if err != nil {
+		return err
+	}
+	k.Set, k.KeySetJSON = set, append(json.RawMessage(nil), raw...)
+	if k.SigningAlg == "" {
+		k.SigningAlg = k.signingKey().Alg
+	}
+	return nil
+}
+
 // Validate rejects key sets that cannot sign what they are asked to.
 func (k *Keys) Validate() error {
 	if len(k.Secret) < 32 {
 		return errors.New("jwt secret must be at least 32 characters")
+	}
+	if sk := k.signingKey(); sk != nil {
+		// A key set decides how access tokens are signed.
+		if k.SigningAlg != sk.Alg {
+			return fmt.Errorf("signing algorithm %q, but the signing key %q of the key set is %s", k.SigningAlg, sk.KID, sk.Alg)
+		}
+		return nil
 	}
 	switch k.SigningAlg {
 	case "HS256":
@@ -210,8 +247,17 @@ func (k *Keys) Validate() error {
 	return nil
 }
 
-// Sign signs claims as an access token with the configured algorithm.
+// Sign signs claims as an access token with the configured algorithm: the
+// key set's signing key when there is one (its kid in the header).
 func (k *Keys) Sign(claims gojwt.Claims) (string, error) {
+	if sk := k.signingKey(); sk != nil {
+		t := gojwt.NewWithClaims(gojwt.GetSigningMethod(sk.Alg), claims)
+		t.Header["kid"] = sk.KID
+		if sk.secret != nil {
+			return t.SignedString(sk.secret)
+		}
+		return t.SignedString(sk.private)
+	}
 	if k.SigningAlg == "HS256" {
 		return k.SignHS256(claims)
 	}
@@ -228,9 +274,11 @@ func (k *Keys) SignHS256(claims gojwt.Claims) (string, error) {
 // JWK is one public key of the JWKS document.
 type JWK struct {
 	Kty    string   `json:"kty"`
-	Crv    string   `json:"crv"`
-	X      string   `json:"x"`
-	Y      string   `json:"y"`
+	Crv    string   `json:"crv,omitempty"`
+	X      string   `json:"x,omitempty"`
+	Y      string   `json:"y,omitempty"`
+	N      string   `json:"n,omitempty"`
+	E      string   `json:"e,omitempty"`
 	Kid    string   `json:"kid"`
 	Alg    string   `json:"alg"`
 	Use    string   `json:"use"`
@@ -249,10 +297,19 @@ func (k *Keys) JWKS() map[string][]JWK {
 			Y: base64.RawURLEncoding.EncodeToString(k.EC.Y.FillBytes(make([]byte, size))),
 		})
 	}
+	for _, s := range k.Set {
+		if j, ok := s.publicJWK(); ok {
+			keys = append(keys, j)
+		}
+	}
 	return map[string][]JWK{"keys": keys}
 }
 
 // Fingerprint is a short non-secret id for the key set, for logs.
 func (k *Keys) Fingerprint() string {
-	return hex.EncodeToString([]byte(k.KID))[:8]
+	kid := k.KID
+	if sk := k.signingKey(); sk != nil {
+		kid = sk.KID
+	}
+	return (hex.EncodeToString([]byte(kid)) + "00000000")[:8]
 }

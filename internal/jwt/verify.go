@@ -39,8 +39,10 @@ var (
 const Leeway = 30 * time.Second
 
 // Verify checks signature and time claims (exp, nbf, iat, with Leeway) and
-// returns the claims. Tokens with a kid must match the ES256 key; tokens
-// without one are tried with the HS256 secret, as GoTrue and PostgREST do.
+// returns the claims. A token's kid picks the key of the key set (or the
+// ES256 key) it is checked with; HS256 tokens without a known kid are tried
+// with the secret, as GoTrue and PostgREST do; an RS256 or ES256 token
+// without a kid is tried with every key of its algorithm.
 //
 // The time rules are PostgREST's: each claim, when present, may be off by
 // 30 seconds of clock skew, and an iat in the future beyond that is
@@ -53,26 +55,15 @@ func (k *Keys) Verify(token string, now time.Time) (*Claims, error) {
 	}
 	mc := gojwt.MapClaims{}
 	parser := gojwt.NewParser(
-		gojwt.WithValidMethods([]string{"HS256", "ES256"}),
+		gojwt.WithValidMethods([]string{"HS256", "ES256", "RS256"}),
 		gojwt.WithLeeway(Leeway),
 		gojwt.WithIssuedAt(),
 		gojwt.WithTimeFunc(func() time.Time { return now }),
 		gojwt.WithJSONNumber(),
 	)
 	_, err := parser.ParseWithClaims(token, mc, func(t *gojwt.Token) (any, error) {
-		switch t.Method.Alg() {
-		case "HS256":
-			return k.Secret, nil
-		case "ES256":
-			if k.EC == nil {
-				return nil, errors.New("no ES256 key configured")
-			}
-			if kid, _ := t.Header["kid"].(string); kid != "" && kid != k.KID {
-				return nil, fmt.Errorf("unknown kid %q", kid)
-			}
-			return &k.EC.PublicKey, nil
-		}
-		return nil, fmt.Errorf("unsupported alg %v", t.Header["alg"])
+		kid, _ := t.Header["kid"].(string)
+		return k.verifyKey(t.Method.Alg(), kid)
 	})
 	switch {
 	case err == nil:
@@ -126,7 +117,28 @@ type Caller struct {
 	// APIKeyRole is the role of the project key the request presented
 	// ("anon" or "service_role"), empty when none was needed.
 	APIKeyRole string
+	// Source says where Token came from.
+	Source TokenSource
 }
+
+// TokenSource is where the gateway took a request's bearer token from.
+type TokenSource uint8
+
+// Token sources.
+const (
+	// SourceNone: no token (no Authorization, no usable API key).
+	SourceNone TokenSource = iota
+	// SourceAuthorization: the client's own Authorization header.
+	SourceAuthorization
+	// SourceNewKey: the client sent no Authorization; Token is the JWT an
+	// sb_ API key stands for.
+	SourceNewKey
+	// SourceLegacyKey: the client sent no Authorization; Token is its API
+	// key, a JWT itself. Supabase's gateway passes such a key on without the
+	// Bearer scheme, so GoTrue sees no bearer token (PostgREST and Storage
+	// still read it as the caller's role).
+	SourceLegacyKey
+)
 
 type callerKey struct{}
 

@@ -42,6 +42,21 @@ const DefaultMaxConns = 10
 // Connect opens a pool and pings it, because pgxpool.New returns before any
 // connection is made. configure runs last and may change anything.
 func Connect(ctx context.Context, url string, configure func(*pgxpool.Config)) (*pgxpool.Pool, error) {
+	pool, err := Open(url, configure)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		cfg := pool.Config().ConnConfig
+		return nil, fmt.Errorf("ping database %s@%s: %w", cfg.User, cfg.Host, err)
+	}
+	return pool, nil
+}
+
+// Open opens a pool without connecting, for a server that may be away at
+// start (a read replica) and whose users cope with failed connections.
+func Open(url string, configure func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
@@ -57,13 +72,9 @@ func Connect(ctx context.Context, url string, configure func(*pgxpool.Config)) (
 	if configure != nil {
 		configure(cfg)
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open pool: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("ping database %s@%s: %w", cfg.ConnConfig.User, cfg.ConnConfig.Host, err)
 	}
 	return pool, nil
 }

@@ -253,3 +253,78 @@ func TestFindBinDirErrorSaysWhatToInstall(t *testing.T) {
 		}
 	}
 }
+
+// A standby made by StartStandby is in recovery, refuses writes and
+// replays what the primary commits afterwards.
+func TestStandby(t *testing.T) {
+	if _, err := pgcluster.FindBinDir(); err != nil {
+		if os.Getenv("PGTEST_REQUIRED") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	primary, stop, err := pgcluster.StartTemp(ctx, "pgp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	standby, stopStandby, err := pgcluster.StartTempStandby(ctx, primary, "pgs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopStandby()
+	purl, surl := primary.SocketURL("postgres", "postgres"), standby.SocketURL("postgres", "postgres")
+	if got := query(t, surl, "SELECT pg_is_in_recovery()::text"); got != "true" {
+		t.Fatalf("standby in recovery: %s", got)
+	}
+	exec1(t, purl, "CREATE TABLE t AS SELECT 'replicated'::text AS v")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if got := query(t, surl, "SELECT count(*)::text FROM pg_class WHERE relname = 't'"); got == "1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the standby never replayed the new table")
+		}
+	}
+	if got := query(t, surl, "SELECT v FROM t"); got != "replicated" {
+		t.Errorf("standby reads %q", got)
+	}
+}
+
+// TestPreloadsStatStatements: the server loads pg_stat_statements, as
+// Supabase's does, so EXPLAIN VERBOSE reports a query identifier; a cluster
+// whose settings name their own preloads keeps them.
+func TestPreloadsStatStatements(t *testing.T) {
+	t.Parallel()
+	bin, err := pgcluster.FindBinDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Join(bin, "postgres")); err == nil {
+		bin = filepath.Dir(real)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(bin), "lib", "pg_stat_statements.so")); err != nil {
+		t.Skipf("this PostgreSQL has no pg_stat_statements: %v", err)
+	}
+	c := newCluster(t)
+	start(t, c)
+	sock := c.SocketURL("postgres", "postgres")
+	if got := query(t, sock, `SHOW shared_preload_libraries`); got != "pg_stat_statements" {
+		t.Errorf("shared_preload_libraries = %q", got)
+	}
+	plan := query(t, sock, `EXPLAIN (VERBOSE, FORMAT JSON) SELECT 1`)
+	if !strings.Contains(plan, `"Query Identifier"`) {
+		t.Errorf("no query identifier in %s", plan)
+	}
+	exec1(t, sock, `CREATE EXTENSION pg_stat_statements`)
+	query(t, sock, `SELECT count(*)::text FROM pg_stat_statements`)
+
+	own := newCluster(t)
+	own.Settings["shared_preload_libraries"] = "''"
+	start(t, own)
+	if got := query(t, own.SocketURL("postgres", "postgres"), `SHOW shared_preload_libraries`); got != "" {
+		t.Errorf("own setting: shared_preload_libraries = %q", got)
+	}
+}

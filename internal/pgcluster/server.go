@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -99,8 +100,8 @@ func (c *Cluster) spawn() (*server, error) {
 		listen = "127.0.0.1"
 	}
 	// Not tied to a context: the server outlives the call that started it.
-	cmd := c.command(context.Background(), "postgres", "-D", c.DataDir, "-k", c.SocketDir,
-		"-h", listen, "-p", strconv.Itoa(c.portOrDefault()))
+	args := []string{"-D", c.DataDir, "-k", c.SocketDir, "-h", listen, "-p", strconv.Itoa(c.portOrDefault())}
+	cmd := c.command(context.Background(), "postgres", append(args, c.preload()...)...)
 	cmd.Stdout, cmd.Stderr = f, f
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -195,4 +196,41 @@ func zombie(pid int) bool {
 	// and may itself contain spaces or parentheses.
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+// preloadLibrary is the library Supabase's PostgreSQL preloads: with it,
+// statements get query ids (EXPLAIN VERBOSE shows "Query Identifier") and
+// pg_stat_statements can be created and read.
+const preloadLibrary = "pg_stat_statements"
+
+// preload returns the server flag that loads preloadLibrary, when the
+// server's library folder has it and the settings do not choose their own
+// preloads. It is given at every start, so clusters created before it get
+// it too.
+func (c *Cluster) preload() []string {
+	if _, set := c.Settings["shared_preload_libraries"]; set {
+		return nil
+	}
+	for _, dir := range c.libDirs() {
+		if _, err := os.Stat(filepath.Join(dir, preloadLibrary+".so")); err == nil {
+			return []string{"-c", "shared_preload_libraries=" + preloadLibrary}
+		}
+	}
+	return nil
+}
+
+// libDirs are where the server's loadable modules may live: pg_config's
+// answer when it is next to the server, else the lib folder beside its bin
+// folder (Debian's /usr/lib/postgresql/N, source builds, the PGDG
+// packages). The bin folder is the real one behind a symlinked postgres.
+func (c *Cluster) libDirs() []string {
+	bin := c.BinDir
+	if real, err := filepath.EvalSymlinks(filepath.Join(bin, "postgres")); err == nil {
+		bin = filepath.Dir(real)
+	}
+	var dirs []string
+	if out, err := exec.Command(filepath.Join(bin, "pg_config"), "--pkglibdir").Output(); err == nil {
+		dirs = append(dirs, strings.TrimSpace(string(out)))
+	}
+	return append(dirs, filepath.Join(filepath.Dir(bin), "lib"), filepath.Join(filepath.Dir(bin), "lib", "postgresql"))
 }

@@ -74,7 +74,7 @@ func (e *env) auditRows(action string) []map[string]any {
 // requestCashout makes an artist ask for amount and returns the request id.
 func (e *env) requestCashout(artist string, amount int) string {
 	e.t.Helper()
-	m := e.mustJSON(user(artist), `SELECT public.request_cashout($1)::text`, amount)
+	m := e.mustJSON(user(artist), `SELECT public.request_cashout($1, 'Zenith Bank', '0123456789', 'Ada Artist')::text`, amount)
 	return m["id"].(string)
 }
 

@@ -307,7 +307,7 @@ func TestFunctionPrivileges(t *testing.T) {
 	}
 	want := map[string]string{
 		"anon":           "get_app_setting,get_app_text_setting,get_platform_stats,get_top_fans,has_valid_kyc,is_admin,verification_active",
-		"service only":   "complete_payment,transfer_funds",
+		"service only":   "complete_payment,set_track_duration,transfer_funds",
 		"invoker rights": "has_valid_kyc,verification_active",
 		"backline usage": "false/false",
 	}

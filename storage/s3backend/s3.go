@@ -43,7 +43,10 @@ func New(ctx context.Context, cfg storage.S3Config) (*Backend, error) {
 	}
 	if !ok {
 		if err := client.MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{Region: cfg.Region}); err != nil {
-			return nil, fmt.Errorf("create s3 bucket %s: %w", cfg.Bucket, err)
+			// Nodes starting together race to create it: losing is fine.
+			if exists, eerr := client.BucketExists(ctx, cfg.Bucket); eerr != nil || !exists {
+				return nil, fmt.Errorf("create s3 bucket %s: %w", cfg.Bucket, err)
+			}
 		}
 	}
 	p := strings.Trim(cfg.Prefix, "/")

@@ -108,8 +108,8 @@ export function registerAdminTests(h) {
   test('admin: completes one cash-out and rejects another; the artist sees both in wallet and notifications', async () => {
     const artist = await person('artist', 'payee')
     psql(`SELECT backline.fund_wallet('${artist.id}', 5000, 'e2e-cashout-${artist.id}')`)
-    const first = await rpcAs(artist, 'request_cashout', { p_amount: 1000, p_bank_name: 'GTBank', p_account_number: '0123456789', p_account_name: 'E2E Payee' })
-    const second = await rpcAs(artist, 'request_cashout', { p_amount: 2000, p_bank_name: 'GTBank', p_account_number: '0123456789', p_account_name: 'E2E Payee' })
+    const first = await rpcAs(artist, 'request_cashout', { p_amount: 1000, p_bank_name: 'Zenith Bank', p_account_number: '0123456789', p_account_name: 'E2E Payee' })
+    const second = await rpcAs(artist, 'request_cashout', { p_amount: 2000, p_bank_name: 'Zenith Bank', p_account_number: '0123456789', p_account_name: 'E2E Payee' })
 
     const { context, page } = await adminPage('cashouts')
     const table = page.getByTestId('admin-cashouts')

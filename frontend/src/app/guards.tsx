@@ -14,7 +14,7 @@ const ComingSoon = lazy(() => import('@/features/waitlist/components/coming-soon
 
 function Screen({ icon, title, children }: { icon: React.ReactNode; title: string; children: React.ReactNode }) {
   return (
-    <div className="mx-auto grid max-w-md justify-items-center gap-4 py-20 text-center">
+    <div className="mx-auto grid grid-cols-1 max-w-md justify-items-center gap-4 py-20 text-center">
       {icon}
       <h1 className="text-2xl font-bold">{title}</h1>
       {children}

@@ -21,7 +21,10 @@ export function PaymentReturn() {
     if (!userId || !location.search) return
     const ret = classifyPaymentReturn(location.pathname + location.search)
     if (ret.kind === 'none' || !markReferenceVerified(ret.reference)) return
-    const clear = () => navigate(location.pathname, { replace: true })
+    // Clears the query string of wherever the app is now (a redirect may have moved on).
+    const clear = () => {
+      if (window.location.search) navigate({ pathname: window.location.pathname, search: '' }, { replace: true })
+    }
     const sb = supabase()
     const refresh = () => ['artistWallet', 'sponsorWallet', 'transactions', 'ownProfile'].forEach((k) => qc.invalidateQueries({ queryKey: [k] }))
 

@@ -4,6 +4,7 @@ import { AppShell } from '@/components/layouts/app-shell'
 import { Button } from '@/components/ui/button'
 import { useAuthStore } from '@/lib/auth'
 import { useSessionHeartbeat } from '@/features/auth/hooks/use-session-heartbeat'
+import { useOnlinePresence } from '@/hooks/use-online-presence'
 import { usePlayerStore } from '@/stores/player-store'
 import { ComingSoonGate } from './guards'
 import { PaymentReturn } from './payment-return'
@@ -19,6 +20,7 @@ export function Root() {
   const userId = useAuthStore((s) => s.user?.id)
   const hasTrack = usePlayerStore((s) => !!s.currentTrack)
   useSessionHeartbeat(userId)
+  useOnlinePresence(userId)
   return (
     <ComingSoonGate>
       <PaymentReturn />
@@ -46,7 +48,7 @@ export function RouteError() {
   const error = useRouteError()
   const message = isRouteErrorResponse(error) ? error.statusText : error instanceof Error ? error.message : 'Unknown error'
   return (
-    <div className="mx-auto grid max-w-md justify-items-center gap-4 px-4 py-24 text-center">
+    <div className="mx-auto grid grid-cols-1 max-w-md justify-items-center gap-4 px-4 py-24 text-center">
       <h1 className="text-2xl font-bold">Something went wrong</h1>
       <p className="text-sm text-muted-foreground">{navigator.onLine ? message : "You're offline. Reconnect and try again."}</p>
       <div className="flex gap-2">

@@ -72,16 +72,25 @@ export const routes: RouteObject[] = [
         ],
       },
       { element: <RequireAuth roles={['sponsor']} />, children: [{ path: 'transactions', ...page(() => import('./routes/transactions')) }] },
-      ...(['artist', 'fan', 'sponsor'] as const).flatMap((role) => [
-        {
-          element: <RequireAuth roles={[role]} />,
-          children: [
-            { path: `dashboard/${role}`, ...page(() => import('./routes/dashboard')) },
-            // Linked from notifications; same page as /dashboard/{role}.
-            { path: `${role}/dashboard`, ...page(() => import('./routes/dashboard')) },
-          ],
-        },
-      ]),
+      ...(['artist', 'fan', 'sponsor'] as const).flatMap((role) => {
+        // Each dashboard is its own lazy chunk.
+        const dashboard = {
+          artist: () => import('./routes/dashboard-artist'),
+          sponsor: () => import('./routes/dashboard-sponsor'),
+          fan: () => import('./routes/dashboard-fan'),
+        }[role]
+        return [
+          {
+            element: <RequireAuth roles={[role]} />,
+            children: [
+              { path: `dashboard/${role}`, ...page(dashboard) },
+              // Linked from notifications; same page as /dashboard/{role}.
+              { path: `${role}/dashboard`, ...page(dashboard) },
+              ...(role === 'artist' ? [{ path: 'dashboard/artist/statement', ...page(() => import('./routes/statement-print')) }] : []),
+            ],
+          },
+        ]
+      }),
       {
         element: <RequireAuth roles={['admin']} />,
         children: [

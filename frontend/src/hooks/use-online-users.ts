@@ -1,14 +1,19 @@
+import { useMemo } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { useAuthStore } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
+import { useOnlineStore } from './use-online-presence'
 
 /**
- * useOnlineUsers returns the set of online user ids, refreshed every 60 s
- * and stale after 30 s. Only signed-in viewers query it: online dots are
- * shown to logged-in users only.
+ * useOnlineUsers returns the set of online user ids: who is present on the
+ * shared realtime presence channel (live), together with the
+ * get_online_users RPC (session heartbeats of the last minutes, refreshed
+ * every 60 s), which still covers clients without a websocket. Only
+ * signed-in viewers see it: online dots are shown to logged-in users only.
  */
 export function useOnlineUsers(): Set<string> {
   const signedIn = useAuthStore((s) => !!s.user)
+  const present = useOnlineStore((s) => s.ids)
   const { data } = useQuery({
     queryKey: ['onlineUsers'],
     enabled: signedIn,
@@ -20,5 +25,5 @@ export function useOnlineUsers(): Set<string> {
       return new Set(((data ?? []) as { user_id: string }[]).map((r) => r.user_id))
     },
   })
-  return signedIn && data ? data : new Set()
+  return useMemo(() => (signedIn ? new Set([...(data ?? []), ...present]) : new Set<string>()), [signedIn, data, present])
 }

@@ -165,6 +165,21 @@ export type Database = {
           },
         ]
       }
+      banks: {
+        Row: {
+          code: string
+          name: string
+        }
+        Insert: {
+          code: string
+          name: string
+        }
+        Update: {
+          code?: string
+          name?: string
+        }
+        Relationships: []
+      }
       cashout_requests: {
         Row: {
           account_name: string | null
@@ -579,6 +594,66 @@ export type Database = {
             referencedColumns: ["id"]
           },
         ]
+      }
+      playlist_tracks: {
+        Row: {
+          added_at: string
+          playlist_id: string
+          position: number
+          track_id: string
+        }
+        Insert: {
+          added_at?: string
+          playlist_id: string
+          position?: number
+          track_id: string
+        }
+        Update: {
+          added_at?: string
+          playlist_id?: string
+          position?: number
+          track_id?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "playlist_tracks_playlist_id_fkey"
+            columns: ["playlist_id"]
+            isOneToOne: false
+            referencedRelation: "playlists"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "playlist_tracks_track_id_fkey"
+            columns: ["track_id"]
+            isOneToOne: false
+            referencedRelation: "tracks"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
+      playlists: {
+        Row: {
+          created_at: string
+          id: string
+          name: string
+          updated_at: string
+          user_id: string
+        }
+        Insert: {
+          created_at?: string
+          id?: string
+          name: string
+          updated_at?: string
+          user_id?: string
+        }
+        Update: {
+          created_at?: string
+          id?: string
+          name?: string
+          updated_at?: string
+          user_id?: string
+        }
+        Relationships: []
       }
       public_profiles: {
         Row: {
@@ -1430,6 +1505,10 @@ export type Database = {
         Args: { p_track_id: string; p_user_id: string }
         Returns: Json
       }
+      choose_signup_role: {
+        Args: { p_role: Database["public"]["Enums"]["app_role"] }
+        Returns: Database["public"]["Enums"]["app_role"]
+      }
       complete_cashout: { Args: { p_id: string }; Returns: Json }
       complete_payment: {
         Args: {
@@ -1464,6 +1543,16 @@ export type Database = {
       }
       get_app_setting: { Args: { setting_key: string }; Returns: boolean }
       get_app_text_setting: { Args: { setting_key: string }; Returns: string }
+      get_artist_dashboard: { Args: never; Returns: Json }
+      get_earnings_statement: {
+        Args: { p_from: string; p_period: string; p_to: string }
+        Returns: {
+          amount: number
+          period_start: string
+          streams: number
+        }[]
+      }
+      get_fan_dashboard: { Args: never; Returns: Json }
       get_online_users: {
         Args: never
         Returns: {
@@ -1490,6 +1579,8 @@ export type Database = {
         }
       }
       get_platform_stats: { Args: never; Returns: Json }
+      get_sponsor_analytics: { Args: { p_days?: number }; Returns: Json }
+      get_sponsor_dashboard: { Args: never; Returns: Json }
       get_top_fans: {
         Args: { p_limit?: number }
         Returns: {
@@ -1531,6 +1622,10 @@ export type Database = {
         Args: { p_session_id: string }
         Returns: undefined
       }
+      reorder_playlist: {
+        Args: { p_playlist_id: string; p_track_ids: string[] }
+        Returns: undefined
+      }
       request_cashout: {
         Args: {
           p_account_name?: string
@@ -1543,6 +1638,10 @@ export type Database = {
       respond_to_invite: {
         Args: { p_accept: boolean; p_invite_id: string }
         Returns: Json
+      }
+      set_track_duration: {
+        Args: { p_audio_url: string; p_seconds: number; p_track_id: string }
+        Returns: boolean
       }
       settle_sponsored_stream: {
         Args: {

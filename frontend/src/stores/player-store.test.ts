@@ -49,3 +49,33 @@ describe('player store', () => {
     expect(usePlayerStore.getState()).toMatchObject({ currentTrack: null, isPlaying: false, isExpanded: false })
   })
 })
+
+describe('player queue', () => {
+  const mk = (id: string) => ({ id, title: id, duration: 100 }) as unknown as import('@/types/api').Track
+  const [a, b, c] = [mk('a'), mk('b'), mk('c')]
+  it('moves within a playlist and stops at its ends', () => {
+    usePlayerStore.getState().clear()
+    usePlayerStore.getState().playQueue([a, b, c], 1)
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('b')
+    usePlayerStore.getState().next()
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('c')
+    usePlayerStore.getState().next()
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('c')
+    usePlayerStore.getState().previous()
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('b')
+  })
+  it('restarts the track when previous is pressed past 3 s', () => {
+    usePlayerStore.getState().playQueue([a, b], 1)
+    usePlayerStore.getState().setProgress(42, 100)
+    usePlayerStore.getState().previous()
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('b')
+    expect(usePlayerStore.getState().seekRequest).toBe(0)
+  })
+  it('leaves the queue when a track outside it is played; alone, next does nothing', () => {
+    usePlayerStore.getState().playQueue([a, b], 0)
+    usePlayerStore.getState().playTrack(c)
+    expect(usePlayerStore.getState().queue).toEqual([])
+    usePlayerStore.getState().next()
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('c')
+  })
+})

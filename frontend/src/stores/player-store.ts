@@ -18,7 +18,14 @@ interface PlayerState {
   playId: number
   /** seekRequest is a time the audio element should jump to; consumed by the bar. */
   seekRequest: number | null
+  /** queue is the list being played (a playlist); previous and next move within it. */
+  queue: Track[]
+  /** playTrack plays one track; it leaves a queue that does not contain it. */
   playTrack: (t: Track) => void
+  /** playQueue plays tracks in order from index. */
+  playQueue: (tracks: Track[], index?: number) => void
+  next: () => void
+  previous: () => void
   togglePlay: () => void
   setPlaying: (p: boolean) => void
   setExpanded: (e: boolean) => void
@@ -39,6 +46,7 @@ export const usePlayerStore = create<PlayerState>((set, get) => ({
   duration: 0,
   playId: 0,
   seekRequest: null,
+  queue: [],
   // Pressing play on the current track toggles; another track becomes current and plays.
   playTrack: (t) => {
     const cur = get().currentTrack
@@ -46,7 +54,26 @@ export const usePlayerStore = create<PlayerState>((set, get) => ({
       set({ isPlaying: !get().isPlaying })
       return
     }
-    set({ currentTrack: t, isPlaying: true, currentTime: 0, duration: t.duration || 0, playId: get().playId + 1 })
+    const queue = get().queue.some((q) => q.id === t.id) ? get().queue : []
+    set({ currentTrack: t, queue, isPlaying: true, currentTime: 0, duration: t.duration || 0, playId: get().playId + 1 })
+  },
+  playQueue: (tracks, index = 0) => {
+    const t = tracks[index]
+    if (!t) return
+    set({ queue: tracks, currentTrack: t, isPlaying: true, currentTime: 0, duration: t.duration || 0, playId: get().playId + 1 })
+  },
+  // Outside a queue previous and next do nothing (spec section 2).
+  next: () => {
+    const { queue, currentTrack } = get()
+    const i = queue.findIndex((q) => q.id === currentTrack?.id)
+    if (i >= 0 && i + 1 < queue.length) get().playQueue(queue, i + 1)
+  },
+  previous: () => {
+    const { queue, currentTrack, currentTime } = get()
+    const i = queue.findIndex((q) => q.id === currentTrack?.id)
+    // Past the first seconds, previous restarts the track, as players do.
+    if (currentTime > 3 || i <= 0) get().seek(0)
+    else get().playQueue(queue, i - 1)
   },
   togglePlay: () => set({ isPlaying: !get().isPlaying }),
   setPlaying: (isPlaying) => set({ isPlaying }),
@@ -55,5 +82,5 @@ export const usePlayerStore = create<PlayerState>((set, get) => ({
   setProgress: (currentTime, duration) => set({ currentTime, duration }),
   seek: (t) => set({ seekRequest: t, currentTime: t }),
   consumeSeek: () => set({ seekRequest: null }),
-  clear: () => set({ currentTrack: null, isPlaying: false, isExpanded: false, currentTime: 0, duration: 0 }),
+  clear: () => set({ currentTrack: null, queue: [], isPlaying: false, isExpanded: false, currentTime: 0, duration: 0 }),
 }))

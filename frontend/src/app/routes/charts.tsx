@@ -33,14 +33,14 @@ export default function ChartsPage() {
           </button>
         ))}
       </div>
-      <ol className="mt-6 grid gap-2">
+      <ol className="mt-6 grid grid-cols-1 gap-2">
         {isLoading && Array.from({ length: 8 }, (_, i) => <Skeleton key={i} className="h-16" />)}
         {isError && <p className="text-muted-foreground">Error loading tracks. Please try again.</p>}
         {!isLoading && !isError && data.length === 0 && <p className="py-12 text-center text-muted-foreground">No tracks available</p>}
         {data.map((t, i) => {
           const playing = current === t.id && isPlaying
           return (
-            <li key={t.id} className="flex items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
+            <li key={t.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
               <span className="w-8 text-center text-lg font-bold text-muted-foreground">{i + 1}</span>
               <SafeImage src={t.coverUrl} alt="" className="size-12 rounded-md object-cover" />
               <div className="min-w-0 flex-1">

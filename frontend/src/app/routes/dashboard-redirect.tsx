@@ -1,5 +1,5 @@
 import { useEffect } from 'react'
-import { useNavigate, useSearchParams } from 'react-router'
+import { useLocation, useNavigate, useSearchParams } from 'react-router'
 import { toast } from 'sonner'
 import { PageFallback } from '@/components/layouts/app-shell'
 import { useAuthStore, useRoleSettled } from '@/lib/auth'
@@ -13,6 +13,11 @@ export default function DashboardRedirect() {
   const loading = useAuthStore((s) => s.loading)
   const settled = useRoleSettled()
   const verified = params.get('verification_success') === 'true'
+  // A card payment's return lands here; its redirect waits 1.5 s (spec section 4).
+  const payment = ['tx_ref', 'ref', 'reference', 'trxref'].some((k) => params.has(k))
+  // Every arrival re-runs the redirect: clearing the payment's query string
+  // navigates to /dashboard again while this page is still mounted.
+  const { key } = useLocation()
 
   useEffect(() => {
     if (loading || !settled) return
@@ -37,7 +42,12 @@ export default function DashboardRedirect() {
     }
     const target = ['artist', 'sponsor', 'admin', 'fan'].includes(role) ? role : 'fan'
     if (verified) toast.success('Email verified successfully! Welcome to your dashboard.')
-    navigate(`/dashboard/${target}`, { replace: true })
-  }, [loading, settled, user, role, verified, navigate])
+    if (!payment) {
+      navigate(`/dashboard/${target}`, { replace: true })
+      return
+    }
+    const t = window.setTimeout(() => navigate(`/dashboard/${target}`, { replace: true }), 1500)
+    return () => window.clearTimeout(t)
+  }, [loading, settled, user, role, verified, payment, key, navigate])
   return <PageFallback />
 }

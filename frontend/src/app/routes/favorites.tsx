@@ -19,7 +19,7 @@ export default function FavoritesPage() {
         {isLoading ? Array.from({ length: 6 }, (_, i) => <Skeleton key={i} className="aspect-[3/4]" />) : data.map((t) => <TrackCard key={t.id} track={t} />)}
       </div>
       {!isLoading && data.length === 0 && (
-        <div className="grid justify-items-center gap-3 py-16 text-center text-muted-foreground">
+        <div className="grid grid-cols-1 justify-items-center gap-3 py-16 text-center text-muted-foreground">
           <p>You haven't liked any tracks yet. Tap the heart in the player to save a track here.</p>
           <Button asChild>
             <Link to="/charts">Find music</Link>

@@ -7,7 +7,7 @@ export default function ForgotPasswordPage() {
     <div className="mx-auto max-w-md py-6">
       <Card>
         <CardHeader>
-          <CardTitle className="text-2xl">Forgot your password?</CardTitle>
+          <CardTitle as="h1" className="text-2xl">Forgot your password?</CardTitle>
           <CardDescription>Enter your email and we'll send you a link to reset it.</CardDescription>
         </CardHeader>
         <CardContent>

@@ -203,7 +203,7 @@ export default function HomePage() {
         ) : (fans.data ?? []).length === 0 ? (
           <Empty text="No fans found" />
         ) : (
-          <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
             {fans.data!.map((f) => (
               <FanCard key={f.id} fan={f} online={online.has(f.id)} />
             ))}
@@ -212,7 +212,7 @@ export default function HomePage() {
       </Section>
 
       <Section title="How It Works">
-        <div className="grid gap-4 md:grid-cols-3">
+        <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
           {[
             { icon: Mic2, title: 'Artists upload', text: 'Publish your tracks and build a following. Your artist wallet is credited ₦50 for every complete fan stream of a sponsored track.' },
             { icon: HandCoins, title: 'Sponsors back artists', text: 'Fund your wallet and sponsor artists and tracks you believe in. Sponsors pay ₦100 per complete listen in campaign budgets.' },

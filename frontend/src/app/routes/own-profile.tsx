@@ -9,6 +9,7 @@ import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card'
 import { Input } from '@/components/ui/input'
 import { Textarea } from '@/components/ui/textarea'
 import { FormField } from '@/components/form-field'
+import { LinkedIdentities } from '@/features/auth/components/linked-identities'
 import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
@@ -51,13 +52,13 @@ export default function OwnProfilePage() {
   }
   const e = formState.errors
   return (
-    <div className="mx-auto max-w-xl py-4">
+    <div className="mx-auto grid max-w-xl gap-4 py-4">
       <Card>
         <CardHeader>
-          <CardTitle className="text-2xl">Edit Profile</CardTitle>
+          <CardTitle as="h1" className="text-2xl">Edit Profile</CardTitle>
         </CardHeader>
         <CardContent>
-          <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+          <form onSubmit={handleSubmit(onSubmit)} className="grid grid-cols-1 gap-4" noValidate>
             <FormField id="display_name" label="Display name" error={e.display_name?.message}>
               <Input id="display_name" {...register('display_name')} />
             </FormField>
@@ -79,6 +80,7 @@ export default function OwnProfilePage() {
           </form>
         </CardContent>
       </Card>
+      <LinkedIdentities />
     </div>
   )
 }

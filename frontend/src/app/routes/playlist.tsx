@@ -24,12 +24,12 @@ export default function PlaylistPage() {
       <p className="text-muted-foreground">
         {data.length} tracks · {formatDuration(total)}
       </p>
-      <ol className="mt-6 grid gap-2">
+      <ol className="mt-6 grid grid-cols-1 gap-2">
         {isLoading && Array.from({ length: 5 }, (_, i) => <Skeleton key={i} className="h-16" />)}
         {data.map((t, i) => {
           const playing = current === t.id && isPlaying
           return (
-            <li key={t.id} className="flex items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
+            <li key={t.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
               <span className="w-6 text-center text-muted-foreground">{i + 1}</span>
               <SafeImage src={t.coverUrl} alt="" className="size-12 rounded-md object-cover" />
               <div className="min-w-0 flex-1">
@@ -45,7 +45,7 @@ export default function PlaylistPage() {
         })}
       </ol>
       {!isLoading && data.length === 0 && (
-        <div className="grid justify-items-center gap-3 py-16 text-center text-muted-foreground">
+        <div className="grid grid-cols-1 justify-items-center gap-3 py-16 text-center text-muted-foreground">
           <p>Your playlist is built from the tracks you like.</p>
           <Button asChild>
             <Link to="/">Discover tracks</Link>

@@ -29,7 +29,7 @@ export default function ProfilesPage() {
         ))}
         <Input className="ml-auto max-w-xs" placeholder="Search by name or @username" value={q} onChange={(e) => setQ(e.target.value)} aria-label="Search profiles" />
       </div>
-      <div className="mt-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+      <div className="mt-6 grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
         {isLoading && Array.from({ length: 6 }, (_, i) => <Skeleton key={i} className="h-20" />)}
         {data.map((p) => {
           const name = p.display_name || p.username || 'User'

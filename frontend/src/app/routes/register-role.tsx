@@ -1,5 +1,6 @@
 import { Link, useParams } from 'react-router'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
+import { ProviderButtons } from '@/features/auth/components/provider-buttons'
 import { RegisterForm } from '@/features/auth/components/register-form'
 import NotFoundPage from './not-found'
 
@@ -17,7 +18,7 @@ export default function RegisterRolePage() {
     <div className="mx-auto max-w-xl py-6">
       <Card>
         <CardHeader>
-          <CardTitle className="text-2xl">{copy[role].title}</CardTitle>
+          <CardTitle as="h1" className="text-2xl">{copy[role].title}</CardTitle>
           <CardDescription>
             {copy[role].text}{' '}
             <Link to="/register" className="text-primary hover:underline">
@@ -25,7 +26,8 @@ export default function RegisterRolePage() {
             </Link>
           </CardDescription>
         </CardHeader>
-        <CardContent>
+        <CardContent className="grid gap-4">
+          <ProviderButtons role={role} />
           <RegisterForm role={role} />
         </CardContent>
       </Card>

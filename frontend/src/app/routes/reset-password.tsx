@@ -12,7 +12,7 @@ export default function ResetPasswordPage() {
     <div className="mx-auto max-w-md py-6">
       <Card>
         <CardHeader>
-          <CardTitle className="text-2xl">Choose a new password</CardTitle>
+          <CardTitle as="h1" className="text-2xl">Choose a new password</CardTitle>
           <CardDescription>Use at least 8 characters.</CardDescription>
         </CardHeader>
         <CardContent>

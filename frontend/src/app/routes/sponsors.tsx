@@ -19,7 +19,7 @@ export default function SponsorsPage() {
     <div>
       <h1 className="text-3xl font-bold">Sponsors</h1>
       <p className="text-muted-foreground">Brands and patrons who pay artists for every complete listen.</p>
-      <div className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+      <div className="mt-6 grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
         {isLoading
           ? Array.from({ length: 6 }, (_, i) => <Skeleton key={i} className="h-28" />)
           : data.map((s) => {

@@ -26,20 +26,25 @@ export default function VerificationPage() {
     window.location.assign(data.checkout_url as string)
   }
   if (role === 'fan') {
-    return <p className="py-12 text-center text-muted-foreground">Verification is for artists and sponsors.</p>
+    return (
+      <div className="py-12 text-center">
+        <h1 className="text-2xl font-bold">Verification</h1>
+        <p className="mt-2 text-muted-foreground">Verification is for artists and sponsors.</p>
+      </div>
+    )
   }
   return (
     <div className="mx-auto max-w-lg py-6">
       <Card>
         <CardHeader>
-          <CardTitle className="flex items-center gap-2 text-2xl">
+          <CardTitle as="h1" className="flex items-center gap-2 text-2xl">
             <BadgeCheck className="text-sky-400" /> Get verified
           </CardTitle>
           <CardDescription>A verified badge shows fans and partners your account is authentic. It lasts one year.</CardDescription>
         </CardHeader>
-        <CardContent className="grid gap-4">
+        <CardContent className="grid grid-cols-1 gap-4">
           {profile?.is_verified && <p className="rounded-md bg-sky-500/15 p-3 text-sm">Your profile is already verified.</p>}
-          <dl className="grid gap-2 text-sm" data-testid="checkout-breakdown">
+          <dl className="grid grid-cols-1 gap-2 text-sm" data-testid="checkout-breakdown">
             <div className="flex justify-between">
               <dt>Verification fee</dt>
               <dd>{formatNaira(b.base)}</dd>

@@ -13,7 +13,7 @@ export function Footer() {
         {footerGroups.map((g) => (
           <div key={g.title}>
             <p className="mb-3 text-sm font-semibold">{g.title}</p>
-            <ul className="grid gap-2 text-sm text-muted-foreground">
+            <ul className="grid grid-cols-1 gap-2 text-sm text-muted-foreground">
               {g.links.map((l) => (
                 <li key={l.href}>
                   <Link to={l.href} className="hover:text-foreground">

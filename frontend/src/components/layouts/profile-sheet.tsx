@@ -27,7 +27,7 @@ export function ProfileSheet({ open, onOpenChange }: { open: boolean; onOpenChan
             <p className="truncate text-sm text-muted-foreground">{user?.email}</p>
           </div>
         </div>
-        <div className="grid gap-2">
+        <div className="grid grid-cols-1 gap-2">
           <Button asChild variant="outline" onClick={() => onOpenChange(false)}>
             <Link to="/profile">Edit Profile</Link>
           </Button>

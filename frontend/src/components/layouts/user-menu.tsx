@@ -25,7 +25,7 @@ export function UserMenu() {
         </Avatar>
       </DropdownMenuTrigger>
       <DropdownMenuContent align="end" className="w-72">
-        <DropdownMenuLabel className="grid gap-1">
+        <DropdownMenuLabel className="grid grid-cols-1 gap-1">
           <div className="flex items-center gap-2">
             <span className="truncate font-semibold">{name}</span>
             {role && <span className={cn('rounded-full px-2 py-0.5 text-[10px] font-semibold uppercase', roleBadgeClass[role])}>{role}</span>}

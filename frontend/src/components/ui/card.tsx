@@ -8,8 +8,9 @@ function Card({ className, ...props }: React.ComponentProps<'div'>) {
 function CardHeader({ className, ...props }: React.ComponentProps<'div'>) {
   return <div className={cn('flex flex-col gap-1.5 p-6', className)} {...props} />
 }
-function CardTitle({ className, ...props }: React.ComponentProps<'div'>) {
-  return <div className={cn('text-lg font-semibold leading-none tracking-tight', className)} {...props} />
+/** CardTitle is a card's heading; `as="h1"` when the card is the page. */
+function CardTitle({ className, as: Tag = 'div', ...props }: React.ComponentProps<'div'> & { as?: 'div' | 'h1' | 'h2' }) {
+  return <Tag className={cn('text-lg font-semibold leading-none tracking-tight', className)} {...props} />
 }
 function CardDescription({ className, ...props }: React.ComponentProps<'div'>) {
   return <div className={cn('text-sm text-muted-foreground', className)} {...props} />

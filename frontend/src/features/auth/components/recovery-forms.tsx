@@ -31,7 +31,7 @@ export function ForgotPasswordForm() {
     )
   }
   return (
-    <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+    <form onSubmit={handleSubmit(onSubmit)} className="grid grid-cols-1 gap-4" noValidate>
       <FormField id="email" label="Email" error={formState.errors.email?.message}>
         <Input id="email" type="email" autoComplete="email" {...register('email')} />
       </FormField>
@@ -51,7 +51,7 @@ export function ResetPasswordForm({ hasSession }: { hasSession: boolean }) {
   const { register, handleSubmit, formState } = useForm<z.infer<typeof resetSchema>>({ resolver: zodResolver(resetSchema) })
   if (!hasSession) {
     return (
-      <div className="grid gap-3 text-center text-sm text-muted-foreground">
+      <div className="grid grid-cols-1 gap-3 text-center text-sm text-muted-foreground">
         <p>This reset link is invalid or has expired. Request a new one.</p>
         <Button asChild variant="outline">
           <Link to="/forgot-password">Request a new link</Link>
@@ -69,7 +69,7 @@ export function ResetPasswordForm({ hasSession }: { hasSession: boolean }) {
     navigate('/dashboard', { replace: true })
   }
   return (
-    <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+    <form onSubmit={handleSubmit(onSubmit)} className="grid grid-cols-1 gap-4" noValidate>
       <FormField id="password" label="New password" error={formState.errors.password?.message}>
         <PasswordInput id="password" autoComplete="new-password" {...register('password')} />
       </FormField>

@@ -46,7 +46,7 @@ export function RegisterForm({ role }: { role: SignupRole }) {
 
   if (sentTo) {
     return (
-      <div className="grid justify-items-center gap-3 text-center" data-testid="check-email">
+      <div className="grid grid-cols-1 justify-items-center gap-3 text-center" data-testid="check-email">
         <MailCheck className="size-10 text-primary" />
         <h2 className="text-xl font-semibold">Check your email</h2>
         <p className="text-sm text-muted-foreground">We sent a confirmation link to {sentTo}. Open it to activate your account, then sign in.</p>
@@ -58,7 +58,7 @@ export function RegisterForm({ role }: { role: SignupRole }) {
   }
 
   return (
-    <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+    <form onSubmit={handleSubmit(onSubmit)} className="grid grid-cols-1 gap-4" noValidate>
       <FormField id="display_name" label={role === 'artist' ? 'Artist / stage name' : role === 'sponsor' ? 'Contact name' : 'Display name'} error={errors.display_name?.message}>
         <Input id="display_name" autoComplete="name" {...register('display_name')} aria-invalid={!!errors.display_name} />
       </FormField>
@@ -68,7 +68,7 @@ export function RegisterForm({ role }: { role: SignupRole }) {
       <FormField id="email" label="Email" error={errors.email?.message}>
         <Input id="email" type="email" autoComplete="email" {...register('email')} aria-invalid={!!errors.email} />
       </FormField>
-      <div className="grid gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <FormField id="password" label="Password" error={errors.password?.message}>
           <PasswordInput id="password" autoComplete="new-password" {...register('password')} aria-invalid={!!errors.password} />
         </FormField>
@@ -76,7 +76,7 @@ export function RegisterForm({ role }: { role: SignupRole }) {
           <PasswordInput id="confirm_password" autoComplete="new-password" {...register('confirm_password')} aria-invalid={!!errors.confirm_password} />
         </FormField>
       </div>
-      <div className="grid gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <FormField id="phone" label="Phone (optional)" error={errors.phone?.message}>
           <Input id="phone" type="tel" autoComplete="tel" placeholder="08012345678" {...register('phone')} />
         </FormField>
@@ -95,7 +95,7 @@ export function RegisterForm({ role }: { role: SignupRole }) {
         </FormField>
       )}
       {role === 'sponsor' && (
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <FormField id="company_name" label="Company or brand" error={errors.company_name?.message}>
             <Input id="company_name" autoComplete="organization" {...register('company_name')} />
           </FormField>

@@ -63,15 +63,31 @@ export function useRespondToInvite(userId: string | undefined) {
       if (typeof inviteId !== 'string' || !inviteId) throw new InviteError('Invalid invitation data')
       // The database answers the invite, marks the track sponsored on acceptance, and notifies the other side.
       const { error } = await supabase().rpc('respond_to_invite', { p_invite_id: inviteId, p_accept: accept })
-      if (error) throw new InviteError('Failed to process the invitation')
+      // An invite answered already (elsewhere, or twice) is refused by the database with a message to show.
+      if (error) throw new InviteError(error.code === 'P0001' && error.message !== 'Invalid invitation data' ? error.message : 'Failed to process the invitation')
       await supabase().from('notifications').update({ is_read: true }).eq('id', notification.id).eq('user_id', userId!)
       return accept
     },
     onSuccess: () => {
-      for (const key of ['notifications', 'tracks', 'artistTracks', 'sponsorProfile']) void qc.invalidateQueries({ queryKey: [key] })
+      for (const key of ['notifications', 'inviteStates', 'tracks', 'artistTracks', 'sponsorProfile', 'artistWallet', 'sponsorWallet']) void qc.invalidateQueries({ queryKey: [key] })
     },
   })
 }
 
 /** InviteError carries the user-facing description of a failed invite action. */
 export class InviteError extends Error {}
+
+/** useInviteStates reads the current status of the invites the notifications carry (the parties may read them). */
+export function useInviteStates(userId: string | undefined, ids: string[]) {
+  const sorted = [...new Set(ids)].sort()
+  return useQuery({
+    queryKey: ['inviteStates', userId, sorted],
+    enabled: !!userId && sorted.length > 0,
+    staleTime: 15_000,
+    queryFn: async () => {
+      const { data, error } = await supabase().from('sponsor_artist_invites').select('id, status').in('id', sorted)
+      if (error) return new Map<string, string>()
+      return new Map((data as { id: string; status: string }[]).map((r) => [r.id, r.status]))
+    },
+  })
+}

@@ -9,7 +9,7 @@ import { Tabs, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { cn } from '@/lib/utils'
-import { InviteError, useDeleteNotification, useMarkRead, useNotifications, useRespondToInvite, type Notification } from '../api/notifications'
+import { InviteError, useDeleteNotification, useInviteStates, useMarkRead, useNotifications, useRespondToInvite, type Notification } from '../api/notifications'
 import { useNotificationsChannel } from '../hooks/use-notifications-channel'
 import { cashoutDisplayAmount } from '../lib/cashout-amount'
 import { badgeText, PAGE_SIZE, pageButtons } from '../lib/paging'
@@ -21,7 +21,10 @@ function linkFor(n: Notification): string {
   return '/dashboard'
 }
 
-function Item({ n, userId }: { n: Notification; userId: string }) {
+const isInvite = (n: Notification) => n.type === 'artist_invite' || n.type === 'sponsor_invite'
+const answered: Record<string, string> = { accepted: 'Accepted', rejected: 'Declined' }
+
+function Item({ n, userId, inviteState }: { n: Notification; userId: string; inviteState?: string }) {
   const markRead = useMarkRead(userId)
   const del = useDeleteNotification(userId)
   const respond = useRespondToInvite(userId)
@@ -49,10 +52,15 @@ function Item({ n, userId }: { n: Notification; userId: string }) {
       </div>
       <p className="text-muted-foreground">{n.message}</p>
       {amount !== null && <p className="font-medium">{formatNaira(amount)}</p>}
-      {n.type === 'artist_invite' && (
+      {isInvite(n) && (
         <>
           <p className="italic text-muted-foreground">{String(n.data?.pitch || 'No pitch provided')}</p>
-          {!n.is_read && (
+          {inviteState && answered[inviteState] ? (
+            <p className={cn('text-xs font-semibold', inviteState === 'accepted' ? 'text-green-400' : 'text-red-400')} data-testid="invite-state">
+              {answered[inviteState]}
+            </p>
+          ) : (
+            !n.is_read && (
             <div className="flex gap-2">
               <Button size="sm" onClick={() => answer(true)} disabled={respond.isPending}>
                 Accept
@@ -61,12 +69,13 @@ function Item({ n, userId }: { n: Notification; userId: string }) {
                 Decline
               </Button>
             </div>
+            )
           )}
         </>
       )}
       <div className="flex gap-3 text-xs">
         <span className="text-muted-foreground">{new Date(n.created_at).toLocaleString('en-NG')}</span>
-        {!n.is_read && n.type !== 'artist_invite' && (
+        {!n.is_read && !isInvite(n) && (
           <button type="button" className="text-primary hover:underline" onClick={() => markRead.mutate(n.id)}>
             Mark as read
           </button>
@@ -87,6 +96,10 @@ export function NotificationBell() {
   const { data = [], isLoading } = useNotifications(userId)
   useNotificationsChannel(userId)
   const markRead = useMarkRead(userId)
+  const inviteStates = useInviteStates(
+    userId,
+    data.filter(isInvite).flatMap((n) => (typeof n.data?.invite_id === 'string' ? [n.data.invite_id] : [])),
+  )
   const [tab, setTab] = useState<'all' | 'unread'>('all')
   const [page, setPage] = useState(1)
   const [open, setOpen] = useState(false)
@@ -133,7 +146,7 @@ export function NotificationBell() {
         </div>
         <div className="h-[400px] overflow-y-auto">
           {isLoading ? (
-            <div className="grid gap-2 p-3">
+            <div className="grid grid-cols-1 gap-2 p-3">
               {Array.from({ length: 4 }, (_, i) => (
                 <Skeleton key={i} className="h-14" />
               ))}
@@ -143,7 +156,7 @@ export function NotificationBell() {
           ) : (
             <ul>
               {shown.map((n) => (
-                <Item key={n.id} n={n} userId={userId} />
+                <Item key={n.id} n={n} userId={userId} inviteState={inviteStates.data?.get(String(n.data?.invite_id ?? ''))} />
               ))}
             </ul>
           )}

@@ -44,16 +44,18 @@ function LikeButton({ withLabel = false }: { withLabel?: boolean }) {
 function Transport({ large = false }: { large?: boolean }) {
   const isPlaying = usePlayerStore((s) => s.isPlaying)
   const togglePlay = usePlayerStore((s) => s.togglePlay)
+  const previous = usePlayerStore((s) => s.previous)
+  const next = usePlayerStore((s) => s.next)
   return (
     <div className="flex items-center gap-2">
-      {/* Previous and next have no queue to move through yet. */}
-      <Button variant="ghost" size="icon" aria-label="Previous" onClick={() => console.info('previous track requested')}>
+      {/* Previous and next move within the playing list (a playlist); alone, they do nothing. */}
+      <Button variant="ghost" size="icon" aria-label="Previous" onClick={previous}>
         <SkipBack />
       </Button>
       <Button size="icon" className={cn('rounded-full', large ? 'size-14 [&_svg]:size-6' : 'size-10')} aria-label={isPlaying ? 'Pause' : 'Play'} onClick={togglePlay}>
         {isPlaying ? <Pause /> : <Play className="translate-x-px" />}
       </Button>
-      <Button variant="ghost" size="icon" aria-label="Next" onClick={() => console.info('next track requested')}>
+      <Button variant="ghost" size="icon" aria-label="Next" onClick={next}>
         <SkipForward />
       </Button>
     </div>
@@ -215,7 +217,13 @@ export function PlayerBar() {
         data-testid="player-audio"
         onTimeUpdate={(e) => s().setProgress(e.currentTarget.currentTime, e.currentTarget.duration || track.duration)}
         onLoadedMetadata={(e) => s().setProgress(e.currentTarget.currentTime, e.currentTarget.duration || track.duration)}
-        onEnded={() => s().setPlaying(false)}
+        onEnded={() => {
+          // A playlist moves on; a single track stops (spec section 2).
+          const { queue, currentTrack } = s()
+          const i = queue.findIndex((q) => q.id === currentTrack?.id)
+          if (i >= 0 && i + 1 < queue.length) s().next()
+          else s().setPlaying(false)
+        }}
         onError={() => {
           if (!s().currentTrack) return
           toast.error('Playback error - Could not play this track')
@@ -282,7 +290,8 @@ export function PlayerBar() {
               <Transport />
               <SeekBar />
             </div>
-            <div className="flex w-1/5 items-center gap-2">
+            <div className="flex w-1/4 items-center gap-2">
+              <LikeButton />
               <VolumeControl />
               <Button variant="ghost" size="icon" aria-label="Expand player" onClick={() => s().setExpanded(true)}>
                 <Maximize2 />

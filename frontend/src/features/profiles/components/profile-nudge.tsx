@@ -77,7 +77,7 @@ export function ProfileNudge() {
         <div className="my-2 h-2 overflow-hidden rounded-full bg-muted">
           <div className={cn('h-full', dotClass[color])} style={{ width: `${result.overall}%` }} />
         </div>
-        <ul className="my-3 grid list-disc gap-1 pl-5 text-sm text-muted-foreground">
+        <ul className="my-3 grid grid-cols-1 list-disc gap-1 pl-5 text-sm text-muted-foreground">
           {result.suggestions.map((s) => (
             <li key={s}>{s}</li>
           ))}

@@ -36,7 +36,7 @@ export function Countdown({ target }: { target: string }) {
   }, [])
   const r = remaining(target, now)
   return (
-    <div className="grid justify-items-center gap-4 text-center" data-testid="countdown">
+    <div className="grid grid-cols-1 justify-items-center gap-4 text-center" data-testid="countdown">
       <img src="/pwa-192x192.png" alt="Backline" width={72} height={72} className="rounded-2xl" />
       <p className="text-sm uppercase tracking-widest text-muted-foreground">The future of music streaming is coming</p>
       {r.done ? (
@@ -81,11 +81,11 @@ export function ComingSoon({ countdownTarget }: { countdownTarget: string }) {
     else setDone(true)
   }
   return (
-    <div className="mx-auto grid min-h-screen max-w-xl content-center gap-10 px-4 py-12" data-testid="coming-soon">
+    <div className="mx-auto grid grid-cols-1 min-h-screen max-w-xl content-center gap-10 px-4 py-12" data-testid="coming-soon">
       {countdownTarget ? (
         <Countdown target={countdownTarget} />
       ) : (
-        <div className="grid justify-items-center gap-3 text-center">
+        <div className="grid grid-cols-1 justify-items-center gap-3 text-center">
           <img src="/pwa-192x192.png" alt="Backline" width={72} height={72} className="rounded-2xl" />
           <h1 className="text-3xl font-bold md:text-5xl">Something Amazing is Coming</h1>
           <p className="text-muted-foreground">The future of music streaming is coming</p>
@@ -93,13 +93,13 @@ export function ComingSoon({ countdownTarget }: { countdownTarget: string }) {
       )}
       <div className="rounded-2xl border border-border bg-card p-6">
         {done ? (
-          <div className="grid justify-items-center gap-2 text-center">
+          <div className="grid grid-cols-1 justify-items-center gap-2 text-center">
             <Confetti />
             <h2 className="text-2xl font-bold">You're on the list!</h2>
             <p className="text-sm text-muted-foreground">We'll email you the moment Backline opens its doors.</p>
           </div>
         ) : (
-          <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+          <form onSubmit={handleSubmit(onSubmit)} className="grid grid-cols-1 gap-4" noValidate>
             <div>
               <h2 className="text-xl font-semibold">Get early access</h2>
               <p className="text-sm text-muted-foreground">Artists earn from every sponsored stream. Sponsors reach fans who listen. Join the waitlist.</p>
@@ -107,7 +107,7 @@ export function ComingSoon({ countdownTarget }: { countdownTarget: string }) {
             <FormField id="wl-email" label="Email" error={formState.errors.email?.message}>
               <Input id="wl-email" type="email" autoComplete="email" {...register('email')} />
             </FormField>
-            <fieldset className="grid gap-2">
+            <fieldset className="grid grid-cols-1 gap-2">
               <legend className="mb-1 text-sm font-medium">I am a</legend>
               <div className="grid grid-cols-3 gap-2">
                 {(['fan', 'artist', 'sponsor'] as const).map((r) => (

@@ -1,0 +1,201 @@
+// Money journeys through the dashboards, end to end in the browser: an
+// artist uploads a track (resumable, with progress), a sponsor tops up in
+// the payment sandbox and invites the artist, the artist accepts in the
+// notifications panel, a fan streams for 30 s and both dashboards show the
+// ₦50, the artist cashes out ₦1,000 and a concurrent over-balance request
+// is refused. Screenshots of every dashboard at both sizes.
+import assert from 'node:assert/strict'
+
+/** register adds the journeys to the suite; h carries run.mjs's helpers. */
+export function register(test, h) {
+  const { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance } = h
+  const people = {}
+  const stamp = Date.now()
+  const make = async (role) => {
+    const email = `${role}${stamp}@e2e.backline.test`
+    const password = `${role}-password-123`
+    const id = await adminCreateUser({ email, password, role, username: `d${role}${stamp}` })
+    people[role] = { id, email, password, name: `d${role}${stamp}` }
+    return people[role]
+  }
+  const shoot = async (page, name) => {
+    for (const viewport of [mobile, desktop]) {
+      await page.setViewportSize(viewport)
+      await page.waitForTimeout(300)
+      await page.screenshot({ path: `${shots}/${name}-${viewport.width}x${viewport.height}.png`, fullPage: false })
+    }
+  }
+  const noSidewaysScroll = async (page, path) => {
+    await page.setViewportSize({ width: 360, height: 740 })
+    await page.goto(`${app}${path}`)
+    await page.locator('h1').first().waitFor()
+    await page.waitForTimeout(500)
+    // What a person can do: try to scroll the page sideways; and what the
+    // layout says: nothing wider than the screen (no clipping hides it).
+    const over = await page.evaluate(() => {
+      window.scrollTo(10000, window.scrollY)
+      const x = window.scrollX
+      window.scrollTo(0, window.scrollY)
+      return Math.max(x, document.documentElement.scrollWidth - document.documentElement.clientWidth)
+    })
+    // Name the widest elements, so a failure says what overflows.
+    const culprits = over > 0 ? await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)}`)) : []
+    assert.ok(over <= 0, `${path} scrolls sideways by ${over}px at 360 px: ${culprits.join(' | ')}`)
+  }
+  const trackTitle = `Dash Upload ${stamp}`
+
+  test('dashboards: the artist uploads a track with progress and it appears on home', async () => {
+    const artist = await make('artist')
+    await make('sponsor')
+    await make('fan')
+    const { context, page } = await newPage(desktop)
+    await signIn(page, artist.email, artist.password)
+    await page.getByRole('heading', { name: 'Artist Dashboard' }).waitFor()
+    await page.getByRole('button', { name: 'Upload track' }).click()
+    await page.setInputFiles('#track-audio', { name: 'dash-tone.wav', mimeType: 'audio/wav', buffer: toneWav(60) })
+    await page.fill('#track-title', trackTitle)
+    await page.selectOption('#track-genre', 'Afrobeats')
+    await page.getByRole('button', { name: 'Upload', exact: true }).click()
+    await page.getByRole('progressbar', { name: 'Upload progress' }).waitFor({ timeout: 10000 })
+    await page.getByText('Track uploaded').waitFor({ timeout: 30000 })
+    const row = page.getByTestId('artist-track-row').filter({ hasText: trackTitle })
+    await row.waitFor()
+    // The length is the server's measurement of the file (60 s), not a claim.
+    await row.getByText('1:00').waitFor({ timeout: 10000 })
+    const [t] = await rest(`tracks?title=eq.${encodeURIComponent(trackTitle)}&select=id,duration,audio_url`)
+    assert.equal(t.duration, 60)
+    assert.match(t.audio_url, new RegExp(`^/storage/v1/object/public/tracks/${artist.id}/`))
+    people.track = t
+    await shoot(page, 'dashboard-artist')
+    await context.close()
+    // Home (mobile lists the recently added tracks).
+    const home = await newPage(mobile)
+    await home.page.goto(app)
+    await home.page.getByText(trackTitle).first().waitFor({ timeout: 15000 })
+    await home.context.close()
+  })
+
+  test('dashboards: the sponsor tops up in the sandbox (credited once) and invites the artist', async () => {
+    const { sponsor, artist } = people
+    const { context, page } = await newPage(desktop)
+    await signIn(page, sponsor.email, sponsor.password)
+    await page.getByRole('heading', { name: 'Sponsor Dashboard' }).waitFor()
+    await page.getByTestId('low-balance').waitFor()
+    await page.getByRole('button', { name: 'Top up' }).click()
+    await page.fill('#topup-amount', '5000')
+    await page.getByRole('button', { name: /^Pay ₦/ }).click()
+    await page.getByText('Sandbox Flutterwave checkout').waitFor({ timeout: 15000 })
+    await page.getByRole('button', { name: /^Pay NGN/ }).click()
+    // Back on /dashboard: verified, credited, and on the sponsor dashboard well within 7 s.
+    const back = Date.now()
+    await page.getByText('Wallet top-up successful! ₦5,000 has been added to your wallet.').waitFor({ timeout: 7000 })
+    await page.waitForURL(/\/dashboard\/sponsor$/, { timeout: 7000 - (Date.now() - back) })
+    await page.getByTestId('wallet-balance').getByText('₦5,000').waitFor({ timeout: 5000 })
+    assert.equal(await balance(sponsor.id), 5000)
+    // The same return again credits nothing.
+    const [p] = await rest(`payments?user_id=eq.${sponsor.id}&select=tx_ref`)
+    await page.goto(`${app}/dashboard?gateway=flutterwave&status=successful&tx_ref=${p.tx_ref}`)
+    await page.waitForURL(/\/dashboard\/sponsor$/, { timeout: 7000 })
+    await page.waitForTimeout(1500)
+    assert.equal(await balance(sponsor.id), 5000, 'a reference is credited once')
+
+    await page.getByLabel('Search artists').fill(artist.name)
+    const card = page.getByTestId('browse-artist').filter({ hasText: artist.name })
+    await card.getByRole('button', { name: `Invite for ${trackTitle}` }).click()
+    await page.fill('#invite-pitch', 'Your tone is the sound of the summer')
+    await page.getByRole('button', { name: 'Send invitation' }).click()
+    await page.getByText('Invitation sent').waitFor()
+    await page.getByTestId('invite').filter({ hasText: 'Pending' }).waitFor()
+    await shoot(page, 'dashboard-sponsor')
+    await context.close()
+  })
+
+  test('dashboards: the artist accepts in the notifications panel; a second answer is refused', async () => {
+    const { artist, sponsor } = people
+    const { context, page } = await newPage(desktop)
+    await signIn(page, artist.email, artist.password)
+    await page.getByRole('button', { name: 'Notifications' }).click()
+    const item = page.getByRole('listitem').filter({ hasText: 'Your tone is the sound of the summer' })
+    await item.getByRole('button', { name: 'Accept' }).click()
+    await page.getByText('Invitation Accepted').first().waitFor()
+    await item.getByTestId('invite-state').getByText('Accepted').waitFor()
+    const [t] = await rest(`tracks?id=eq.${people.track.id}&select=is_sponsored,sponsor_id`)
+    assert.deepEqual(t, { is_sponsored: true, sponsor_id: sponsor.id })
+    // The database refuses a second answer, whatever the client sends.
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem(Object.keys(localStorage).find((k) => k.endsWith('-auth-token')))).access_token)
+    const [inv] = await rest(`sponsor_artist_invites?track_id=eq.${people.track.id}&select=id`)
+    const res = await fetch(`${api}/rest/v1/rpc/respond_to_invite`, {
+      method: 'POST',
+      headers: { apikey: anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ p_invite_id: inv.id, p_accept: false }),
+    })
+    assert.equal(res.status, 400)
+    assert.equal((await res.json()).message, 'This invitation has already been answered')
+    people.artistToken = token
+    await context.close()
+  })
+
+  test('dashboards: a fan streams 30 s and both dashboards show the ₦50', async () => {
+    const { fan, artist, sponsor } = people
+    const { context, page } = await newPage(desktop)
+    await signIn(page, fan.email, fan.password)
+    await page.goto(`${app}/profile/${artist.id}`)
+    await page.getByRole('button', { name: `Play ${trackTitle}` }).first().click()
+    await page.getByText('Sponsored stream counted!').waitFor({ timeout: 50000 })
+    await page.goto(`${app}/dashboard/fan`)
+    await page.getByTestId('history-item').filter({ hasText: trackTitle }).getByText(/Counted/).waitFor()
+    await page.getByTestId('reset-countdown').waitFor()
+    await shoot(page, 'dashboard-fan')
+    await noSidewaysScroll(page, '/charts')
+    await noSidewaysScroll(page, '/dashboard/fan')
+    await context.close()
+    assert.equal(await balance(artist.id), 50)
+    assert.equal(await balance(sponsor.id), 4950)
+
+    const a = await newPage(desktop)
+    await signIn(a.page, artist.email, artist.password)
+    await a.page.getByTestId('wallet-balance').getByText('₦50').waitFor()
+    await a.page.getByTestId('artist-track-row').filter({ hasText: trackTitle }).getByText('₦50').waitFor()
+    await a.context.close()
+    const s = await newPage(desktop)
+    await signIn(s.page, sponsor.email, sponsor.password)
+    await s.page.getByTestId('wallet-balance').getByText('₦4,950').waitFor()
+    await s.page.getByTestId('sponsored-artists').getByText('₦50').waitFor()
+    await s.context.close()
+  })
+
+  test('dashboards: the artist cashes out ₦1,000 (held at once); concurrent over-balance requests are refused', async () => {
+    const { artist } = people
+    psql(`SELECT backline.fund_wallet('${artist.id}', 950, 'e2e-cashout-${stamp}')`)
+    const { context, page } = await newPage(desktop)
+    await signIn(page, artist.email, artist.password)
+    await page.getByTestId('wallet-balance').getByText('₦1,000').waitFor()
+    await page.getByRole('button', { name: 'Cash out' }).click()
+    await page.fill('#cashout-amount', '1000')
+    await page.selectOption('#cashout-bank', 'Zenith Bank')
+    await page.fill('#cashout-number', '0123456789')
+    await page.fill('#cashout-name', 'Dash Artist')
+    await page.getByRole('button', { name: 'Request cash-out' }).click()
+    await page.getByText('Cash-out requested').waitFor()
+    await page.getByTestId('wallet-held').getByText('₦1,000').waitFor()
+    await page.getByTestId('wallet-balance').getByText('₦0').waitFor()
+    await page.getByTestId('cashouts').getByText('Pending').waitFor()
+    // Two ₦600 requests at once against ₦1,000: the database holds one.
+    psql(`SELECT backline.fund_wallet('${artist.id}', 1000, 'e2e-cashout2-${stamp}')`)
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem(Object.keys(localStorage).find((k) => k.endsWith('-auth-token')))).access_token)
+    const ask = () =>
+      fetch(`${api}/rest/v1/rpc/request_cashout`, {
+        method: 'POST',
+        headers: { apikey: anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ p_amount: 1000, p_bank_name: 'Zenith Bank', p_account_number: '0123456789', p_account_name: 'Dash Artist' }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }))
+    const results = await Promise.all([ask(), ask()])
+    const ok = results.filter((r) => r.status === 200)
+    const refused = results.filter((r) => r.status !== 200)
+    assert.equal(ok.length, 1, JSON.stringify(results))
+    assert.equal(refused[0].body.message, 'Insufficient balance. Has ₦0, needs ₦1,000')
+    assert.equal(await balance(artist.id), 0)
+    await noSidewaysScroll(page, '/dashboard/artist')
+    await context.close()
+  })
+}

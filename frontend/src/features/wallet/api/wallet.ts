@@ -1,0 +1,123 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { refreshMoney } from '@/lib/money-cache'
+import { supabase } from '@/lib/supabase'
+import type { CashoutInput } from '../lib/cashout'
+import type { StatementPeriod, StatementRow } from '../lib/statement'
+
+// Wallet calls: the bank list, cash-out requests, the ledger, the earnings
+// statement and card top-ups. The database holds every rule; refusals come
+// back as P0001 errors whose message is the text to show.
+
+/** useBanks reads the banks a cash-out may go to. */
+export const useBanks = (enabled: boolean) =>
+  useQuery({
+    queryKey: ['banks'],
+    enabled,
+    staleTime: 60 * 60_000,
+    queryFn: async () => {
+      const { data, error } = await supabase().from('banks').select('name').order('name')
+      if (error) throw error
+      return (data as { name: string }[]).map((b) => b.name)
+    },
+  })
+
+/** useRequestCashout asks for a cash-out; the amount is held at once. */
+export function useRequestCashout() {
+  const qc = useQueryClient()
+  return useMutation({
+    retry: false,
+    mutationFn: async (v: CashoutInput) => {
+      const { data, error } = await supabase().rpc('request_cashout', {
+        p_amount: v.amount,
+        p_bank_name: v.bank,
+        p_account_number: v.accountNumber.trim(),
+        p_account_name: v.accountName,
+      })
+      if (error) throw new Error(error.message)
+      return data as { id: string; amount: number; balance: number }
+    },
+    onSuccess: () => refreshMoney(qc),
+  })
+}
+
+/** LedgerRow is a transactions row. */
+export interface LedgerRow {
+  id: string
+  reference: string
+  kind: string
+  amount: number
+  from_wallet: string
+  to_wallet: string
+  from_balance_after: number
+  to_balance_after: number
+  created_at: string
+  track_id: string | null
+}
+
+/** LedgerFilter narrows the ledger. */
+export interface LedgerFilter {
+  kind?: string
+  from?: string
+  to?: string
+}
+
+/** LEDGER_KINDS are the movement kinds with their labels. */
+export const LEDGER_KINDS: Record<string, string> = {
+  sponsored_stream: 'Sponsored stream',
+  topup: 'Top-up',
+  cashout_hold: 'Cash-out (held)',
+  cashout_paid: 'Cash-out paid',
+  cashout_release: 'Cash-out returned',
+  transfer: 'Transfer',
+  adjustment: 'Adjustment',
+}
+
+/** fetchLedger reads one page of the caller's movements (RLS: their own), newest first. */
+export async function fetchLedger(f: LedgerFilter, page: number, size: number) {
+  let q = supabase()
+    .from('transactions')
+    .select('id, reference, kind, amount, from_wallet, to_wallet, from_balance_after, to_balance_after, created_at, track_id', { count: 'exact' })
+  if (f.kind) q = q.eq('kind', f.kind)
+  if (f.from) q = q.gte('created_at', `${f.from}T00:00:00+01:00`)
+  if (f.to) q = q.lt('created_at', new Date(new Date(`${f.to}T00:00:00+01:00`).getTime() + 86_400_000).toISOString())
+  const { data, error, count } = await q.order('created_at', { ascending: false }).range(page * size, page * size + size - 1)
+  if (error) throw error
+  return { rows: data as LedgerRow[], count: count ?? 0 }
+}
+
+/** useLedger is the "transactions" cache, one page at a time. */
+export const useLedger = (userId: string | undefined, f: LedgerFilter, page: number, size = 20) =>
+  useQuery({
+    queryKey: ['transactions', userId, f, page, size],
+    enabled: !!userId,
+    placeholderData: keepPreviousData,
+    queryFn: () => fetchLedger(f, page, size),
+  })
+
+/** useStatement reads the earnings statement for a period and range. */
+export const useStatement = (userId: string | undefined, period: StatementPeriod, from: string, to: string) =>
+  useQuery({
+    queryKey: ['artistWallet', userId, 'statement', period, from, to],
+    enabled: !!userId,
+    queryFn: async () => {
+      const { data, error } = await supabase().rpc('get_earnings_statement', { p_period: period, p_from: from, p_to: to })
+      if (error) throw error
+      return (data as StatementRow[]).map((r) => ({ ...r, streams: Number(r.streams), amount: Number(r.amount) }))
+    },
+  })
+
+/** startTopup opens a card checkout for a wallet top-up and returns its URL. */
+export async function startTopup(amount: number): Promise<string> {
+  const { data, error } = await supabase().functions.invoke('create-payment', { body: { provider: 'flutterwave', purpose: 'topup', amount } })
+  if (error) {
+    let msg = 'Could not start the payment. Please try again.'
+    try {
+      msg = ((await (error as { context?: Response }).context?.json()) as { error?: string })?.error ?? msg
+    } catch {
+      // Keep the generic text.
+    }
+    throw new Error(msg)
+  }
+  if (!data?.checkout_url) throw new Error(data?.error ?? 'Could not start the payment. Please try again.')
+  return data.checkout_url as string
+}

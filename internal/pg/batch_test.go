@@ -1,0 +1,77 @@
+package pg_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgtest"
+)
+
+// TestQueryRowsAsCallers checks the batch form: one statement run as each
+// caller sees that caller's role, claims and settings only (a setting one
+// caller names does not leak to the next), and a caller whose statement
+// fails costs only its own row.
+func TestQueryRowsAsCallers(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	const alice, bob = "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
+	_, err := db.Admin.Exec(ctx, `
+		CREATE TABLE public.docs (id int PRIMARY KEY, owner uuid NOT NULL);
+		ALTER TABLE public.docs ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY "authenticated can select own docs" ON public.docs FOR SELECT TO authenticated USING (auth.uid() = owner);
+		INSERT INTO public.docs VALUES (1, '`+alice+`');
+		CREATE FUNCTION public.boom() RETURNS boolean LANGUAGE plpgsql AS $$
+		BEGIN
+		  IF current_setting('app.explode', true) = 'yes' THEN RAISE EXCEPTION 'boom'; END IF;
+		  RETURN true;
+		END $$;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callers := []pg.Caller{
+		{Role: "authenticated", Claims: claims(t, map[string]any{"sub": alice, "role": "authenticated"}),
+			After: []pg.Setting{{Name: "app.tag", Value: "first"}}},
+		{Role: "authenticated", Claims: claims(t, map[string]any{"sub": bob, "role": "authenticated"})},
+		{Role: "anon"},
+		{Role: "service_role", After: []pg.Setting{{Name: "app.tag", Value: "last"}}},
+	}
+	type row struct {
+		visible bool
+		role    string
+		tag     string
+	}
+	got := make([]row, len(callers))
+	err = pg.QueryRowsAsCallers(ctx, db.User, callers, func(i int, r pgx.Row) error {
+		return r.Scan(&got[i].visible, &got[i].role, &got[i].tag)
+	}, `SELECT EXISTS (SELECT 1 FROM public.docs WHERE id = $1), current_user::text, coalesce(current_setting('app.tag', true), '')`, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []row{{true, "authenticated", "first"}, {false, "authenticated", ""}, {false, "anon", ""}, {true, "service_role", "last"}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("caller %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+
+	// The second caller's statement raises: the others still get rows.
+	callers = []pg.Caller{{Role: "anon"}, {Role: "anon", After: []pg.Setting{{Name: "app.explode", Value: "yes"}}}, {Role: "authenticated"}}
+	ok := make([]bool, len(callers))
+	err = pg.QueryRowsAsCallers(ctx, db.User, callers, func(i int, r pgx.Row) error { return r.Scan(&ok[i]) }, `SELECT public.boom()`)
+	if err == nil || !pg.Is(err, "P0001") {
+		t.Errorf("error %v, want the raised exception", err)
+	}
+	if !ok[0] || ok[1] || !ok[2] {
+		t.Errorf("rows %v, want [true false true]", ok)
+	}
+
+	// A role outside the allow-list is refused before anything runs.
+	err = pg.QueryRowsAsCallers(ctx, db.User, []pg.Caller{{Role: "postgres"}}, func(int, pgx.Row) error { return nil }, `SELECT 1`)
+	if err == nil {
+		t.Error("role postgres was accepted")
+	}
+}

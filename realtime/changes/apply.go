@@ -1,0 +1,386 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/pg"
+)
+
+// Change is one committed row change, with the values as pgoutput sends
+// them (text format). It is what the leader publishes to other nodes.
+type Change struct {
+	Rel     uint32    `json:"r"`
+	Xid     uint32    `json:"x"`
+	Type    string    `json:"k"` // INSERT, UPDATE, DELETE
+	Commit  time.Time `json:"c"`
+	New     []*string `json:"n,omitempty"`
+	Old     []*string `json:"o,omitempty"`
+	OldKind byte      `json:"ok,omitempty"` // 'K' key columns only, 'O' the full old row
+	// Unchanged lists new-row columns pgoutput did not send (unchanged
+	// TOAST values).
+	Unchanged []int `json:"u,omitempty"`
+}
+
+// Limits of a change record, as the reference's.
+const (
+	maxRecordBytes  = 1024 * 1024
+	keptValueBytes  = 64
+	errTooLarge     = "Error 413: Payload Too Large"
+	errNoPrimaryKey = "Error 400: Bad Request, no primary key"
+	errUnauthorized = "Error 401: Unauthorized"
+)
+
+// match is a subscriber and the ids of its bindings a change satisfies.
+type match struct {
+	sub *Subscriber
+	ids []int64
+}
+
+// process delivers one change to every subscriber it concerns.
+func (e *Engine) process(ctx context.Context, ch *Change) {
+	subs := e.subscribers()
+	if len(subs) == 0 {
+		return
+	}
+	n := len(ch.New)
+	if ch.Type == "DELETE" {
+		n = len(ch.Old)
+	}
+	rel, err := e.rels.get(ctx, ch.Rel, n)
+	if err != nil {
+		e.log.Warn("realtime: change for unknown table", "oid", ch.Rel, "err", err)
+		return
+	}
+	candidates := candidatesFor(subs, rel, ch.Type)
+	if len(candidates) == 0 {
+		return
+	}
+	ev, err := e.evaluate(ctx, rel, ch, candidates)
+	if err != nil {
+		e.log.Warn("realtime: evaluate change", "table", rel.Schema+"."+rel.Table, "err", err)
+		return
+	}
+	var matched []match
+	for _, c := range candidates {
+		var ids []int64
+		for _, b := range c.bindings {
+			if ev.passes(b) && !contains(ids, b.ID) {
+				ids = append(ids, b.ID)
+			}
+		}
+		if len(ids) > 0 {
+			matched = append(matched, match{sub: c.sub, ids: ids})
+		}
+	}
+	if len(matched) == 0 {
+		return
+	}
+	visible := e.visibility(ctx, rel, ch, ev, matched)
+	out := newOutput(rel, ch, ev)
+	for i, m := range matched {
+		if !visible[i] {
+			continue
+		}
+		m.sub.deliver(out.payload(ctx, e, m))
+	}
+}
+
+// candidate is a subscriber with the bindings whose table and event fit.
+type candidate struct {
+	sub      *Subscriber
+	bindings []*sbinding
+}
+
+func candidatesFor(subs []*Subscriber, rel *relInfo, typ string) []candidate {
+	var out []candidate
+	for _, s := range subs {
+		var bs []*sbinding
+		for _, b := range s.bindings {
+			if b.valid.Load() && (b.p.action == "*" || b.p.action == typ) &&
+				matches(b.p.schema, rel.Schema) && matches(b.p.table, rel.Table) {
+				bs = append(bs, b)
+			}
+		}
+		if len(bs) > 0 {
+			out = append(out, candidate{sub: s, bindings: bs})
+		}
+	}
+	return out
+}
+
+// evaluation is what one query computed for a change: the typed records
+// and each distinct filter's result.
+type evaluation struct {
+	record, old json.RawMessage
+	filters     map[filter]bool
+}
+
+func (ev *evaluation) passes(b *sbinding) bool {
+	for _, f := range b.p.filters {
+		if !ev.filters[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// evaluate casts the change's text values to their column types (records
+// as to_jsonb renders them) and runs every filter, in one query.
+func (e *Engine) evaluate(ctx context.Context, rel *relInfo, ch *Change, cands []candidate) (*evaluation, error) {
+	var fs []filter
+	seen := map[filter]bool{}
+	for _, c := range cands {
+		for _, b := range c.bindings {
+			for _, f := range b.p.filters {
+				if !seen[f] {
+					seen[f] = true
+					fs = append(fs, f)
+				}
+			}
+		}
+	}
+	unchanged := map[int]bool{}
+	for _, i := range ch.Unchanged {
+		unchanged[i] = true
+	}
+	args := []any{ch.New, ch.Old}
+	var sel []string
+	sel = append(sel, recordSQL(rel, "$1", len(ch.New), unchanged), recordSQL(rel, "$2", len(ch.Old), nil))
+	row := "$1"
+	if ch.Type == "DELETE" {
+		row = "$2"
+	}
+	for _, f := range fs {
+		col := rel.column(f.Column)
+		if col == nil {
+			sel = append(sel, "false")
+			continue
+		}
+		param := ""
+		if f.Op != "is" { // is takes a keyword, not a parameter
+			args = append(args, f.Value)
+			param = "$" + strconv.Itoa(len(args))
+		}
+		sel = append(sel, filterSQL(f, col, valueSQL(rel, col, row), param))
+	}
+	q := "SELECT " + strings.Join(sel, ", ")
+	dst := make([]any, 2+len(fs))
+	ev := &evaluation{filters: map[filter]bool{}}
+	dst[0], dst[1] = &ev.record, &ev.old
+	results := make([]bool, len(fs))
+	for i := range fs {
+		dst[2+i] = &results[i]
+	}
+	if err := e.admin.QueryRow(ctx, q, args...).Scan(dst...); err != nil {
+		return nil, err
+	}
+	for i, f := range fs {
+		ev.filters[f] = results[i]
+	}
+	return ev, nil
+}
+
+// valueSQL is one column's typed value from a text[] parameter.
+func valueSQL(rel *relInfo, col *column, param string) string {
+	for i := range rel.Cols {
+		if &rel.Cols[i] == col {
+			return fmt.Sprintf("(%s::text[])[%d]::%s", param, i+1, col.Type)
+		}
+	}
+	return "NULL"
+}
+
+// recordSQL builds a row's JSON object from its text values, columns in
+// order; unchanged columns are left out. A row with no values is NULL.
+func recordSQL(rel *relInfo, param string, n int, skip map[int]bool) string {
+	if n == 0 {
+		// The parameter is still referenced so its type is known.
+		return "(CASE WHEN " + param + "::text[] IS NULL THEN NULL END)::jsonb"
+	}
+	var parts []string
+	for i := range rel.Cols {
+		if i >= n || skip[i] {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("(%s::text[])[%d]::%s AS %s", param, i+1, rel.Cols[i].Type,
+			pgx.Identifier{rel.Cols[i].Name}.Sanitize()))
+	}
+	if len(parts) == 0 {
+		return "'{}'::jsonb"
+	}
+	return "(SELECT to_jsonb(r) FROM (SELECT " + strings.Join(parts, ", ") + ") r)"
+}
+
+// filterValueSQL is the filter's value cast to the column's type.
+func filterValueSQL(f filter, col *column, param string) string {
+	if f.Op == "in" {
+		return param + "::" + col.Type + "[]"
+	}
+	if f.Op == "like" || f.Op == "ilike" || f.Op == "match" || f.Op == "imatch" {
+		return param + "::text"
+	}
+	if f.Op == "is" {
+		return "NULL"
+	}
+	return param + "::" + col.Type
+}
+
+// filterSQL is one filter as a boolean that is never NULL.
+func filterSQL(f filter, col *column, value, param string) string {
+	var expr string
+	switch f.Op {
+	case "in":
+		expr = value + " = ANY(" + filterValueSQL(f, col, param) + ")"
+	case "is":
+		kw := map[string]string{"null": "NULL", "true": "TRUE", "false": "FALSE", "unknown": "UNKNOWN"}[strings.ToLower(f.Value)]
+		if kw == "" {
+			return "false"
+		}
+		expr = value + " IS " + kw
+	case "like", "ilike", "match", "imatch":
+		expr = value + "::text " + filterOps[f.Op] + " " + filterValueSQL(f, col, param)
+	default:
+		expr = value + " " + filterOps[f.Op] + " " + filterValueSQL(f, col, param)
+	}
+	if f.Negate {
+		expr = "NOT (" + expr + ")"
+	}
+	return "coalesce(" + expr + ", false)"
+}
+
+// visibility decides, per matched subscriber, whether it receives the
+// change: DELETEs go to everyone whose filters matched; otherwise a table
+// with RLS is checked as each subscriber's caller, in one round trip.
+func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *evaluation, ms []match) []bool {
+	out := make([]bool, len(ms))
+	if ch.Type == "DELETE" || !rel.RLS || !rel.hasPK() {
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	}
+	// One check per distinct caller; subscribers with the same claims share it.
+	idx := map[string]int{}
+	var callers []pg.Caller
+	which := make([]int, len(ms))
+	for i, m := range ms {
+		c := *m.sub.caller.Load()
+		if !pkSelectable(rel, rel.selectable(ctx, e.admin, c.Role)) {
+			// Not checked: the subscriber gets the 401 error event.
+			which[i] = -1
+			continue
+		}
+		k := c.Role + "\x00" + string(c.Claims)
+		j, ok := idx[k]
+		if !ok {
+			j = len(callers)
+			idx[k] = j
+			callers = append(callers, pg.Caller{Role: c.Role, Claims: c.Claims, Headers: c.Headers})
+		}
+		which[i] = j
+	}
+	if len(callers) == 0 {
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	}
+	var conds []string
+	for i, col := range rel.Cols {
+		if col.PK {
+			conds = append(conds, fmt.Sprintf("%s = ($1::text[])[%d]::%s", pgx.Identifier{col.Name}.Sanitize(), i+1, col.Type))
+		}
+	}
+	e.waitVisible(ctx, ch.Xid)
+	q := "SELECT EXISTS (SELECT 1 FROM " + pgx.Identifier{rel.Schema, rel.Table}.Sanitize() +
+		" WHERE " + strings.Join(conds, " AND ") + ")"
+	seen := make([]bool, len(callers))
+	err := pg.QueryRowsAsCallers(ctx, e.user, callers, func(i int, row pgx.Row) error {
+		return row.Scan(&seen[i])
+	}, q, ch.New)
+	if err != nil {
+		e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
+	}
+	for i := range ms {
+		out[i] = which[i] < 0 || seen[which[i]]
+	}
+	return out
+}
+
+// output builds the event payloads of one change, per role.
+type output struct {
+	rel    *relInfo
+	ch     *Change
+	ev     *evaluation
+	record map[string]json.RawMessage
+	old    map[string]json.RawMessage
+	large  bool
+}
+
+func newOutput(rel *relInfo, ch *Change, ev *evaluation) *output {
+	o := &output{rel: rel, ch: ch, ev: ev}
+	_ = json.Unmarshal(ev.record, &o.record)
+	_ = json.Unmarshal(ev.old, &o.old)
+	size := 0
+	for _, v := range ch.New {
+		if v != nil {
+			size += len(*v)
+		}
+	}
+	o.large = size > maxRecordBytes
+	return o
+}
+
+// payload renders {"ids":[…],"data":{…}} for one subscriber.
+func (o *output) payload(ctx context.Context, e *Engine, m match) json.RawMessage {
+	caller := m.sub.caller.Load()
+	var b bytes.Buffer
+	b.WriteString(`{"ids":`)
+	ids, _ := json.Marshal(m.ids)
+	b.Write(ids)
+	b.WriteString(`,"data":`)
+	b.Write(o.data(ctx, e, caller.Role, m))
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// visibleSQL reports whether a transaction (by its 32-bit id, widened with
+// the current epoch) is visible to a new snapshot.
+const visibleSQL = `
+WITH s AS (SELECT pg_current_snapshot() AS snap, pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax)
+SELECT pg_visible_in_snapshot(
+  ((((s.xmax >> 32) - CASE WHEN $1::bigint > (s.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | $1::bigint)::text::xid8,
+  s.snap) FROM s`
+
+// waitVisible waits until a decoded transaction is visible to new
+// snapshots. The slot sends a transaction once its commit record is
+// flushed, a moment before other sessions see it, and a row-level security
+// check in that moment would not find the row (or would find its previous
+// version).
+func (e *Engine) waitVisible(ctx context.Context, xid uint32) {
+	if xid == 0 || e.lastVisible.Load() == int64(xid) {
+		return
+	}
+	delay := 100 * time.Microsecond
+	for range 50 {
+		var ok bool
+		if err := e.admin.QueryRow(ctx, visibleSQL, int64(xid)).Scan(&ok); err != nil {
+			e.log.Warn("realtime: transaction visibility", "xid", xid, "err", err)
+			return
+		}
+		if ok {
+			e.lastVisible.Store(int64(xid))
+			return
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+}

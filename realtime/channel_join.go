@@ -1,0 +1,245 @@
+package realtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basaltdev/basalt/realtime/changes"
+)
+
+// join handles phx_join in the order of the reference's checks: topic,
+// limits, token, private read policies, replay; then subscribes, replies
+// with the postgres_changes bindings and their ids, pushes presence_state
+// and finally reports the postgres_changes subscription.
+func (s *Service) join(c *conn, m *message) {
+	name, ok := strings.CutPrefix(m.Topic, "realtime:")
+	if !ok {
+		c.unmatched(m)
+		return
+	}
+	// A second join of a topic replaces the first, as Phoenix does.
+	if old := c.channel(m.Topic); old != nil {
+		old.close()
+	}
+	ch, cfg, err := s.prepareJoin(c, m, name)
+	if err != nil {
+		s.replyJoinError(c, m, asJoinError(err))
+		return
+	}
+	bindings := ch.bindings(cfg)
+	c.mu.Lock()
+	c.channels[m.Topic] = ch
+	c.mu.Unlock()
+	if len(bindings) > 0 {
+		ch.sub = changes.NewSubscriber(ch.caller(), bindingsOf(bindings), ch.deliverChange)
+		if s.changes != nil {
+			s.changes.Subscribe(ch.sub)
+		}
+	}
+	// The reply is queued before the channel can receive anything, and
+	// presence_state is taken and queued in the same step that subscribes
+	// it, so no diff reaches the client before the state it applies to.
+	c.reply(m.JoinRef, m.Ref, m.Topic, "ok", joinResponse(bindings))
+	withState := ch.presenceEnabled.Load() && ch.readAllowed(extPresence)
+	s.hub.join(ch, func(p *presenceState) {
+		if withState {
+			s.presences.Add(1)
+			c.push(ch.joinRef, ch.topic, "presence_state", p.stateJSON())
+		}
+	})
+	if cfg.replicationReady {
+		ch.system("system", "ok", "Replication connection established")
+	}
+	if cfg.replay != nil {
+		go s.replay(ch, cfg.replay)
+	}
+	if ch.sub != nil {
+		go ch.reportSubscription()
+	}
+}
+
+// prepareJoin runs every check that can refuse the join and builds the
+// channel.
+func (s *Service) prepareJoin(c *conn, m *message, name string) (*channel, joinConfig, error) {
+	cfg := parseJoin(m.Payload)
+	if name == "" {
+		return nil, cfg, refuse("TopicNameRequired: You must provide a topic name")
+	}
+	if err := s.admitJoin(c); err != nil {
+		return nil, cfg, err
+	}
+	token := c.token
+	if cfg.accessToken != nil && !strings.HasPrefix(*cfg.accessToken, "sb_") {
+		token = *cfg.accessToken
+	}
+	claims, err := s.verifyToken(token)
+	if err != nil {
+		return nil, cfg, err
+	}
+	ch := &channel{c: c, id: strconv.FormatInt(channelSeq.Add(1), 36), topic: m.Topic, name: name,
+		key: tkey{private: cfg.private, topic: m.Topic}, joinRef: m.JoinRef, private: cfg.private,
+		ackBroadcast: cfg.ack, selfBroadcast: cfg.self, presenceKey: cfg.presenceKey,
+		token: token, claims: claims,
+		presenceLimit: windowLimiter{max: s.cfg.ClientPresenceMax, window: s.cfg.ClientPresenceWindow}}
+	if ch.joinRef == nil {
+		ch.joinRef = m.Ref
+	}
+	ch.presenceEnabled.Store(cfg.presenceEnabled)
+	if cfg.private {
+		if err := ch.authorizeRead(cfg.presenceEnabled); err != nil {
+			return nil, cfg, err
+		}
+	}
+	if cfg.replay != nil {
+		if !cfg.private {
+			return nil, cfg, refuse("UnableToReplayMessages: Replay is not allowed for public channels")
+		}
+		if !ch.readAllowed(extBroadcast) {
+			return nil, cfg, errReadDenied(name)
+		}
+		if _, _, ok := parseReplay(cfg.replay); !ok {
+			return nil, cfg, refuse("UnableToReplayMessages: Replay params are not valid")
+		}
+	}
+	ch.armExpiry(claims)
+	return ch, cfg, nil
+}
+
+// admitJoin applies the connection, join-rate and channel limits.
+func (s *Service) admitJoin(c *conn) error {
+	c.mu.Lock()
+	counted, n := c.counted, len(c.channels)
+	c.mu.Unlock()
+	if !counted && s.users.Load() >= int64(s.cfg.MaxConcurrentUsers) {
+		return refuse("ConnectionRateLimitReached: Too many connected users")
+	}
+	if !s.joins.allow(s.now()) {
+		return &joinError{reason: "ClientJoinRateLimitReached: Too many joins per second", disconnect: true}
+	}
+	if n >= s.cfg.MaxChannelsPerClient {
+		return refuse("ChannelRateLimitReached: Too many channels")
+	}
+	if !counted {
+		c.mu.Lock()
+		if !c.counted {
+			c.counted = true
+			s.users.Add(1)
+		}
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+// binding is one requested postgres_changes item with its server id.
+type binding struct {
+	id                           int64
+	params                       map[string]any // the item as the client sent it
+	event, schema, table, filter string
+}
+
+// bindings reads the postgres_changes items of the join, or, for the legacy
+// topic form without config, realtime:<schema>[:<table>[:<filter>]].
+func (ch *channel) bindings(cfg joinConfig) []binding {
+	var items []map[string]any
+	if cfg.hasConfig {
+		for _, raw := range cfg.postgresChanges {
+			var p map[string]any
+			if json.Unmarshal(raw, &p) == nil {
+				items = append(items, p)
+			}
+		}
+	} else {
+		// A join without config is the legacy topic form.
+		parts := strings.SplitN(ch.name, ":", 3)
+		p := map[string]any{"schema": parts[0]}
+		if len(parts) > 1 {
+			p["table"] = parts[1]
+		}
+		if len(parts) > 2 {
+			p["filter"] = parts[2]
+		}
+		items = append(items, p)
+	}
+	out := make([]binding, 0, len(items))
+	for _, p := range items {
+		b := binding{id: bindingID(p), params: p}
+		b.event, _ = p["event"].(string)
+		b.schema, _ = p["schema"].(string)
+		b.table, _ = p["table"].(string)
+		b.filter, _ = p["filter"].(string)
+		out = append(out, b)
+	}
+	return out
+}
+
+// bindingsOf converts to the changes package's form.
+func bindingsOf(bs []binding) []changes.Binding {
+	out := make([]changes.Binding, len(bs))
+	for i, b := range bs {
+		cb := changes.Binding{ID: b.id, Event: b.event, Schema: b.schema, Table: b.table, Filter: b.filter}
+		_, cb.HasFilter = b.params["filter"].(string)
+		switch sel := b.params["select"].(type) {
+		case nil:
+		case []any:
+			for _, c := range sel {
+				if s, ok := c.(string); ok {
+					cb.Select = append(cb.Select, s)
+				}
+			}
+		default:
+			cb.SelectInvalid = true
+		}
+		cb.Raw, _ = json.Marshal(b.params)
+		out[i] = cb
+	}
+	return out
+}
+
+// joinResponse echoes every requested item, in order, with its id.
+func joinResponse(bs []binding) json.RawMessage {
+	items := make([]map[string]any, len(bs))
+	for i, b := range bs {
+		item := make(map[string]any, len(b.params)+1)
+		for k, v := range b.params {
+			item[k] = v
+		}
+		item["id"] = b.id
+		items[i] = item
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]any{"postgres_changes": items})
+	return bytes.TrimSpace(buf.Bytes())
+}
+
+// reportSubscription validates the postgres_changes bindings against the
+// database and tells the client, as the reference's async subscribe does.
+func (ch *channel) reportSubscription() {
+	s := ch.c.s
+	if s.changes == nil {
+		ch.system("postgres_changes", "error", msgDatabaseUnavailable)
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer cancel()
+	if err := s.changes.Validate(ctx, ch.sub); err != nil {
+		if ch.stopped.Load() {
+			return
+		}
+		ch.system("postgres_changes", "error", err.Error())
+		return
+	}
+	if !ch.stopped.Load() {
+		ch.system("postgres_changes", "ok", "Subscribed to PostgreSQL")
+	}
+}
+
+// deliverChange sends one postgres_changes event to this channel.
+func (ch *channel) deliverChange(payload json.RawMessage) {
+	ch.deliver(newJSONMsg(ch.topic, "postgres_changes", payload))
+}

@@ -1,0 +1,85 @@
+package realtime_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/basaltdev/basalt/realtime"
+)
+
+// TestCluster runs two nodes on one database: broadcasts and presence
+// cross between them through LISTEN/NOTIFY, exactly one node reads the
+// replication slot and both deliver its changes, and when the reading node
+// stops the other takes over.
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	cfg := realtime.Config{PostgresChanges: true, Cluster: true}
+	n1 := setup(t, cfg)
+	n2 := node(t, n1.db, n1.keys, cfg)
+	ctx := context.Background()
+	if _, err := n1.db.Admin.Exec(ctx, notesSQL); err != nil {
+		t.Fatal(err)
+	}
+	join := map[string]any{"config": map[string]any{"presence": map[string]any{"key": "k1", "enabled": true}}}
+	c1 := n1.dial(t, "2.0.0")
+	c1.join("1", "realtime:room", join)
+	c2 := n2.dial(t, "1.0.0")
+	c2.join("1", "realtime:room", map[string]any{"config": map[string]any{"presence": map[string]any{"key": "k2", "enabled": true}}})
+	time.Sleep(300 * time.Millisecond) // both listeners are up
+
+	c1.push("1", "2", "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "hop", "payload": map[string]any{"from": 1}})
+	c2.expect(`"event":"broadcast"`, `"event":"hop"`, `"from":1`)
+
+	// Larger than a NOTIFY payload: carried through realtime.cluster_messages.
+	big := strings.Repeat("b", 20000)
+	c1.push("1", "2", "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "big", "payload": map[string]any{"s": big}})
+	if msg := c2.expect(`"event":"big"`); !strings.Contains(msg, big) {
+		t.Errorf("large broadcast arrived cut to %d bytes", len(msg))
+	}
+
+	c1.push("1", "3", "realtime:room", "presence", map[string]any{"type": "presence", "event": "track", "payload": map[string]any{"node": 1}})
+	c2.expect(`"presence_diff"`, `"joins":{"k1":{"metas":[{"node":1,"phx_ref":"`)
+	late := n2.dial(t, "2.0.0")
+	late.join("1", "realtime:room", map[string]any{"config": map[string]any{"presence": map[string]any{"enabled": true}}})
+	if st := late.expect(`"presence_state"`); !strings.Contains(st, `"k1":{"metas":[{"node":1,"phx_ref":"`) {
+		t.Errorf("state on the other node = %s", st)
+	}
+
+	// postgres_changes: each node's subscriber gets the change once.
+	all := map[string]any{"event": "INSERT", "schema": "public", "table": "notes"}
+	s1 := n1.dial(t, "2.0.0")
+	subscribe(t, s1, "realtime:pg", n1.token(t, "service_role", "", time.Hour), all)
+	s2 := n2.dial(t, "2.0.0")
+	subscribe(t, s2, "realtime:pg", n1.token(t, "service_role", "", time.Hour), all)
+	if _, err := n1.db.Admin.Exec(ctx, `INSERT INTO public.notes VALUES (1, $1, $2, 1, NULL, NULL)`, userA, big); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*client{s1, s2} {
+		if ev := nextChange(t, c); ev.Data.Record["id"] != float64(1) || ev.Data.Record["body"] != big {
+			t.Errorf("node subscriber got %+v", ev.Data.Record["id"])
+		}
+	}
+
+	// The leader stops; the survivor reads the slot from then on.
+	leader, survivor, sc := n1, n2, s2
+	if n2.svc.ReadsChanges() {
+		leader, survivor, sc = n2, n1, s1
+	}
+	leader.svc.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for !survivor.svc.ReadsChanges() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !survivor.svc.ReadsChanges() {
+		t.Fatal("no node took over the slot")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := n1.db.Admin.Exec(ctx, `INSERT INTO public.notes VALUES (2, $1, 'y', 1, NULL, NULL)`, userA); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextChange(t, sc); ev.Data.Record["id"] != float64(2) {
+		t.Errorf("after hand-over got %+v", ev.Data)
+	}
+}

@@ -1,0 +1,283 @@
+package realtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+)
+
+// conn is one client websocket. One goroutine reads and handles the
+// client's frames in order; another writes. Everything sent to the client
+// goes through a bounded queue, so a fan-out never waits for a slow client.
+type conn struct {
+	s       *Service
+	ws      *websocket.Conn
+	vsn     string
+	token   string      // the socket's apikey JWT
+	claims  *jwt.Claims // its verified claims
+	headers json.RawMessage
+
+	mu       sync.Mutex
+	queue    []frame
+	queued   int
+	closed   bool
+	wake     chan struct{}
+	channels map[string]*channel // by topic
+	counted  bool                // counts toward the concurrent users limit
+	done     chan struct{}
+}
+
+// errQueueFull is why a client that fell too far behind is dropped.
+var errQueueFull = errors.New("send queue over its limit")
+
+// send queues a frame; it never blocks. A client whose queue is over the
+// limit is disconnected at once, like the reference's socket process
+// killed at its heap limit: no close frame, the client sees 1006. (The
+// batch the writer holds is not counted, so a socket holds at most twice
+// the limit.)
+func (c *conn) send(f frame) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	if c.queued+len(f.data) > c.s.cfg.MaxQueueBytes {
+		c.mu.Unlock()
+		c.s.log.Warn("realtime: dropping slow client", "err", errQueueFull, "queued_bytes", c.queued)
+		c.abort()
+		return
+	}
+	c.queue = append(c.queue, f)
+	c.queued += len(f.data)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// reply sends phx_reply for a client push.
+func (c *conn) reply(joinRef, ref json.RawMessage, topic, status string, response json.RawMessage) {
+	if response == nil {
+		response = json.RawMessage("{}")
+	}
+	payload := make([]byte, 0, len(response)+32)
+	payload = append(payload, `{"status":`...)
+	payload = append(payload, quote(status)...)
+	payload = append(payload, `,"response":`...)
+	payload = append(payload, response...)
+	payload = append(payload, '}')
+	c.send(encodeText(c.vsn, joinRef, ref, topic, "phx_reply", payload))
+}
+
+// push sends a server push on a channel (ref null).
+func (c *conn) push(joinRef json.RawMessage, topic, event string, payload json.RawMessage) {
+	c.send(encodeText(c.vsn, joinRef, nil, topic, event, payload))
+}
+
+// writeLoop drains the queue into the socket.
+func (c *conn) writeLoop() {
+	defer c.abort()
+	var batch []frame
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return
+		}
+		c.mu.Lock()
+		batch, c.queue = c.queue, batch[:0]
+		c.queued = 0
+		c.mu.Unlock()
+		for i, f := range batch {
+			typ := websocket.TextMessage
+			if f.binary {
+				typ = websocket.BinaryMessage
+			}
+			_ = c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if err := c.ws.WriteMessage(typ, f.data); err != nil {
+				return
+			}
+			batch[i] = frame{}
+		}
+	}
+}
+
+// abort closes the socket without a close frame and stops both loops.
+func (c *conn) abort() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.queue = nil
+	c.mu.Unlock()
+	close(c.done)
+	_ = c.ws.NetConn().Close()
+}
+
+// closeGracefully flushes what is queued, then closes.
+func (c *conn) closeGracefully(code int, reason string) {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		empty := len(c.queue) == 0 || c.closed
+		c.mu.Unlock()
+		if empty {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	c.abort()
+}
+
+// readLoop reads frames until the socket closes, then leaves every channel.
+func (c *conn) readLoop() {
+	defer c.cleanup()
+	c.ws.SetReadLimit(c.s.cfg.MaxFrameBytes)
+	for {
+		_ = c.ws.SetReadDeadline(time.Now().Add(c.s.cfg.IdleTimeout))
+		typ, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		var m *message
+		switch {
+		case typ == websocket.BinaryMessage && c.vsn == vsn2:
+			m, err = decodeBinary(data)
+		case typ == websocket.TextMessage:
+			m, err = decodeText(c.vsn, data)
+		default:
+			err = errFrame
+		}
+		if err != nil {
+			// The reference logs malformed messages and keeps the socket.
+			c.s.log.Debug("realtime: ignoring frame", "err", err)
+			continue
+		}
+		c.handle(m)
+	}
+}
+
+// cleanup leaves every channel when the socket ends.
+func (c *conn) cleanup() {
+	c.abort()
+	c.mu.Lock()
+	chans := make([]*channel, 0, len(c.channels))
+	for _, ch := range c.channels {
+		chans = append(chans, ch)
+	}
+	c.channels = map[string]*channel{}
+	counted := c.counted
+	c.counted = false
+	c.mu.Unlock()
+	for _, ch := range chans {
+		ch.stop()
+	}
+	if counted {
+		c.s.users.Add(-1)
+	}
+	c.s.conns.Add(-1)
+	if c.s.metrics != nil {
+		c.s.metrics.Sockets.Dec()
+	}
+}
+
+// channel returns the joined channel of a topic.
+func (c *conn) channel(topic string) *channel {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.channels[topic]
+}
+
+// handle routes one client message. A panic while handling it is the
+// channel crashing, as a Phoenix channel process would: the channel stops
+// and the client gets phx_error (it then rejoins), the socket lives on.
+func (c *conn) handle(m *message) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		c.s.log.Error("realtime: channel crashed", "topic", m.Topic, "event", m.Event, "panic", fmt.Sprint(v))
+		if ch := c.channel(m.Topic); ch != nil && ch.stop() {
+			c.mu.Lock()
+			if c.channels[ch.topic] == ch {
+				delete(c.channels, ch.topic)
+			}
+			c.mu.Unlock()
+			c.send(encodeText(c.vsn, ch.joinRef, ch.joinRef, ch.topic, "phx_error", json.RawMessage("{}")))
+		}
+	}()
+	switch {
+	case m.Topic == "phoenix" && m.Event == "heartbeat":
+		c.reply(nil, m.Ref, "phoenix", "ok", nil)
+		return
+	case m.Event == "phx_join":
+		c.s.join(c, m)
+		return
+	}
+	ch := c.channel(m.Topic)
+	if ch == nil {
+		// As Phoenix: leaving a topic that is not joined succeeds, anything
+		// else on it is refused.
+		if m.Event == "phx_leave" {
+			c.reply(m.JoinRef, m.Ref, m.Topic, "ok", nil)
+			return
+		}
+		c.unmatched(m)
+		return
+	}
+	if m.Event == "phx_leave" && m.JoinRef != nil && !bytes.Equal(m.JoinRef, ch.joinRef) {
+		// The client raced a server close of an earlier join: Phoenix does
+		// not answer.
+		return
+	}
+	c.s.events.Add(1)
+	switch m.Event {
+	case "phx_leave":
+		c.reply(m.JoinRef, m.Ref, m.Topic, "ok", nil)
+		ch.close()
+	case "broadcast":
+		ch.handleBroadcast(m)
+	case "presence":
+		ch.handlePresence(m)
+	case "access_token":
+		ch.handleAccessToken(m)
+	default:
+		// Other events are ignored (they still count toward the rate).
+	}
+}
+
+// unmatched refuses a message for a topic no channel serves. Phoenix's
+// reply carries no join_ref.
+func (c *conn) unmatched(m *message) {
+	c.reply(nil, m.Ref, m.Topic, "error", json.RawMessage(`{"reason":"unmatched topic"}`))
+}
+
+// upgradeError is a refused upgrade: status and the reference's message.
+type upgradeError struct {
+	status int
+	msg    string
+}
+
+// writeUpgradeError answers a refused upgrade as the reference does, after
+// its pause.
+func (s *Service) writeUpgradeError(w http.ResponseWriter, e upgradeError) {
+	if d := s.cfg.UpgradeErrorBackoff; d > 0 {
+		time.Sleep(d)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": e.msg})
+}

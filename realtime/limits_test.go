@@ -1,0 +1,81 @@
+package realtime_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/basaltdev/basalt/realtime"
+)
+
+// TestLimits checks the reference's limit errors: payload size with ack,
+// joins per second (the socket is closed), concurrent users (join error,
+// then 429 on upgrade) and events per second (the channel is closed).
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	cfg := map[string]any{"config": map[string]any{"broadcast": map[string]any{"ack": true}}}
+
+	t.Run("payload size", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, realtime.Config{PostgresChanges: false, MaxPayloadBytes: 100})
+		c := b.dial(t, "2.0.0")
+		c.join("1", "realtime:big", cfg)
+		c.push("1", "2", "realtime:big", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{"s": strings.Repeat("x", 200)}})
+		if got, want := c.next(), `["1","2","realtime:big","phx_reply",{"status":"error","response":"payload_size_exceeded"}]`; got != want {
+			t.Errorf("reply = %s, want %s", got, want)
+		}
+	})
+
+	t.Run("joins per second", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, realtime.Config{PostgresChanges: false, MaxJoinsPerSecond: 2})
+		c := b.dial(t, "2.0.0")
+		c.join("1", "realtime:a", cfg)
+		c.join("2", "realtime:b", cfg)
+		if got, want := c.join("3", "realtime:c", cfg), `["3","3","realtime:c","phx_reply",{"status":"error","response":{"reason":"ClientJoinRateLimitReached: Too many joins per second"}}]`; got != want {
+			t.Errorf("third join = %s, want %s", got, want)
+		}
+		if _, _, err := c.frame(5 * time.Second); err == nil {
+			t.Error("socket still open after the join rate was exceeded")
+		}
+	})
+
+	t.Run("concurrent users", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, realtime.Config{PostgresChanges: false, MaxConcurrentUsers: 1})
+		first := b.dial(t, "2.0.0")
+		second := b.dial(t, "2.0.0")
+		first.join("1", "realtime:a", cfg)
+		if got := second.join("1", "realtime:a", cfg); !strings.Contains(got, `"reason":"ConnectionRateLimitReached: Too many connected users"`) {
+			t.Errorf("second user's join = %s", got)
+		}
+		u := "ws" + strings.TrimPrefix(b.url, "http") + "/realtime/v1/websocket?apikey=" + b.keys.AnonKey + "&vsn=2.0.0"
+		_, res, err := websocket.DefaultDialer.Dial(u, nil)
+		if err == nil || res == nil || res.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("upgrade over the limit: %v %v", err, res)
+		}
+	})
+
+	t.Run("events per second", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, realtime.Config{PostgresChanges: false, MaxEventsPerSecond: 2})
+		sender := b.dial(t, "2.0.0")
+		sender.join("1", "realtime:busy", map[string]any{"config": map[string]any{}})
+		recv := b.dial(t, "2.0.0")
+		recv.join("1", "realtime:busy", map[string]any{"config": map[string]any{}})
+		for range 30 {
+			sender.push("1", nil, "realtime:busy", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
+		}
+		time.Sleep(1500 * time.Millisecond) // the counter's next tick
+		sender.push("1", nil, "realtime:busy", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
+		if got := recv.expect(`"system"`); got != `["1",null,"realtime:busy","system",{"channel":"busy","extension":"system","message":"Too many messages per second","status":"error"}]` {
+			t.Errorf("system = %s", got)
+		}
+		if got := recv.next(); got != `["1","1","realtime:busy","phx_close",{}]` {
+			t.Errorf("close = %s", got)
+		}
+	})
+}

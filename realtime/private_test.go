@@ -1,0 +1,142 @@
+package realtime_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/basaltdev/basalt/realtime"
+)
+
+// The policies supabase-js's own integration suite uses.
+const privateSQL = `
+CREATE POLICY "read" ON realtime.messages FOR SELECT TO authenticated
+  USING (realtime.topic() LIKE '%channel%' AND realtime.messages.extension IN ('broadcast', 'presence'));
+CREATE POLICY "write" ON realtime.messages FOR INSERT TO authenticated
+  WITH CHECK (realtime.topic() LIKE '%channel%');`
+
+func privateJoin(token string, extra map[string]any) map[string]any {
+	cfg := map[string]any{"private": true, "broadcast": map[string]any{"ack": true}}
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	return map[string]any{"config": cfg, "access_token": token}
+}
+
+// TestPrivateChannels checks Realtime Authorization: joins decided by the
+// SELECT policies of realtime.messages, broadcasts by the INSERT policy,
+// the private namespace kept apart from the public one, and messages sent
+// from SQL with realtime.send, replayed on a later join.
+func TestPrivateChannels(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: false})
+	ctx := context.Background()
+	if _, err := b.db.Admin.Exec(ctx, privateSQL); err != nil {
+		t.Fatal(err)
+	}
+	user := b.token(t, "authenticated", userA, time.Hour)
+
+	denied := b.dial(t, "2.0.0")
+	got := denied.join("1", "realtime:my-channel", privateJoin(b.keys.AnonKey, nil))
+	if want := `["1","1","realtime:my-channel","phx_reply",{"status":"error","response":{"reason":"Unauthorized: You do not have permissions to read from this Channel topic: my-channel"}}]`; got != want {
+		t.Errorf("anon join = %s, want %s", got, want)
+	}
+	if got := denied.join("2", "realtime:secret", privateJoin(user, nil)); !strings.Contains(got, `"reason":"Unauthorized: You do not have permissions to read from this Channel topic: secret"`) {
+		t.Errorf("topic outside the policy = %s", got)
+	}
+
+	a := b.dial(t, "2.0.0")
+	if got := a.join("1", "realtime:my-channel", privateJoin(user, nil)); !strings.Contains(got, `"status":"ok"`) {
+		t.Fatalf("authorized join = %s", got)
+	}
+	listener := b.dial(t, "1.0.0")
+	listener.join("1", "realtime:my-channel", privateJoin(user, nil))
+	public := b.dial(t, "1.0.0")
+	public.join("1", "realtime:my-channel", map[string]any{"config": map[string]any{}})
+
+	a.push("1", "2", "realtime:my-channel", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{"n": 1}})
+	if got := a.next(); got != `["1","2","realtime:my-channel","phx_reply",{"status":"ok","response":{}}]` {
+		t.Errorf("ack = %s", got)
+	}
+	listener.expect(`"event":"broadcast"`, `"payload":{"n":1}`)
+
+	// From SQL: stored, then delivered to the private subscribers only.
+	if _, err := b.db.Admin.Exec(ctx, `SELECT realtime.send('{"from":"sql"}', 'db', 'my-channel', true)`); err != nil {
+		t.Fatal(err)
+	}
+	msg := listener.expect(`"event":"db"`)
+	if !strings.Contains(msg, `"from":"sql"`) || !strings.Contains(msg, `"meta":{"id":"`) {
+		t.Errorf("realtime.send delivered %s", msg)
+	}
+	// From a row trigger with realtime.broadcast_changes.
+	if _, err := b.db.Admin.Exec(ctx, `
+		CREATE TABLE public.items (id int PRIMARY KEY, name text);
+		CREATE FUNCTION public.items_broadcast() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+		  PERFORM realtime.broadcast_changes('my-channel', TG_OP, TG_OP, TG_TABLE_NAME, TG_TABLE_SCHEMA, NEW, OLD);
+		  RETURN NULL;
+		END $$;
+		CREATE TRIGGER items_broadcast AFTER INSERT ON public.items FOR EACH ROW EXECUTE FUNCTION public.items_broadcast();
+		INSERT INTO public.items VALUES (7, 'seven');`); err != nil {
+		t.Fatal(err)
+	}
+	msg = listener.expect(`"event":"INSERT"`)
+	for _, part := range []string{`"operation":"INSERT"`, `"record":{"id":7,"name":"seven"}`, `"old_record":null`, `"table":"items"`, `"schema":"public"`} {
+		if !strings.Contains(msg, part) {
+			t.Errorf("broadcast_changes delivered %s, want %s", msg, part)
+		}
+	}
+	// A public broadcast of the same name reaches only the public channel:
+	// its next message is this one, not the private ones above.
+	if _, err := b.db.Admin.Exec(ctx, `SELECT realtime.send('{"to":"public"}', 'pub', 'my-channel', false)`); err != nil {
+		t.Fatal(err)
+	}
+	if got := public.expect(`"event":"broadcast"`); !strings.Contains(got, `"event":"pub"`) {
+		t.Errorf("public channel got %s first", got)
+	}
+
+	// A token the read policy refuses closes the channel.
+	a.push("1", "8", "realtime:my-channel", "access_token", map[string]any{"access_token": b.token(t, "anon", "", time.Hour)})
+	if got, want := a.expect(`"system"`), `["1",null,"realtime:my-channel","system",{"channel":"my-channel","extension":"system","message":"You do not have permissions to read from this Channel topic: my-channel","status":"error"}]`; got != want {
+		t.Errorf("after a refused token: %s, want %s", got, want)
+	}
+	if got := a.next(); got != `["1","1","realtime:my-channel","phx_close",{}]` {
+		t.Errorf("close = %s", got)
+	}
+
+	// Replay: a later join asks for stored messages since the epoch.
+	late := b.dial(t, "2.0.0")
+	late.join("1", "realtime:my-channel", privateJoin(user, map[string]any{
+		"broadcast": map[string]any{"replay": map[string]any{"since": 0, "limit": 10}}}))
+	replayed := late.expect(`"event":"db"`)
+	if !strings.HasPrefix(replayed, `["1",null,"realtime:my-channel","broadcast",`) {
+		t.Errorf("replayed message not pushed on the channel: %s", replayed)
+	}
+	if !strings.Contains(replayed, `"meta":{"id":"`) || !strings.Contains(replayed, `"replayed":true`) {
+		t.Errorf("replayed %s", replayed)
+	}
+	if got := late.join("2", "realtime:open", map[string]any{"config": map[string]any{
+		"broadcast": map[string]any{"replay": map[string]any{"since": 0}}}}); !strings.Contains(got, `"UnableToReplayMessages: Replay is not allowed for public channels"`) {
+		t.Errorf("public replay = %s", got)
+	}
+}
+
+// TestPrivateBroadcastWithoutWrite checks that a reader without the write
+// policy has its broadcasts dropped with no reply, even with ack.
+func TestPrivateBroadcastWithoutWrite(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: false})
+	if _, err := b.db.Admin.Exec(context.Background(), `
+		CREATE POLICY "read" ON realtime.messages FOR SELECT TO authenticated USING (true);`); err != nil {
+		t.Fatal(err)
+	}
+	user := b.token(t, "authenticated", userA, time.Hour)
+	a := b.dial(t, "2.0.0")
+	a.join("1", "realtime:ro", privateJoin(user, nil))
+	other := b.dial(t, "2.0.0")
+	other.join("1", "realtime:ro", privateJoin(user, nil))
+	a.push("1", "2", "realtime:ro", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
+	a.silent(time.Second)
+	other.silent(100 * time.Millisecond)
+}

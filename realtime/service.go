@@ -1,0 +1,239 @@
+// Package realtime is Basalt's /realtime/v1: the Phoenix channels protocol
+// of Supabase Realtime (vsn 1.0.0 JSON objects, vsn 2.0.0 JSON arrays plus
+// binary broadcasts), broadcast, presence and postgres_changes, so that
+// supabase-js's channel() works unchanged.
+//
+// A socket (conn.go) reads and handles its client's frames in order and
+// writes through a bounded queue. Channels (channel.go) hold a join's
+// config, token and claims. The hub (hub.go) fans broadcasts and presence
+// out to this node's channels, and the cluster (cluster.go) carries them to
+// other nodes through LISTEN/NOTIFY. postgres_changes come from one logical
+// replication slot (package realtime/changes), with each change checked
+// against every subscriber's claims in PostgreSQL.
+package realtime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/telemetry"
+	"github.com/basaltdev/basalt/realtime/changes"
+)
+
+// Service is the realtime API (mounted at /realtime/v1).
+type Service struct {
+	cfg      Config
+	admin    *pgxpool.Pool // bookkeeping and the replication reader's queries
+	user     *pgxpool.Pool // authenticator: everything done as a caller
+	keys     *jwt.Keys
+	log      *slog.Logger
+	now      func() time.Time
+	mux      *http.ServeMux
+	hub      *hub
+	upgrader websocket.Upgrader
+	changes  *changes.Engine
+	cluster  *cluster
+	metrics  *telemetry.RealtimeMetrics // nil: no metrics
+
+	conns     atomic.Int64 // open sockets
+	users     atomic.Int64 // sockets that joined a channel
+	joins     *joinLimiter
+	events    *rateCounter
+	presences *rateCounter
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+var _ http.Handler = (*Service)(nil)
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// WithMetrics keeps the realtime metrics (open sockets, slot lag) up to
+// date.
+func WithMetrics(m *telemetry.RealtimeMetrics) Option { return func(s *Service) { s.metrics = m } }
+
+// WithClock sets the clock used for token expiry.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// New builds the service and starts its background work: the rate
+// counters, the replication reader (when PostgresChanges is on and the
+// database has wal_level=logical) and the cluster listener. Close stops
+// them.
+func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service, error) {
+	if keys == nil {
+		return nil, errors.New("realtime: keys are required")
+	}
+	if admin == nil || user == nil {
+		return nil, errors.New("realtime: the admin and user pools are required")
+	}
+	cfg.defaults()
+	s := &Service{cfg: cfg, admin: admin, user: user, keys: keys, log: slog.New(slog.DiscardHandler),
+		now: time.Now, mux: http.NewServeMux(), hub: newHub(), done: make(chan struct{})}
+	for _, o := range opts {
+		o(s)
+	}
+	s.joins = &joinLimiter{limit: cfg.MaxJoinsPerSecond}
+	s.events = newRateCounter(cfg.MaxEventsPerSecond)
+	s.presences = newRateCounter(cfg.MaxPresenceEventsPerSecond)
+	s.upgrader = websocket.Upgrader{
+		ReadBufferSize:  4096,
+		WriteBufferSize: 4096,
+		// Browsers connect from any app origin, as to the reference.
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.routes()
+	go s.tick()
+	s.cluster = newCluster(s)
+	if cfg.PostgresChanges {
+		ccfg := changes.Config{SlotName: cfg.SlotName}
+		if s.metrics != nil {
+			ccfg.SlotLag = func(slot string, bytes float64, reading bool) {
+				if reading {
+					s.metrics.SlotLagBytes.WithLabelValues(slot).Set(bytes)
+				} else {
+					s.metrics.SlotLagBytes.DeleteLabelValues(slot)
+				}
+			}
+		}
+		if cfg.Cluster {
+			ccfg.Publish = s.cluster.publishChange
+		}
+		eng, err := changes.New(s.ctx, ccfg, admin, user, s.log)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.changes = eng // nil when the database has no logical replication
+	}
+	go s.cluster.run(s.ctx)
+	return s, nil
+}
+
+// Close stops the background work and disconnects every socket.
+func (s *Service) Close() {
+	s.cancel()
+	if s.changes != nil {
+		s.changes.Close()
+	}
+	s.cluster.wait()
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// tick advances the rate counters once a second and purges old stored
+// messages once an hour.
+func (s *Service) tick() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	purge := time.NewTicker(time.Hour)
+	defer purge.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+			s.events.tick()
+			s.presences.tick()
+		case <-purge.C:
+			s.purgeMessages()
+		}
+	}
+}
+
+// messageRetention is how long realtime.messages keeps a row: the
+// reference keeps three days of daily partitions.
+const messageRetention = "72 hours"
+
+// purgeMessages deletes stored messages past the retention.
+func (s *Service) purgeMessages() {
+	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+	defer cancel()
+	if _, err := s.admin.Exec(ctx, `DELETE FROM realtime.messages WHERE inserted_at < now() - $1::interval`, messageRetention); err != nil {
+		s.log.Warn("realtime: purge old messages", "err", err)
+	}
+}
+
+// websocket upgrades a client after checking its apikey as the reference's
+// socket connect does.
+func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
+	token := r.Header.Get("x-api-key")
+	if token == "" {
+		token = r.URL.Query().Get("apikey")
+	}
+	if strings.HasPrefix(token, "sb_") {
+		// A new-format key is no JWT: take the project JWT the gateway
+		// swapped it for, as the reference's gateway does.
+		if c := jwt.FromContext(r.Context()); c.Token != "" && !strings.HasPrefix(c.Token, "sb_") {
+			token = c.Token
+		}
+	}
+	if token == "" {
+		s.writeUpgradeError(w, upgradeError{http.StatusUnauthorized, "API key is missing"})
+		return
+	}
+	claims, err := s.verifyToken(token)
+	if err != nil {
+		var te *tokenError
+		msg := "Error connecting to Realtime"
+		status := http.StatusInternalServerError
+		if errors.As(err, &te) {
+			msg, status = te.upgrade, http.StatusUnauthorized
+		}
+		s.writeUpgradeError(w, upgradeError{status, msg})
+		return
+	}
+	if s.users.Load() >= int64(s.cfg.MaxConcurrentUsers) {
+		s.writeUpgradeError(w, upgradeError{http.StatusTooManyRequests, "Too many connected users"})
+		return
+	}
+	if s.joins.saturated(s.now()) {
+		s.writeUpgradeError(w, upgradeError{http.StatusTooManyRequests, "Too many joins per second"})
+		return
+	}
+	vsn := vsn1
+	if strings.HasPrefix(r.URL.Query().Get("vsn"), "2.") {
+		vsn = vsn2
+	}
+	headers := pg.RequestHeaders(r)
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	c := &conn{s: s, ws: ws, vsn: vsn, token: token, claims: claims, headers: headers,
+		wake: make(chan struct{}, 1), channels: map[string]*channel{}, done: make(chan struct{})}
+	s.conns.Add(1)
+	if s.metrics != nil {
+		s.metrics.Sockets.Inc()
+	}
+	go c.writeLoop()
+	go func() {
+		select {
+		case <-s.ctx.Done():
+			c.abort()
+		case <-c.done:
+		}
+	}()
+	c.readLoop()
+}
+
+// ReadsChanges reports whether this node is the one reading the
+// replication slot now.
+func (s *Service) ReadsChanges() bool { return s.changes != nil && s.changes.Streaming() }
