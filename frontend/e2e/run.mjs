@@ -427,13 +427,13 @@ test('realtime: a notification for the signed-in fan raises the badge without a 
   const badge = page.getByTestId('unread-badge')
   const count = async () => ((await badge.count()) ? Number(await badge.innerText()) : 0)
   const before = await count()
-  // Give the channel a moment to join, then insert behind the app's back.
-  await page.waitForTimeout(1500)
+  // Once the bell's subscription is live, insert behind the app's back.
+  await page.locator('button[aria-label="Notifications"][data-live="true"]').waitFor({ timeout: 15_000 })
   psql(`INSERT INTO public.notifications (user_id, type, title, message) VALUES ('${id}', 'system_update', 'Live ${stamp}', 'Sent while the page was open')`)
   await page.waitForFunction(
     (want) => Number(document.querySelector('[data-testid="unread-badge"]')?.textContent ?? 0) === want,
     before + 1,
-    { timeout: 10_000 },
+    { timeout: 15_000 },
   )
   // Presence: another signed-in user sees this fan on the shared presence
   // channel (__backlineOnline reads the presence list alone, not the RPC).
@@ -441,7 +441,7 @@ test('realtime: a notification for the signed-in fan raises the badge without a 
   await adminCreateUser({ email: email2, password, role: 'fan', username: `watch${stamp}` })
   const second = await newPage()
   await signIn(second.page, email2, password)
-  await second.page.waitForFunction((fan) => (window.__backlineOnline?.() ?? []).includes(fan), id, { timeout: 10_000 })
+  await second.page.waitForFunction((fan) => (window.__backlineOnline?.() ?? []).includes(fan), id, { timeout: 15_000 })
   await second.context.close()
   assert.deepEqual(wsErrors, [], `websocket errors in the console: ${wsErrors.join(' | ')}`)
   await context.close()

@@ -24,7 +24,7 @@ declare global {
     __backlineOnline?: () => string[]
   }
 }
-window.__backlineOnline = () => [...useOnlineStore.getState().ids]
+if (typeof window !== 'undefined') window.__backlineOnline = () => [...useOnlineStore.getState().ids]
 
 /** presentIds lists the user ids of a presence state (keys are user ids). */
 export function presentIds(state: Record<string, unknown[]>): Set<string> {

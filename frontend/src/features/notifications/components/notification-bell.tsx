@@ -94,7 +94,7 @@ function Item({ n, userId, inviteState }: { n: Notification; userId: string; inv
 export function NotificationBell() {
   const userId = useAuthStore((s) => s.user?.id)
   const { data = [], isLoading } = useNotifications(userId)
-  useNotificationsChannel(userId)
+  const live = useNotificationsChannel(userId)
   const markRead = useMarkRead(userId)
   const inviteStates = useInviteStates(
     userId,
@@ -112,7 +112,7 @@ export function NotificationBell() {
   return (
     <DropdownMenu open={open} onOpenChange={setOpen}>
       <DropdownMenuTrigger asChild>
-        <Button variant="ghost" size="icon" className="relative" aria-label="Notifications">
+        <Button variant="ghost" size="icon" className="relative" aria-label="Notifications" data-live={live}>
           <Bell className="size-5" />
           {badge && (
             <span className="absolute -right-0.5 -top-0.5 min-w-5 rounded-full bg-red-600 px-1 text-center text-[10px] font-bold leading-5 text-white" data-testid="unread-badge">
