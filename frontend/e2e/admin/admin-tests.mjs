@@ -158,7 +158,7 @@ export function registerAdminTests(h) {
     const { context, page } = await adminPage('system')
     await page.getByTestId('system-database').getByText('Healthy').waitFor({ timeout: 15000 })
     await page.getByTestId('system-health').getByText('OK').waitFor()
-    await page.getByText(/sockets|Not running/).first().waitFor()
+    await page.getByText(/sockets?\b|Not running/).first().waitFor()
     await context.close()
   })
 

@@ -54,7 +54,7 @@ export function SystemSection() {
           <Stat label="Database pool" value={m?.userPool?.max ? `${n(m.userPool.used)} / ${n(m.userPool.max)}` : '—'} hint={m?.memoryBytes ? `${formatBytes(m.memoryBytes)} resident` : undefined} />
           <Stat
             label="Realtime"
-            value={m?.realtimeSockets === undefined ? 'Not running' : `${n(m.realtimeSockets)} sockets`}
+            value={m?.realtimeSockets === undefined ? 'Not running' : `${n(m.realtimeSockets)} ${m.realtimeSockets === 1 ? 'socket' : 'sockets'}`}
             hint={slots.length ? slots.map((sl) => `${sl.name}: ${formatBytes(sl.lag_bytes)} behind`).join(' · ') : m?.slotLagBytes !== undefined ? `slot lag ${formatBytes(m.slotLagBytes)}` : 'no replication slot'}
           />
         </div>

@@ -40,6 +40,10 @@ describe('basaltFigures', () => {
     expect(f.realtimeSockets).toBeUndefined()
     expect(f.startedAt?.getTime()).toBe(1.7e12)
   })
+  it('counts no server errors as zero once requests are counted, unknown before', () => {
+    expect(basaltFigures(parseMetrics('basalt_http_requests_total{status="200"} 4\n')).serverErrors).toBe(0)
+    expect(basaltFigures([]).serverErrors).toBeUndefined()
+  })
 })
 
 describe('formatBytes', () => {

@@ -58,9 +58,11 @@ export interface BasaltFigures {
 export function basaltFigures(samples: readonly Sample[]): BasaltFigures {
   const started = sumOf(samples, 'process_start_time_seconds')
   const lag = samples.filter((s) => s.name === 'basalt_realtime_slot_lag_bytes').map((s) => s.value)
+  const requests = sumOf(samples, 'basalt_http_requests_total')
   return {
-    requests: sumOf(samples, 'basalt_http_requests_total'),
-    serverErrors: sumOf(samples, 'basalt_http_requests_total', { status: /^5/ }),
+    requests,
+    // No 5xx series yet means none were answered.
+    serverErrors: requests === undefined ? undefined : (sumOf(samples, 'basalt_http_requests_total', { status: /^5/ }) ?? 0),
     inFlight: sumOf(samples, 'basalt_http_requests_in_flight'),
     userPool: {
       used: sumOf(samples, 'basalt_db_pool_acquired_connections', { pool: 'user' }),
