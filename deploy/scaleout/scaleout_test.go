@@ -34,7 +34,10 @@ type topology struct {
 	a, b             *node
 }
 
-const maxLag = 3 * time.Second
+// maxLag is the nodes' BASALT_READ_REPLICA_MAX_LAG: generous, so that on a
+// loaded machine the replica's measured lag stays under it until the test
+// pauses replay on purpose.
+const maxLag = 6 * time.Second
 
 func TestScaleOut(t *testing.T) {
 	if testing.Short() {
