@@ -35,6 +35,7 @@ type rtManager struct {
 	wanted    map[string]*user
 	current   map[string]*rtClient
 	all       []*rtClient
+	closing   int // clients of users that left, open for the grace period
 	suspended bool
 	finished  bool
 	sessions  sync.WaitGroup
@@ -74,7 +75,7 @@ func (m *rtManager) open(u *user) {
 	defer m.mu.Unlock()
 	// A user without a session (a sign-up awaiting confirmation) has no
 	// token to join with.
-	if m.finished || m.wanted[u.id] != nil || len(m.wanted) >= m.plan.clients || u.token() == "" {
+	if m.finished || m.wanted[u.id] != nil || len(m.wanted)+m.closing >= m.plan.clients || u.token() == "" {
 		return
 	}
 	m.wanted[u.id] = u
@@ -84,7 +85,8 @@ func (m *rtManager) open(u *user) {
 	}
 }
 
-// leave closes u's client (a fan retired: the tab is gone).
+// leave closes u's client (a fan retired: the tab is gone) after the
+// grace period, so what was sent to it until now is still counted.
 func (m *rtManager) leave(u *user) {
 	if m == nil {
 		return
@@ -92,9 +94,21 @@ func (m *rtManager) leave(u *user) {
 	m.mu.Lock()
 	delete(m.wanted, u.id)
 	c := m.current[u.id]
+	if c != nil {
+		m.closing++ // still open: it counts toward the bound
+	}
 	m.mu.Unlock()
 	if c != nil {
-		c.close()
+		go func() {
+			select {
+			case <-c.dead:
+			case <-time.After(m.plan.grace):
+			}
+			c.close()
+			m.mu.Lock()
+			m.closing--
+			m.mu.Unlock()
+		}()
 	}
 }
 

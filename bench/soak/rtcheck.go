@@ -40,6 +40,7 @@ type noteReport struct {
 	P50          time.Duration `json:"commit_to_delivery_p50_ns"`
 	P99          time.Duration `json:"commit_to_delivery_p99_ns"`
 	FirstMissing string        `json:"first_missing,omitempty"`
+	FirstBadIDs  string        `json:"first_without_the_binding_id,omitempty"`
 }
 
 // bcastReport counts broadcasts: each acknowledged one must reach every
@@ -65,6 +66,7 @@ type rtSnapshot struct {
 	notes                    map[string]noteSeen
 	bcasts                   map[string]int
 	bcastLat                 []rtLatency
+	firstBad                 string
 }
 
 func (m *rtManager) snapshots() []rtSnapshot {
@@ -75,7 +77,7 @@ func (m *rtManager) snapshots() []rtSnapshot {
 	for _, c := range all {
 		c.mu.Lock()
 		s := rtSnapshot{c: c, uid: c.uid, liveAt: c.liveAt, roomAt: c.roomAt, closedAt: c.closedAt,
-			notes: make(map[string]noteSeen, len(c.notes)), bcasts: c.bcasts, bcastLat: c.bcastLat}
+			notes: make(map[string]noteSeen, len(c.notes)), bcasts: c.bcasts, bcastLat: c.bcastLat, firstBad: c.firstBad}
 		for id, n := range c.notes {
 			s.notes[id] = *n
 		}
@@ -145,8 +147,8 @@ func (m *rtManager) rtVerdict(ctx context.Context, db *pgxpool.Pool, pr presence
 	checks := []check{
 		{"notifications delivered once to their subscriber",
 			n.Expected > 0 && n.Missing == 0 && n.Duplicates == 0 && n.Foreign == 0 && n.BadIDs == 0,
-			fmt.Sprintf("%d committed while subscribed, %d delivered, %d missing, %d duplicated, %d to another user, %d without the binding id%s",
-				n.Expected, n.Delivered, n.Missing, n.Duplicates, n.Foreign, n.BadIDs, firstOf(n.FirstMissing))},
+			fmt.Sprintf("%d committed while subscribed, %d delivered, %d missing, %d duplicated, %d to another user, %d without the binding id%s%s",
+				n.Expected, n.Delivered, n.Missing, n.Duplicates, n.Foreign, n.BadIDs, firstOf(n.FirstMissing), firstOf(n.FirstBadIDs))},
 		{"broadcasts acked and received by every room member", b.Acked == b.Sent && b.Missing == 0 && b.Duplicates == 0,
 			fmt.Sprintf("%d sent, %d acked; %d deliveries expected, %d received, %d missing, %d duplicated",
 				b.Sent, b.Acked, b.Expected, b.Received, b.Missing, b.Duplicates)},
@@ -198,6 +200,9 @@ func (m *rtManager) countNotes(snaps []rtSnapshot, byUser map[string][]committed
 					}
 				}
 			}
+		}
+		if r.FirstBadIDs == "" {
+			r.FirstBadIDs = s.firstBad
 		}
 		for id, n := range s.notes {
 			r.Duplicates += n.count - 1

@@ -96,6 +96,7 @@ type rtClient struct {
 	view      map[string]map[string]bool // presence key → phx_refs
 	joinsSeen int                        // presence joins of other users
 	sentToken string
+	firstBad  string // the first event that did not name the binding
 }
 
 // dialRealtime opens the socket as realtime-js does: the anon key as
@@ -142,6 +143,13 @@ func (c *rtClient) send(topic, event string, payload any, joinRef string) (strin
 	c.pmu.Lock()
 	c.pending[ref] = ch
 	c.pmu.Unlock()
+	if event == "phx_join" {
+		// Known before the reply can arrive: the reader takes the binding
+		// id from the notifications join's reply.
+		c.mu.Lock()
+		c.joinRefs[topic] = ref
+		c.mu.Unlock()
+	}
 	data, _ := json.Marshal(f)
 	c.wmu.Lock()
 	_ = c.ws.SetWriteDeadline(time.Now().Add(rtPushTimeout))
@@ -210,9 +218,6 @@ func (c *rtClient) join(topic string, config map[string]any) (rtReply, error) {
 	if err != nil {
 		return rtReply{}, err
 	}
-	c.mu.Lock()
-	c.joinRefs[topic] = ref
-	c.mu.Unlock()
 	defer c.forget(ref)
 	t := time.NewTimer(rtPushTimeout)
 	defer t.Stop()
@@ -248,19 +253,9 @@ func (c *rtClient) joinNotifications() error {
 	if err != nil {
 		return err
 	}
-	var resp struct {
-		PostgresChanges []struct {
-			ID     int64  `json:"id"`
-			Filter string `json:"filter"`
-		} `json:"postgres_changes"`
-	}
-	if err := json.Unmarshal(r.Response, &resp); err != nil || len(resp.PostgresChanges) != 1 ||
-		resp.PostgresChanges[0].Filter != "user_id=eq."+c.uid {
+	if _, ok := c.binding(r); !ok {
 		return &requestError{failed, "join notifications: the reply does not echo the binding: " + clip(r.Response)}
 	}
-	c.mu.Lock()
-	c.bindingID = resp.PostgresChanges[0].ID
-	c.mu.Unlock()
 	t := time.NewTimer(rtSubscribeTimeout)
 	defer t.Stop()
 	select {
@@ -271,6 +266,22 @@ func (c *rtClient) joinNotifications() error {
 	case <-t.C:
 		return &requestError{noResponse, fmt.Sprintf("no \"Subscribed to PostgreSQL\" within %s", rtSubscribeTimeout)}
 	}
+}
+
+// binding reads the server id of the notifications binding from the
+// join reply, which must echo the binding as sent.
+func (c *rtClient) binding(r rtReply) (int64, bool) {
+	var resp struct {
+		PostgresChanges []struct {
+			ID     int64  `json:"id"`
+			Filter string `json:"filter"`
+		} `json:"postgres_changes"`
+	}
+	if err := json.Unmarshal(r.Response, &resp); err != nil || len(resp.PostgresChanges) != 1 ||
+		resp.PostgresChanges[0].Filter != "user_id=eq."+c.uid {
+		return 0, false
+	}
+	return resp.PostgresChanges[0].ID, true
 }
 
 // joinOnline joins the shared presence channel under the user's id.
@@ -379,6 +390,16 @@ func (c *rtClient) reply(f rtFrame) {
 	}
 	var r rtReply
 	_ = json.Unmarshal(f.Payload, &r)
+	topic := notificationsTopic(c.uid)
+	if f.Topic == topic && *f.Ref == c.joinRef(topic) && r.Status == "ok" {
+		// Set here, before the next frame is read: a change may follow
+		// the reply at once.
+		if id, ok := c.binding(r); ok {
+			c.mu.Lock()
+			c.bindingID = id
+			c.mu.Unlock()
+		}
+	}
 	c.pmu.Lock()
 	ch := c.pending[*f.Ref]
 	c.pmu.Unlock()
@@ -436,7 +457,12 @@ func (c *rtClient) onChange(payload json.RawMessage, now time.Time) {
 		c.notes[p.Data.Record.ID] = n
 	}
 	n.count++
-	n.badIDs = n.badIDs || len(p.IDs) != 1 || p.IDs[0] != c.bindingID || p.Data.Type != "INSERT"
+	if len(p.IDs) != 1 || p.IDs[0] != c.bindingID || p.Data.Type != "INSERT" {
+		n.badIDs = true
+		if c.firstBad == "" {
+			c.firstBad = fmt.Sprintf("binding %d, event %s", c.bindingID, clip(payload))
+		}
+	}
 }
 
 func (c *rtClient) onBroadcast(payload json.RawMessage, now time.Time) {
