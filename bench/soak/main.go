@@ -3,12 +3,16 @@
 // (the Backline seed: users, tracks, sponsors), and drives a mixed load
 // through the requests supabase-js sends: REST reads and writes, password
 // sign-ins, token refreshes, storage uploads and downloads, fan streams
-// whose sponsored plays pay the artist ₦50 through transfer-payment, and
-// sponsor top-ups through the payment sandbox. It reports throughput and
-// latency per kind of request, the 5xx count, basalt's RSS over time, and
-// at the end checks money and acknowledgements against the database:
-// wallets sum to zero and equal their ledger, every stream is paid at most
-// once, and every write the server acknowledged is stored exactly once.
+// whose sponsored plays pay the artist ₦50 through transfer-payment,
+// sponsor top-ups through the payment sandbox, sponsorship invites and
+// notifications; every signed-in user in play holds a realtime websocket
+// (its notifications as postgres_changes, the shared presence channel, a
+// broadcast room). It reports throughput and latency per kind of request,
+// the 5xx count, basalt's RSS over time, and at the end checks money and
+// acknowledgements against the database: wallets sum to zero and equal
+// their ledger, every stream is paid at most once, every write the server
+// acknowledged is stored exactly once, and every notification committed
+// while its user was subscribed reached that user's client exactly once.
 //
 //	go run ./bench/soak                     # 5 minutes, 16 workers
 //	go run ./bench/soak -duration 60s

@@ -81,7 +81,7 @@ func (m *rtManager) open(u *user) {
 	m.wanted[u.id] = u
 	if !m.suspended {
 		m.sessions.Add(1)
-		go m.session(u)
+		go m.session(u.id, u)
 	}
 }
 
@@ -132,9 +132,9 @@ func (m *rtManager) resume() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.suspended = false
-	for _, u := range m.wanted {
+	for uid, u := range m.wanted {
 		m.sessions.Add(1)
-		go m.session(u)
+		go m.session(uid, u)
 	}
 }
 
@@ -154,20 +154,21 @@ func (m *rtManager) closeAll() {
 	m.sessions.Wait()
 }
 
-// active reports whether u should hold a client now.
-func (m *rtManager) active(u *user) bool {
+// active reports whether u should hold a client now. The user's id is
+// passed apart: the worker holding u may rewrite u's fields meanwhile.
+func (m *rtManager) active(uid string, u *user) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return !m.suspended && !m.finished && m.wanted[u.id] == u
+	return !m.suspended && !m.finished && m.wanted[uid] == u
 }
 
 // session keeps u connected until the soak closes its client: a client
 // the server or the network ended is replaced after a second, realtime-js's
 // first reconnect delay.
-func (m *rtManager) session(u *user) {
+func (m *rtManager) session(uid string, u *user) {
 	defer m.sessions.Done()
-	for m.active(u) {
-		c, err := m.connect(u)
+	for m.active(uid, u) {
+		c, err := m.connect(uid, u)
 		if errors.Is(err, errClosedByUs) {
 			return
 		}
@@ -179,14 +180,14 @@ func (m *rtManager) session(u *user) {
 			}
 			m.drop(why)
 		}
-		m.wait(u, time.Second)
+		m.wait(uid, u, time.Second)
 	}
 }
 
 // wait sleeps d, or less when u should no longer be connected.
-func (m *rtManager) wait(u *user, d time.Duration) {
+func (m *rtManager) wait(uid string, u *user, d time.Duration) {
 	end := time.Now().Add(d)
-	for m.active(u) {
+	for m.active(uid, u) {
 		left := time.Until(end)
 		if left <= 0 {
 			return
@@ -198,26 +199,26 @@ func (m *rtManager) wait(u *user, d time.Duration) {
 // connect opens u's socket and joins its three channels, recording each
 // step as a request kind. A client the soak closed meanwhile is returned
 // with errClosedByUs and nothing recorded.
-func (m *rtManager) connect(u *user) (*rtClient, error) {
-	if !m.pace(u) {
+func (m *rtManager) connect(uid string, u *user) (*rtClient, error) {
+	if !m.pace(uid, u) {
 		return nil, errClosedByUs
 	}
 	var c *rtClient
 	err := m.step("realtime: connect", func() error {
 		var err error
-		c, err = dialRealtime(m.wsURL, u)
+		c, err = dialRealtime(m.wsURL, uid, u)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
-	if m.suspended || m.finished || m.wanted[u.id] != u {
+	if m.suspended || m.finished || m.wanted[uid] != u {
 		m.mu.Unlock()
 		c.close()
 		return c, errClosedByUs
 	}
-	m.current[u.id] = c
+	m.current[uid] = c
 	m.all = append(m.all, c)
 	m.maxLive = max(m.maxLive, len(m.current))
 	m.mu.Unlock()
@@ -231,7 +232,7 @@ func (m *rtManager) connect(u *user) (*rtClient, error) {
 		{"realtime: join soak-room (broadcast)", c.joinRoom},
 	}
 	for _, s := range steps {
-		if s.kind != "realtime: presence track" && !m.pace(u) {
+		if s.kind != "realtime: presence track" && !m.pace(uid, u) {
 			c.close()
 			m.forget(c)
 			return c, errClosedByUs
@@ -309,7 +310,7 @@ func (m *rtManager) drop(why string) {
 // pace spaces joins out: after a restart every client rejoins at once,
 // and the server refuses more than its joins-per-second limit. False when
 // u should no longer be connected.
-func (m *rtManager) pace(u *user) bool {
+func (m *rtManager) pace(uid string, u *user) bool {
 	m.pmu.Lock()
 	now := time.Now()
 	at := now
@@ -318,8 +319,8 @@ func (m *rtManager) pace(u *user) bool {
 	}
 	m.nextJoin = at.Add(m.plan.joinEvery)
 	m.pmu.Unlock()
-	m.wait(u, at.Sub(now))
-	return m.active(u)
+	m.wait(uid, u, at.Sub(now))
+	return m.active(uid, u)
 }
 
 // ready returns a random client that has joined the room.
@@ -386,27 +387,27 @@ func (m *rtManager) finish(ctx context.Context, w *world) (presenceReport, error
 		time.Sleep(100 * time.Millisecond)
 	}
 	m.mu.Lock()
-	users := make([]*user, 0, len(m.current))
-	for _, c := range m.current {
-		users = append(users, c.user)
+	uids := make([]string, 0, len(m.current))
+	for uid := range m.current {
+		uids = append(uids, uid)
 	}
 	m.mu.Unlock()
 	var wg sync.WaitGroup
-	errs := make(chan error, len(users)+1)
-	jobs := make(chan *user)
+	errs := make(chan error, len(uids)+1)
+	jobs := make(chan string)
 	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for u := range jobs {
-				if err := w.insertNotification(ctx, u.id, "Soak: end of run"); err != nil {
+			for uid := range jobs {
+				if err := w.insertNotification(ctx, uid, "Soak: end of run"); err != nil {
 					errs <- err
 				}
 			}
 		}()
 	}
-	for _, u := range users {
-		jobs <- u
+	for _, uid := range uids {
+		jobs <- uid
 	}
 	close(jobs)
 	wg.Wait()

@@ -101,7 +101,7 @@ type rtClient struct {
 
 // dialRealtime opens the socket as realtime-js does: the anon key as
 // apikey in the query, vsn 1.0.0.
-func dialRealtime(wsURL string, u *user) (*rtClient, error) {
+func dialRealtime(wsURL, uid string, u *user) (*rtClient, error) {
 	d := websocket.Dialer{HandshakeTimeout: rtPushTimeout}
 	ws, res, err := d.Dial(wsURL, http.Header{"User-Agent": {clientInfo}})
 	if err != nil {
@@ -111,7 +111,7 @@ func dialRealtime(wsURL string, u *user) (*rtClient, error) {
 		return nil, &requestError{noResponse, "websocket upgrade: " + err.Error()}
 	}
 	ws.SetReadLimit(5 << 20)
-	c := &rtClient{uid: u.id, user: u, ws: ws, pending: map[string]chan rtReply{},
+	c := &rtClient{uid: uid, user: u, ws: ws, pending: map[string]chan rtReply{},
 		dead: make(chan struct{}), done: make(chan struct{}), live: make(chan struct{}),
 		opened: time.Now(), joinRefs: map[string]string{}, notes: map[string]*noteSeen{},
 		bcasts: map[string]int{}, view: map[string]map[string]bool{}}
