@@ -38,6 +38,17 @@ type user struct {
 	access, refresh           string
 	signIn                    bool // the session is unknown (a token call got no answer): sign in first
 	streams                   int
+	// tok is the access token for the user's realtime client, which reads
+	// it from another goroutine (realtime-js re-reads it on each heartbeat).
+	tok atomic.Pointer[string]
+}
+
+// token is the user's current access token.
+func (u *user) token() string {
+	if t := u.tok.Load(); t != nil {
+		return *t
+	}
+	return ""
 }
 
 type track struct {
@@ -59,6 +70,11 @@ type world struct {
 	tracks, sponsored       []track
 	seq                     atomic.Int64
 	acks                    *acks
+	rt                      *rtManager // nil without realtime clients
+	// invitesOpen are sponsor/artist pairs that may hold a pending invite
+	// (an answer was lost): the sponsor withdraws it before inviting again.
+	invitesMu   sync.Mutex
+	invitesOpen map[[2]string]bool
 }
 
 // action is one thing a client does, made of one or more requests.
@@ -82,6 +98,9 @@ var mix = []action{
 	{"password sign-in", 2, signInAction},
 	{"refresh session", 5, refreshAction},
 	{"sponsor top-up", 1, topUp},
+	{"sponsorship invite, declined", 2, invite},
+	{"notify a fan", 3, notifyFan},
+	{"realtime broadcast", 2, broadcastAction},
 }
 
 func mixWeight() int {
@@ -145,6 +164,7 @@ func (w *world) release(u *user) {
 	case "fan":
 		if u.streams >= streamsPerFan {
 			w.fanCount.Add(-1)
+			w.rt.leave(u)
 			return
 		}
 		w.fans <- u
@@ -176,6 +196,9 @@ func (u *user) adopt(b []byte) error {
 		u.id = s.ID
 	}
 	u.access, u.refresh, u.signIn = s.AccessToken, s.RefreshToken, s.AccessToken == ""
+	if s.AccessToken != "" {
+		u.tok.Store(&s.AccessToken)
+	}
 	return nil
 }
 
@@ -217,6 +240,7 @@ func (w *world) signUpFan(ctx context.Context) (*user, error) {
 	}
 	w.acks.add(func(a *acks) { a.signups = append(a.signups, u.email) })
 	w.fanCount.Add(1)
+	w.rt.open(u)
 	return u, nil
 }
 

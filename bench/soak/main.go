@@ -3,12 +3,16 @@
 // (the Backline seed: users, tracks, sponsors), and drives a mixed load
 // through the requests supabase-js sends: REST reads and writes, password
 // sign-ins, token refreshes, storage uploads and downloads, fan streams
-// whose sponsored plays pay the artist ₦50 through transfer-payment, and
-// sponsor top-ups through the payment sandbox. It reports throughput and
-// latency per kind of request, the 5xx count, basalt's RSS over time, and
-// at the end checks money and acknowledgements against the database:
-// wallets sum to zero and equal their ledger, every stream is paid at most
-// once, and every write the server acknowledged is stored exactly once.
+// whose sponsored plays pay the artist ₦50 through transfer-payment,
+// sponsor top-ups through the payment sandbox, sponsorship invites and
+// notifications; every signed-in user in play holds a realtime websocket
+// (its notifications as postgres_changes, the shared presence channel, a
+// broadcast room). It reports throughput and latency per kind of request,
+// the 5xx count, basalt's RSS over time, and at the end checks money and
+// acknowledgements against the database: wallets sum to zero and equal
+// their ledger, every stream is paid at most once, every write the server
+// acknowledged is stored exactly once, and every notification committed
+// while its user was subscribed reached that user's client exactly once.
 //
 //	go run ./bench/soak                     # 5 minutes, 16 workers
 //	go run ./bench/soak -duration 60s
@@ -53,6 +57,7 @@ var (
 	keepFlag     = flag.Bool("keep", false, "keep the data dir and basalt's log")
 	rssEvery     = flag.Duration("rss-every", 10*time.Second, "how often basalt's RSS is sampled")
 	pgWait       = flag.Duration("pg-recovery-wait", 10*time.Second, "after PostgreSQL is killed, how long basalt may take to bring it back before the soak restarts basalt")
+	rtClients    = flag.Int("realtime-clients", 50, "at most this many signed-in users hold a realtime client at once (0: none)")
 )
 
 // plan is one run's settings.
@@ -62,6 +67,7 @@ type plan struct {
 	rss    time.Duration
 	pgWait time.Duration
 	settle time.Duration // after a recovery, still counted in the fault window
+	rt     rtPlan
 }
 
 func main() {
@@ -76,11 +82,13 @@ func main() {
 	if !warmupSet && !opts.Smoke {
 		opts.Warmup = min(10*time.Second, opts.Duration/10)
 	}
-	p := plan{opts: opts, faults: *faultsFlag, rss: *rssEvery, pgWait: *pgWait, settle: 2 * time.Second}
+	p := plan{opts: opts, faults: *faultsFlag, rss: *rssEvery, pgWait: *pgWait, settle: 2 * time.Second,
+		rt: rtPlan{clients: *rtClients, heartbeat: 25 * time.Second, grace: 3 * time.Second, settle: time.Second, joinEvery: 20 * time.Millisecond}}
 	if opts.Smoke {
 		// Both modes in a few seconds of load: steady phases of a second
-		// around the two kills.
+		// around the two kills; realtime heartbeats often enough to be seen.
 		p.opts.Duration, p.faults, p.rss, p.pgWait, p.settle = 3*time.Second, true, 500*time.Millisecond, 2*time.Second, time.Second
+		p.rt.heartbeat, p.rt.grace, p.rt.settle = 500*time.Millisecond, time.Second, 200*time.Millisecond
 	}
 	ok, err := run(p, os.Stdout)
 	if err != nil {
@@ -105,6 +113,7 @@ type result struct {
 	Steady5xx   int64         `json:"steady_5xx"`
 	SteadyErrs  int64         `json:"steady_errors"`
 	Fault5xx    int64         `json:"fault_5xx"`
+	Realtime    *rtReport     `json:"realtime,omitempty"`
 }
 
 func run(p plan, stdout io.Writer) (bool, error) {
@@ -156,8 +165,12 @@ func run(p plan, stdout io.Writer) (bool, error) {
 		return false, err
 	}
 	a := &api{base: st.APIURL, anon: st.AnonKey, service: st.ServiceRoleKey, hc: newHTTPClient(p.opts.Concurrency)}
+	var rt *rtManager
+	if p.rt.clients > 0 {
+		rt = newRTManager(p.rt, st.APIURL, a)
+	}
 	t0 = time.Now()
-	w, err := setupWorld(ctx, a, p.opts.Concurrency)
+	w, err := setupWorld(ctx, a, rt, p.opts.Concurrency)
 	if err != nil {
 		return false, fmt.Errorf("set-up: %w\n%s", err, s.logTail(20))
 	}
@@ -185,7 +198,7 @@ func run(p plan, stdout io.Writer) (bool, error) {
 	rssCtx, stopRSS := context.WithCancel(ctx)
 	bg.Add(1)
 	go func() { defer bg.Done(); sampleRSS(rssCtx, s, start, p.rss, &samples, &smu) }()
-	schedErr := schedule(ctx, p, s, rec.faults, pgData)
+	schedErr := schedule(ctx, p, s, rec.faults, pgData, rt)
 	close(stop)
 	stopRSS()
 	bg.Wait()
@@ -203,6 +216,7 @@ func run(p plan, stdout io.Writer) (bool, error) {
 		}
 	}
 	t0 = time.Now()
+	presence, probeErr := rt.finish(ctx, w)
 	db, err := pg.Connect(ctx, st.DBURL, func(c *pgxpool.Config) { c.MaxConns = 2 })
 	if err != nil {
 		return false, err
@@ -212,11 +226,22 @@ func run(p plan, stdout io.Writer) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("checks: %w", err)
 	}
-	progress("checked in %s", since(t0))
 	windows := rec.faults.list()
 	kinds, d := rec.summarize(elapsed, windows)
 	r := result{Concurrency: p.opts.Concurrency, Load: elapsed, Smoke: p.opts.Smoke, Kinds: kinds, Windows: windows,
-		RSS: rssRuns(samples), Drift: d, Checks: checks}
+		RSS: rssRuns(samples), Drift: d}
+	if rt != nil {
+		rr, rtChecks, err := rt.rtVerdict(ctx, db, presence, start, elapsed, steadyTime(elapsed, windows))
+		if err != nil {
+			return false, fmt.Errorf("realtime checks: %w", err)
+		}
+		if probeErr != nil {
+			rtChecks = append(rtChecks, check{"end-of-run notifications inserted", false, probeErr.Error()})
+		}
+		r.Realtime, checks = &rr, append(checks, rtChecks...)
+	}
+	r.Checks = checks
+	progress("checked in %s", since(t0))
 	var okOps int64
 	for _, k := range kinds {
 		r.Steady5xx += k.Steady5xx
@@ -252,11 +277,11 @@ func prepareDB(ctx context.Context, dbURL string) (string, before, error) {
 
 // setupWorld signs in the seed's artists, sponsors and fans, signs up
 // more fans, and reads the tracks. Nothing here is measured.
-func setupWorld(ctx context.Context, a *api, conc int) (*world, error) {
+func setupWorld(ctx context.Context, a *api, rt *rtManager, conc int) (*world, error) {
 	id := make([]byte, 3)
 	_, _ = rand.Read(id)
 	target := max(8, 2*conc)
-	w := &world{api: a, runID: hex.EncodeToString(id), acks: newAcks(), fanTarget: target,
+	w := &world{api: a, runID: hex.EncodeToString(id), acks: newAcks(), fanTarget: target, rt: rt, invitesOpen: map[[2]string]bool{},
 		fans: make(chan *user, target+conc+8), artists: make(chan *user, 8), sponsors: make(chan *user, 8)}
 	seed := [][2]string{
 		{"kola", "artist"}, {"zara", "artist"}, {"lekan", "artist"}, {"ife", "artist"},
@@ -271,6 +296,7 @@ func setupWorld(ctx context.Context, a *api, conc int) (*world, error) {
 		if u.role == "fan" {
 			w.fanCount.Add(1)
 		}
+		rt.open(u)
 		w.release(u)
 	}
 	for w.fanCount.Load() < int64(target) {
@@ -301,7 +327,9 @@ func setupWorld(ctx context.Context, a *api, conc int) (*world, error) {
 
 // schedule runs the load for its duration; with faults, in three equal
 // steady phases around a kill -9 of PostgreSQL and one of basalt.
-func schedule(ctx context.Context, p plan, s *stack, fc *faultClock, pgData string) error {
+// Realtime clients are closed before each kill and reconnect after the
+// window: subscriptions are counted outside fault windows only.
+func schedule(ctx context.Context, p plan, s *stack, fc *faultClock, pgData string, rt *rtManager) error {
 	sleep := func(d time.Duration) bool {
 		select {
 		case <-ctx.Done():
@@ -318,6 +346,7 @@ func schedule(ctx context.Context, p plan, s *stack, fc *faultClock, pgData stri
 	if !sleep(phase) {
 		return nil
 	}
+	rt.suspend()
 	fc.open("kill -9 the PostgreSQL postmaster")
 	pid, err := killPostgres(pgData)
 	if err != nil {
@@ -331,9 +360,11 @@ func schedule(ctx context.Context, p plan, s *stack, fc *faultClock, pgData stri
 	}
 	sleep(p.settle)
 	fc.close(how)
+	rt.resume()
 	if !sleep(phase) {
 		return nil
 	}
+	rt.suspend()
 	fc.open("kill -9 basalt, then start it again")
 	t0 := time.Now()
 	if err := s.kill(); err != nil {
@@ -347,6 +378,7 @@ func schedule(ctx context.Context, p plan, s *stack, fc *faultClock, pgData stri
 	how = fmt.Sprintf("serving again %s after the kill", time.Since(t0).Round(10*time.Millisecond))
 	sleep(p.settle)
 	fc.close(how)
+	rt.resume()
 	sleep(phase)
 	return nil
 }
@@ -400,6 +432,7 @@ func report(w io.Writer, p plan, r result) bool {
 			fmt.Fprintf(w, "  %6.1fs – %6.1fs  %s: %s\n", fw.Start.Seconds(), fw.End.Seconds(), fw.What, fw.Recovery)
 		}
 	}
+	printRealtime(w, r.Realtime, p)
 	fmt.Fprintf(w, "\nbasalt memory every %s (goal: flat)\n", p.rss)
 	for _, rr := range r.RSS {
 		fmt.Fprintf(w, "  process %d: RSS first %s, last %s, min %s, max %s, last/first %.2f\n",
@@ -420,7 +453,7 @@ func report(w io.Writer, p plan, r result) bool {
 	fmt.Fprintf(w, "  ok requests/s %.1f → %.1f, ratio %.2f; p99 %s → %s\n", d.FirstOpsPerSec, d.LastOpsPerSec, d.OpsRatio, ms(d.FirstP99), ms(d.LastP99))
 	fmt.Fprintf(w, "  5xx outside fault windows: %d (goal 0); other errors outside fault windows: %d; 5xx in fault windows: %d\n",
 		r.Steady5xx, r.SteadyErrs-r.Steady5xx, r.Fault5xx)
-	fmt.Fprintln(w, "\nmoney and acknowledgements (goal: all ok)")
+	fmt.Fprintln(w, "\nmoney, acknowledgements and realtime deliveries (goal: all ok)")
 	printChecks(w, r.Checks)
 	return ok
 }

@@ -92,11 +92,7 @@ type drift struct {
 // summarize turns the events into per-kind reports and the drift over
 // elapsed, the load's length (steady time is what the fault windows left).
 func (r *recorder) summarize(elapsed time.Duration, windows []window) ([]kindReport, drift) {
-	var faultTime time.Duration
-	for _, w := range windows {
-		faultTime += w.End - w.Start
-	}
-	steadyTime := elapsed - faultTime
+	steady := steadyTime(elapsed, windows)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	names := make([]string, 0, len(r.kinds))
@@ -123,11 +119,19 @@ func (r *recorder) summarize(elapsed time.Duration, windows []window) ([]kindRep
 			}
 			count(e.out, &kr.Steady5xx, &kr.SteadyNoResponse, &kr.SteadyFailed)
 		}
-		kr.Steady = bench.NewResult(n, lat, errs, steadyTime)
+		kr.Steady = bench.NewResult(n, lat, errs, steady)
 		out = append(out, kr)
 		all = append(all, k.events...)
 	}
 	return out, quarters(all, elapsed, windows)
+}
+
+// steadyTime is the load's time outside fault windows.
+func steadyTime(elapsed time.Duration, windows []window) time.Duration {
+	for _, w := range windows {
+		elapsed -= w.End - w.Start
+	}
+	return elapsed
 }
 
 func count(o outcome, s5xx, noResp, other *int64) {

@@ -80,6 +80,11 @@ func newStack(root, bin, tmp string) (*stack, error) {
 		// each virtual user (and each stream) has its own address, so the
 		// per-address limits see what they would in production.
 		"BASALT_TRUSTED_PROXY_HEADER=X-Forwarded-For",
+		// The realtime default (100 client pushes and deliveries a second,
+		// the reference's per-tenant default) is a small project's quota:
+		// 50 clients tracking on one presence channel alone cost 2,500
+		// deliveries. The soak measures the service, not that quota.
+		"REALTIME_MAX_EVENTS_PER_SECOND=20000",
 	)
 	return s, nil
 }
