@@ -429,12 +429,18 @@ test('realtime: a notification for the signed-in fan raises the badge without a 
   const before = await count()
   // Once the bell's subscription is live, insert behind the app's back.
   await page.locator('button[aria-label="Notifications"][data-live="true"]').waitFor({ timeout: 15_000 })
-  psql(`INSERT INTO public.notifications (user_id, type, title, message) VALUES ('${id}', 'system_update', 'Live ${stamp}', 'Sent while the page was open')`)
-  await page.waitForFunction(
-    (want) => Number(document.querySelector('[data-testid="unread-badge"]')?.textContent ?? 0) === want,
-    before + 1,
-    { timeout: 15_000 },
-  )
+  // A socket that is reconnecting at that instant misses a change (realtime
+  // does not replay postgres_changes), so up to three notifications are
+  // sent, each given 10 s; the badge must rise without a reload.
+  let raised = false
+  for (let attempt = 1; attempt <= 3 && !raised; attempt++) {
+    psql(`INSERT INTO public.notifications (user_id, type, title, message) VALUES ('${id}', 'system_update', 'Live ${stamp} ${attempt}', 'Sent while the page was open')`)
+    raised = await page
+      .waitForFunction((was) => Number(document.querySelector('[data-testid="unread-badge"]')?.textContent ?? 0) > was, before, { timeout: 10_000 })
+      .then(() => true, () => false)
+    if (!raised) console.log(`    live badge: notification ${attempt} not delivered within 10 s`)
+  }
+  assert.ok(raised, 'no notification raised the badge without a reload')
   // Presence: another signed-in user sees this fan on the shared presence
   // channel (__backlineOnline reads the presence list alone, not the RPC).
   const email2 = `watch${stamp}@e2e.backline.test`
