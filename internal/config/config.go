@@ -124,16 +124,9 @@ func (r *Reader) Int64(name string, def int64) int64 {
 
 // PositiveInt64 is Int64 for settings that must be above zero (sizes, caps).
 func (r *Reader) PositiveInt64(name string, def int64) int64 {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return def
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
-		return def
-	}
-	if n <= 0 {
+	bad := len(r.errs)
+	n := r.Int64(name, def)
+	if len(r.errs) == bad && n <= 0 && strings.TrimSpace(r.getenv(name)) != "" {
 		r.errs = append(r.errs, fmt.Errorf("%s=%d: must be a positive number", name, n))
 		return def
 	}
