@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgcluster"
@@ -52,4 +54,36 @@ func AppDatabase(ctx context.Context, prefix string, settings map[string]string,
 		return "", "", nil, fmt.Errorf("migrate: %w", err)
 	}
 	return adminURL, c.SocketURL("authenticator", "postgres"), stop, nil
+}
+
+// PlatformPools starts a throwaway cluster (with the server settings given)
+// with Basalt's platform migrations, and returns pools of maxConns as its
+// owner and as the authenticator; the report counts the cluster's CPU.
+// stop closes the pools and removes the cluster.
+func PlatformPools(ctx context.Context, prefix string, settings map[string]string, maxConns int32) (admin, user *pgxpool.Pool, stop func(), err error) {
+	c, stopCluster, err := pgcluster.StartTemp(ctx, prefix, settings)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	size := func(cfg *pgxpool.Config) { cfg.MaxConns = maxConns }
+	fail := func(e error) (*pgxpool.Pool, *pgxpool.Pool, func(), error) {
+		if admin != nil {
+			admin.Close()
+		}
+		stopCluster()
+		return nil, nil, nil, e
+	}
+	if admin, err = pg.Connect(ctx, c.SocketURL("postgres", "postgres"), size); err != nil {
+		return fail(err)
+	}
+	if _, err = migrate.Up(ctx, admin, nil, migrate.Source{Name: "platform", FS: platform.FS}); err != nil {
+		return fail(err)
+	}
+	if user, err = pg.Connect(ctx, c.SocketURL("authenticator", "postgres"), size); err != nil {
+		return fail(err)
+	}
+	if pid, ok := c.PID(); ok {
+		CountDatabaseCPU(pid)
+	}
+	return admin, user, func() { user.Close(); admin.Close(); stopCluster() }, nil
 }

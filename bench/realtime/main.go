@@ -37,11 +37,7 @@ import (
 	"github.com/basaltdev/basalt/bench"
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/jwt"
-	"github.com/basaltdev/basalt/internal/migrate"
-	"github.com/basaltdev/basalt/internal/pg"
-	"github.com/basaltdev/basalt/internal/pgcluster"
 	"github.com/basaltdev/basalt/realtime"
-	"github.com/basaltdev/basalt/sql/platform"
 )
 
 // subscribers is how many sockets receive each broadcast.
@@ -57,7 +53,10 @@ func main() {
 
 func run(opts bench.Options) error {
 	ctx := context.Background()
-	admin, user, stop, err := startPostgres(ctx)
+	// Commits flush WAL at once, as on a production server: with the
+	// throwaway default (synchronous_commit off) a change waits for the WAL
+	// writer (200 ms) before the slot can send it.
+	admin, user, stop, err := bench.PlatformPools(ctx, "brt", map[string]string{"synchronous_commit": "on"}, 32)
 	if err != nil {
 		return err
 	}
@@ -335,32 +334,4 @@ func changes(ctx context.Context, opts bench.Options, admin *pgxpool.Pool, wsURL
 		return int64(len(m)), err
 	})
 	return base, cand, nil
-}
-
-// startPostgres runs a throwaway cluster with the platform migrations.
-func startPostgres(ctx context.Context) (admin, user *pgxpool.Pool, stop func(), err error) {
-	// Commits flush WAL at once, as on a production server: with the
-	// throwaway default (synchronous_commit off) a change waits for the WAL
-	// writer (200 ms) before the slot can send it.
-	c, stop, err := pgcluster.StartTemp(ctx, "brt", map[string]string{"synchronous_commit": "on"})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	size := func(cfg *pgxpool.Config) { cfg.MaxConns = 32 }
-	if admin, err = pg.Connect(ctx, c.SocketURL("postgres", "postgres"), size); err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	if _, err = migrate.Up(ctx, admin, nil, migrate.Source{Name: "platform", FS: platform.FS}); err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	if user, err = pg.Connect(ctx, c.SocketURL("authenticator", "postgres"), size); err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	if pid, ok := c.PID(); ok {
-		bench.CountDatabaseCPU(pid)
-	}
-	return admin, user, stop, nil
 }

@@ -51,12 +51,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/basaltdev/basalt/bench"
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/jwt"
-	"github.com/basaltdev/basalt/internal/migrate"
-	"github.com/basaltdev/basalt/internal/pg"
-	"github.com/basaltdev/basalt/internal/pgcluster"
-	"github.com/basaltdev/basalt/sql/platform"
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
 )
@@ -131,7 +128,8 @@ func run(cases []benchCase, rounds int, hugeSize int64) error {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return err
 	}
-	admin, user, stop, err := startPostgres(ctx)
+	// Pools sized for the 16 concurrent clients, as a server would be.
+	admin, user, stop, err := bench.PlatformPools(ctx, "stpg", nil, 32)
 	if err != nil {
 		return err
 	}
@@ -472,27 +470,4 @@ func (e *env) streamCheck(size int64) error {
 		size>>20, float64(size)/up.Seconds()/1e6, float64(size)/down.Seconds()/1e6,
 		float64(base)/1e6, float64(peak.Load())/1e6, float64(growth)/1e6, float64(growth)/float64(size))
 	return nil
-}
-
-// startPostgres runs a throwaway cluster with the platform migrations.
-func startPostgres(ctx context.Context) (admin, user *pgxpool.Pool, stop func(), err error) {
-	c, stop, err := pgcluster.StartTemp(ctx, "stpg", nil)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	// Pools sized for the 16 concurrent clients, as a server would be.
-	size := func(cfg *pgxpool.Config) { cfg.MaxConns = 32 }
-	if admin, err = pg.Connect(ctx, c.SocketURL("postgres", "postgres"), size); err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	if _, err = migrate.Up(ctx, admin, nil, migrate.Source{Name: "platform", FS: platform.FS}); err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	if user, err = pg.Connect(ctx, c.SocketURL("authenticator", "postgres"), size); err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	return admin, user, stop, nil
 }
