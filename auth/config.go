@@ -135,6 +135,9 @@ type Config struct {
 	OIDCCacheTTL time.Duration
 	// SAML configures SAML 2.0 single sign-on (saml_config.go).
 	SAML SAMLConfig
+	// WebAuthn configures passkeys and WebAuthn MFA factors
+	// (webauthn_config.go).
+	WebAuthn WebAuthnConfig
 }
 
 // SMTPConfig is the outgoing mail server.
@@ -164,6 +167,8 @@ type RateLimits struct {
 	MFA int
 	// SSO covers POST /sso per IP per 5 min.
 	SSO int
+	// Passkey covers passkey sign-in options per IP per 5 min.
+	Passkey int
 	// PasswordFailures is how many wrong passwords one client address may
 	// try on one account before each further attempt waits a delay that
 	// doubles from one second (see guessing.go). 0 turns the per-account
@@ -209,7 +214,8 @@ func DefaultConfig() Config {
 		FlowStateExpiry:           300 * time.Second,
 		OIDCCacheTTL:              time.Hour,
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15, SSO: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+			Anonymous: 30, MFA: 15, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+		WebAuthn: defaultWebAuthnConfig(),
 	}
 }
 
@@ -249,7 +255,10 @@ func (c *Config) Validate() error {
 	if err := c.validateExternal(); err != nil {
 		return err
 	}
-	return c.validateSAML()
+	if err := c.validateSAML(); err != nil {
+		return err
+	}
+	return c.validateWebAuthn()
 }
 
 // ConfigFromEnv reads BASALT_AUTH_* variables (see the README) over
@@ -362,6 +371,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.readExternal(&c)
 	e.readSAML(&c)
 	e.integer("RATE_LIMIT_SSO", &c.RateLimits.SSO)
+	e.readWebAuthn(&c)
 	if err := errors.Join(e.errs...); err != nil {
 		return c, err
 	}

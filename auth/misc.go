@@ -34,7 +34,7 @@ func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"external": ext, "disable_signup": s.cfg.DisableSignup, "mailer_autoconfirm": s.cfg.MailerAutoconfirm,
 		"phone_autoconfirm": s.cfg.SMSAutoconfirm, "sms_provider": "", "saml_enabled": s.cfg.SAML.Enabled,
-		"saml_private_key_next_configured": false, "passkeys_enabled": false,
+		"saml_private_key_next_configured": false, "passkeys_enabled": s.cfg.WebAuthn.PasskeyEnabled,
 	})
 	return nil
 }
@@ -61,7 +61,7 @@ func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
 // gets 405 with an Allow header and no body, as the reference's router does.
 func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
 	var allow []string
-	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {

@@ -42,6 +42,20 @@ func (s *Service) routes() {
 	m.Handle("POST /factors/{id}/verify", s.handle(mfa(s.requireUser(s.verifyFactor))))
 	m.Handle("DELETE /factors/{id}", s.handle(s.requireUser(s.unenrollFactor)))
 
+	// Passkeys (404 passkey_disabled while off; passkeys.go).
+	pk := func(h handlerFunc) handlerFunc { return s.requirePasskeys(h) }
+	pkLimit := func(h handlerFunc) handlerFunc {
+		return s.limitIP("passkey", func() int { return rl.Passkey }, 5*time.Minute, h)
+	}
+	m.Handle("POST /passkeys/authentication/options", s.handle(pk(pkLimit(s.passkeyAuthenticationOptions))))
+	m.Handle("POST /passkeys/authentication/verify", s.handle(pk(s.passkeyAuthenticationVerify)))
+	m.Handle("POST /passkeys/registration/options", s.handle(pk(s.requireUser(s.passkeyRegistrationOptions))))
+	m.Handle("POST /passkeys/registration/verify", s.handle(pk(s.requireUser(s.passkeyRegistrationVerify))))
+	m.Handle("GET /passkeys", s.handle(pk(s.requireUser(s.passkeyList))))
+	m.Handle("GET /passkeys/{$}", s.handle(pk(s.requireUser(s.passkeyList))))
+	m.Handle("PATCH /passkeys/{id}", s.handle(pk(s.requireUser(s.passkeyUpdate))))
+	m.Handle("DELETE /passkeys/{id}", s.handle(pk(s.requireUser(s.passkeyDelete))))
+
 	// External providers: the browser's round trip, and linking.
 	m.Handle("GET /authorize", s.handle(s.authorizeExternal))
 	m.Handle("GET /callback", s.handle(s.externalCallback))
@@ -66,6 +80,8 @@ func (s *Service) routes() {
 	m.Handle("DELETE /admin/users/{id}", s.handle(s.requireAdmin(s.adminDeleteUser)))
 	m.Handle("GET /admin/users/{id}/factors", s.handle(s.requireAdmin(s.adminListFactors)))
 	m.Handle("DELETE /admin/users/{id}/factors/{fid}", s.handle(s.requireAdmin(s.adminDeleteFactor)))
+	m.Handle("GET /admin/users/{id}/passkeys", s.handle(s.requireAdmin(s.adminPasskeyList)))
+	m.Handle("DELETE /admin/users/{id}/passkeys/{pid}", s.handle(s.requireAdmin(s.adminPasskeyDelete)))
 	m.Handle("POST /admin/generate_link", s.handle(s.requireAdmin(s.adminGenerateLink)))
 	m.Handle("GET /admin/sso/providers", s.handle(s.requireAdmin(s.adminSSOProvidersList)))
 	m.Handle("POST /admin/sso/providers", s.handle(s.requireAdmin(s.adminSSOProvidersCreate)))

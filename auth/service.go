@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/auth/mail"
@@ -42,6 +43,9 @@ type Service struct {
 	oidc       *oidcCache
 	// samlCert is the SAML service provider's certificate (SSO on only).
 	samlCert *x509.Certificate
+	// passkeyRP and mfaRP run WebAuthn ceremonies for passkeys and for
+	// MFA factors (nil while both features are off).
+	passkeyRP, mfaRP *webauthn.WebAuthn
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
@@ -134,6 +138,9 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 	}
 	s.oidc = &oidcCache{ttl: cfg.OIDCCacheTTL, client: s.httpClient}
 	if err := s.initSAML(); err != nil {
+		return nil, err
+	}
+	if err := s.initWebAuthn(); err != nil {
 		return nil, err
 	}
 	s.routes()
