@@ -31,15 +31,23 @@ func (s *Service) join(c *conn, m *message) {
 		return
 	}
 	bindings := ch.bindings(cfg)
-	c.mu.Lock()
-	c.channels[m.Topic] = ch
-	c.mu.Unlock()
+	waited := false
 	if len(bindings) > 0 {
 		ch.sub = changes.NewSubscriber(ch.caller(), bindingsOf(bindings), ch.deliverChange)
-		if s.changes != nil {
+		if cfg.waitChanges {
+			if err := s.awaitSubscription(ch.sub, cfg.waitTimeout); err != nil {
+				ch.stop()
+				s.replyJoinError(c, m, asJoinError(err))
+				return
+			}
+			waited = true
+		} else if s.changes != nil {
 			s.changes.Subscribe(ch.sub)
 		}
 	}
+	c.mu.Lock()
+	c.channels[m.Topic] = ch
+	c.mu.Unlock()
 	// The reply is queued before the channel can receive anything, and
 	// presence_state is taken and queued in the same step that subscribes
 	// it, so no diff reaches the client before the state it applies to.
@@ -57,9 +65,42 @@ func (s *Service) join(c *conn, m *message) {
 	if cfg.replay != nil {
 		go s.replay(ch, cfg.replay)
 	}
-	if ch.sub != nil {
+	switch {
+	case waited:
+		ch.system("postgres_changes", "ok", "Subscribed to PostgreSQL")
+	case ch.sub != nil:
 		go ch.reportSubscription()
 	}
+}
+
+// awaitSubscription makes a subscription live before the join is
+// answered, for a join with postgres_changes_options.wait, as the
+// reference does (blocking the socket meanwhile, as the reference's
+// channel join blocks its socket process). If no node reads the slot
+// before the timeout, the join fails with PostgresChangesSubscribeTimeout
+// (a validation already under way is let finish); bindings the database
+// refuses fail it with RealtimeDisabledForConfiguration.
+func (s *Service) awaitSubscription(sub *changes.Subscriber, timeout time.Duration) error {
+	timedOut := refuse("PostgresChangesSubscribeTimeout: Timed out after " + strconv.FormatInt(timeout.Milliseconds(), 10) +
+		"ms waiting for the postgres_changes subscription")
+	wctx, cancel := context.WithTimeout(s.ctx, timeout)
+	defer cancel()
+	if s.changes == nil {
+		// Nothing will read the slot: the reference retries until the end.
+		<-wctx.Done()
+		return timedOut
+	}
+	if !s.changes.Ready(wctx) {
+		return timedOut
+	}
+	s.changes.Subscribe(sub)
+	vctx, vcancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer vcancel()
+	if err := s.changes.Validate(vctx, sub); err != nil {
+		s.changes.Unsubscribe(sub)
+		return refuse("RealtimeDisabledForConfiguration: " + err.Error())
+	}
+	return nil
 }
 
 // prepareJoin runs every check that can refuse the join and builds the

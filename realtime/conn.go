@@ -28,6 +28,7 @@ type conn struct {
 	mu       sync.Mutex
 	queue    []frame
 	queued   int
+	writing  bool // the writer holds a batch taken from the queue
 	closed   bool
 	wake     chan struct{}
 	channels map[string]*channel // by topic
@@ -96,6 +97,7 @@ func (c *conn) writeLoop() {
 		c.mu.Lock()
 		batch, c.queue = c.queue, batch[:0]
 		c.queued = 0
+		c.writing = len(batch) > 0
 		c.mu.Unlock()
 		for i, f := range batch {
 			typ := websocket.TextMessage
@@ -108,6 +110,9 @@ func (c *conn) writeLoop() {
 			}
 			batch[i] = frame{}
 		}
+		c.mu.Lock()
+		c.writing = false
+		c.mu.Unlock()
 	}
 }
 
@@ -125,12 +130,13 @@ func (c *conn) abort() {
 	_ = c.ws.NetConn().Close()
 }
 
-// closeGracefully flushes what is queued, then closes.
+// closeGracefully writes what is queued (including the batch the writer
+// holds), then closes.
 func (c *conn) closeGracefully(code int, reason string) {
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {
 		c.mu.Lock()
-		empty := len(c.queue) == 0 || c.closed
+		empty := len(c.queue) == 0 && !c.writing || c.closed
 		c.mu.Unlock()
 		if empty {
 			break

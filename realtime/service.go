@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -51,9 +52,11 @@ type Service struct {
 	events    *rateCounter
 	presences *rateCounter
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	ctx       context.Context
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closing   chan struct{} // closed when Close starts closing sockets
+	closeOnce sync.Once
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -84,7 +87,7 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	}
 	cfg.defaults()
 	s := &Service{cfg: cfg, admin: admin, user: user, keys: keys, log: slog.New(slog.DiscardHandler),
-		now: time.Now, mux: http.NewServeMux(), hub: newHub(), done: make(chan struct{})}
+		now: time.Now, mux: http.NewServeMux(), hub: newHub(), done: make(chan struct{}), closing: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
@@ -101,7 +104,11 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	s.routes()
 	go s.tick()
 	s.cluster = newCluster(s)
-	if cfg.PostgresChanges {
+	if !cfg.PostgresChanges {
+		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		changes.DropIdleSlot(ctx, admin, cfg.SlotName, s.log)
+		cancel()
+	} else {
 		ccfg := changes.Config{SlotName: cfg.SlotName}
 		if s.metrics != nil {
 			ccfg.SlotLag = func(slot string, bytes float64, reading bool) {
@@ -114,6 +121,7 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 		}
 		if cfg.Cluster {
 			ccfg.Publish = s.cluster.publishChange
+			ccfg.Fence = s.cluster.fence
 		}
 		eng, err := changes.New(s.ctx, ccfg, admin, user, s.log)
 		if err != nil {
@@ -126,8 +134,30 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	return s, nil
 }
 
-// Close stops the background work and disconnects every socket.
+// drainTimeout bounds the graceful part of Close.
+const drainTimeout = 5 * time.Second
+
+// Close stops the service gracefully: changes committed before the call
+// are delivered to this node's subscribers, every socket's queue is
+// written and the socket closed (1001), then the background work stops.
+// The replication slot stays for the next reader.
 func (s *Service) Close() {
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(s.ctx, drainTimeout)
+		defer cancel()
+		if s.changes != nil {
+			s.changes.Drain(ctx)
+		}
+		close(s.closing)
+		for s.conns.Load() > 0 && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+		s.stop()
+	})
+}
+
+// stop ends the background work and drops every socket at once.
+func (s *Service) stop() {
 	s.cancel()
 	if s.changes != nil {
 		s.changes.Close()
@@ -226,6 +256,8 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 	go c.writeLoop()
 	go func() {
 		select {
+		case <-s.closing:
+			c.closeGracefully(websocket.CloseGoingAway, "")
 		case <-s.ctx.Done():
 			c.abort()
 		case <-c.done:
