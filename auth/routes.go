@@ -56,6 +56,10 @@ func (s *Service) routes() {
 	m.Handle("POST /sso", s.handle(s.requireSAML(sso(s.singleSignOn))))
 	m.Handle("GET /sso/saml/metadata", s.handle(s.requireSAML(s.samlMetadata)))
 	m.Handle("POST /sso/saml/acs", s.handle(s.requireSAML(s.samlACS)))
+	// Other paths under /sso/ (the advertised but unserved single logout
+	// service among them) answer as the reference's SSO router does:
+	// saml_provider_disabled while SSO is off, else not found.
+	m.Handle(ssoCatchAll, s.handle(s.requireSAML(s.notFound)))
 
 	// The admin API needs a service_role (JWTAdminRoles) token.
 	m.Handle("POST /invite", s.handle(s.requireAdmin(s.invite)))
