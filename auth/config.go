@@ -135,6 +135,9 @@ type Config struct {
 	OIDCCacheTTL time.Duration
 	// SAML configures SAML 2.0 single sign-on (saml_config.go).
 	SAML SAMLConfig
+	// CustomOAuth configures the admin API's custom providers
+	// (custom_providers_config.go).
+	CustomOAuth CustomOAuthConfig
 }
 
 // SMTPConfig is the outgoing mail server.
@@ -208,6 +211,7 @@ func DefaultConfig() Config {
 		MFAChallengeExpiry:        300 * time.Second,
 		FlowStateExpiry:           300 * time.Second,
 		OIDCCacheTTL:              time.Hour,
+		CustomOAuth:               CustomOAuthConfig{Enabled: true},
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
 			Anonymous: 30, MFA: 15, SSO: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
 	}
@@ -247,6 +251,9 @@ func (c *Config) Validate() error {
 		c.PasswordMinLength = 6 // the reference's floor
 	}
 	if err := c.validateExternal(); err != nil {
+		return err
+	}
+	if err := c.validateCustomOAuth(); err != nil {
 		return err
 	}
 	return c.validateSAML()
@@ -361,6 +368,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.seconds("RATE_LIMIT_PASSWORD_MAX_DELAY", &c.RateLimits.PasswordMaxDelay)
 	e.readExternal(&c)
 	e.readSAML(&c)
+	e.readCustomOAuth(&c)
 	e.integer("RATE_LIMIT_SSO", &c.RateLimits.SSO)
 	if err := errors.Join(e.errs...); err != nil {
 		return c, err

@@ -42,6 +42,11 @@ type Service struct {
 	oidc       *oidcCache
 	// samlCert is the SAML service provider's certificate (SSO on only).
 	samlCert *x509.Certificate
+	// localProviders lets the admin API's custom providers live on this
+	// machine or its network (checkProviderURL refuses them). Only tests
+	// set it: their providers listen on loopback, and the reference's
+	// tests step around its own check the same way.
+	localProviders bool
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
