@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -177,6 +179,7 @@ func (s *Service) adminCustomProvidersUpdate(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
+	oldIssuer := deref(cp.Issuer)
 	if err := s.applyUpdate(cp, &p); err != nil {
 		return err
 	}
@@ -196,6 +199,12 @@ func (s *Service) adminCustomProvidersUpdate(w http.ResponseWriter, r *http.Requ
 		return &apiError{Status: http.StatusInternalServerError, Code: "unexpected_failure",
 			Message: "Error updating custom OAuth provider", Cause: err}
 	}
+	if cp.oidc() && (p.Issuer != "" || p.DiscoveryURL != nil) {
+		// Sign-ins discover the new settings, as the reference's cache
+		// is invalidated (on this node; others within the cache TTL).
+		s.oidc.forget(oldIssuer)
+		s.oidc.forget(*cp.Issuer)
+	}
 	writeJSON(w, http.StatusOK, cp)
 	return nil
 }
@@ -206,12 +215,17 @@ func (s *Service) adminCustomProvidersDelete(w http.ResponseWriter, r *http.Requ
 	if err := customIdentifier(r.PathValue("identifier")); err != nil {
 		return err
 	}
-	tag, err := s.db.Exec(r.Context(), `DELETE FROM auth.custom_oauth_providers WHERE identifier = $1`, r.PathValue("identifier"))
+	var issuer *string
+	err := s.db.QueryRow(r.Context(), `DELETE FROM auth.custom_oauth_providers WHERE identifier = $1 RETURNING issuer`,
+		r.PathValue("identifier")).Scan(&issuer)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errCustomProviderNotFound
+	}
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
-		return errCustomProviderNotFound
+	if issuer != nil {
+		s.oidc.forget(*issuer)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

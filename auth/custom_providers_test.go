@@ -7,8 +7,9 @@ import (
 // A custom OIDC provider registered through the admin API signs users in
 // as custom:<id>: its authorization_params win over the app's, Basalt uses
 // PKCE with it (the reference's default), allow-listed raw claims land in
-// custom_claims and the attribute mapping fills identity_data. Disabled or
-// unknown, it is an unsupported provider.
+// custom_claims and the attribute mapping fills identity_data. A new
+// issuer is discovered again; disabled or unknown, it is an unsupported
+// provider.
 func TestCustomProviderSignIn(t *testing.T) {
 	t.Parallel()
 	e, idp := newCustomEnv(t, nil)
@@ -35,8 +36,21 @@ func TestCustomProviderSignIn(t *testing.T) {
 		t.Fatalf("user %v", u)
 	}
 
-	if r := e.req("PUT", "/admin/custom-providers/custom:corp", map[string]any{"enabled": false}, e.service()); r.Status != 200 {
+	// Saving the issuer again makes the next sign-in discover it again.
+	cached := func() int {
+		e.svc.oidc.mu.Lock()
+		defer e.svc.oidc.mu.Unlock()
+		return len(e.svc.oidc.entries)
+	}
+	if n := cached(); n != 1 {
+		t.Fatalf("%d discovery documents cached", n)
+	}
+	r := e.req("PUT", "/admin/custom-providers/custom:corp", map[string]any{"issuer": idp.Issuer(), "enabled": false}, e.service())
+	if r.Status != 200 {
 		t.Fatalf("disable %d %s", r.Status, r.Body)
+	}
+	if n := cached(); n != 0 {
+		t.Fatalf("%d discovery documents still cached after the issuer was saved", n)
 	}
 	wantErr(t, e.req("GET", "/authorize?provider=custom:corp", nil, ""), 400, "validation_failed",
 		"Unsupported provider: custom provider custom:corp is disabled")

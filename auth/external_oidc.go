@@ -70,6 +70,19 @@ func (c *oidcCache) get(ctx context.Context, issuer, discoveryURL string) (*oidc
 	return p, nil
 }
 
+// forget drops what is cached for issuer (every discovery URL), so that
+// the next flow discovers it again: the admin API changed or removed a
+// provider of that issuer.
+func (c *oidcCache) forget(issuer string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key := range c.entries {
+		if strings.HasPrefix(key, issuer+" ") {
+			delete(c.entries, key)
+		}
+	}
+}
+
 // discover reads a discovery document from an explicit URL (go-oidc only
 // looks under the issuer) and checks that it names the expected issuer.
 func discover(ctx context.Context, client *http.Client, issuer, discoveryURL string) (*oidc.Provider, error) {
