@@ -138,6 +138,9 @@ type Config struct {
 	// WebAuthn configures passkeys and WebAuthn MFA factors
 	// (webauthn_config.go).
 	WebAuthn WebAuthnConfig
+	// CustomOAuth configures the admin API's custom providers
+	// (custom_providers_config.go).
+	CustomOAuth CustomOAuthConfig
 }
 
 // SMTPConfig is the outgoing mail server.
@@ -213,6 +216,7 @@ func DefaultConfig() Config {
 		MFAChallengeExpiry:        300 * time.Second,
 		FlowStateExpiry:           300 * time.Second,
 		OIDCCacheTTL:              time.Hour,
+		CustomOAuth:               CustomOAuthConfig{Enabled: true},
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
 			Anonymous: 30, MFA: 15, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
 		WebAuthn: defaultWebAuthnConfig(),
@@ -253,6 +257,9 @@ func (c *Config) Validate() error {
 		c.PasswordMinLength = 6 // the reference's floor
 	}
 	if err := c.validateExternal(); err != nil {
+		return err
+	}
+	if err := c.validateCustomOAuth(); err != nil {
 		return err
 	}
 	if err := c.validateSAML(); err != nil {
@@ -370,6 +377,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	e.seconds("RATE_LIMIT_PASSWORD_MAX_DELAY", &c.RateLimits.PasswordMaxDelay)
 	e.readExternal(&c)
 	e.readSAML(&c)
+	e.readCustomOAuth(&c)
 	e.integer("RATE_LIMIT_SSO", &c.RateLimits.SSO)
 	e.readWebAuthn(&c)
 	if err := errors.Join(e.errs...); err != nil {

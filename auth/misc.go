@@ -57,6 +57,9 @@ func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// ssoCatchAll is the pattern of paths under /sso/ that no route serves.
+const ssoCatchAll = "/sso/"
+
 // notFound answers paths no route serves; a known path with another method
 // gets 405 with an Allow header and no body, as the reference's router does.
 func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
@@ -64,7 +67,7 @@ func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
 	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != ssoCatchAll && pattern != "" {
 			allow = append(allow, m)
 		}
 	}

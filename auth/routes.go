@@ -1,6 +1,9 @@
 package auth
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // routes lists every endpoint of /auth/v1 (paths arrive with the prefix
 // stripped by the gateway).
@@ -70,6 +73,10 @@ func (s *Service) routes() {
 	m.Handle("POST /sso", s.handle(s.requireSAML(sso(s.singleSignOn))))
 	m.Handle("GET /sso/saml/metadata", s.handle(s.requireSAML(s.samlMetadata)))
 	m.Handle("POST /sso/saml/acs", s.handle(s.requireSAML(s.samlACS)))
+	// Other paths under /sso/ (the advertised but unserved single logout
+	// service among them) answer as the reference's SSO router does:
+	// saml_provider_disabled while SSO is off, else not found.
+	m.Handle(ssoCatchAll, s.handle(s.requireSAML(s.notFound)))
 
 	// The admin API needs a service_role (JWTAdminRoles) token.
 	m.Handle("POST /invite", s.handle(s.requireAdmin(s.invite)))
@@ -88,6 +95,13 @@ func (s *Service) routes() {
 	m.Handle("GET /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersGet)))
 	m.Handle("PUT /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersUpdate)))
 	m.Handle("DELETE /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersDelete)))
+	// Custom OAuth/OIDC providers (404 feature_disabled while CUSTOM_OAUTH_ENABLED is off).
+	cop := func(h handlerFunc) http.Handler { return s.handle(s.requireAdmin(s.requireCustomOAuth(h))) }
+	m.Handle("GET /admin/custom-providers", cop(s.adminCustomProvidersList))
+	m.Handle("POST /admin/custom-providers", cop(s.adminCustomProvidersCreate))
+	m.Handle("GET /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersGet))
+	m.Handle("PUT /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersUpdate))
+	m.Handle("DELETE /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersDelete))
 	if s.mailbox != nil {
 		m.Handle("GET /admin/dev/mailbox", s.handle(s.requireAdmin(s.devMailbox)))
 	}

@@ -39,6 +39,10 @@ func (s *Service) samlSP(idp *saml.EntityDescriptor, idpInitiated bool) *saml.Se
 		AuthnNameIDFormat: saml.PersistentNameIDFormat,
 		SignatureMethod:   "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
 		HTTPClient:        s.httpClient,
+		// The reference's metadata names one single logout service
+		// (HTTP-POST, at …/sso/saml/slo) that it does not serve; so does
+		// Basalt's, so metadata written for one fits the other.
+		LogoutBindings: []string{saml.HTTPPostBinding},
 	}
 }
 

@@ -46,6 +46,11 @@ type Service struct {
 	// passkeyRP and mfaRP run WebAuthn ceremonies for passkeys and for
 	// MFA factors (nil while both features are off).
 	passkeyRP, mfaRP *webauthn.WebAuthn
+	// localProviders lets the admin API's custom providers live on this
+	// machine or its network (checkProviderURL refuses them). Only tests
+	// set it: their providers listen on loopback, and the reference's
+	// tests step around its own check the same way.
+	localProviders bool
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
