@@ -20,6 +20,8 @@ const (
 	fuzzyParams = 0.33
 )
 
+// fuzzyNormalize keeps what the fuzzy set compares: lower-cased letters,
+// digits, spaces and commas (commas separate parameter names).
 func fuzzyNormalize(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
@@ -30,6 +32,9 @@ func fuzzyNormalize(s string) string {
 	return b.String()
 }
 
+// grams counts the n-grams of s padded with '-' at both ends, so that
+// matching first and last letters weigh in, as in the fuzzy set PostgREST
+// uses.
 func grams(s string, n int) map[string]int {
 	padded := []rune("-" + s + "-")
 	out := map[string]int{}
@@ -43,6 +48,7 @@ func grams(s string, n int) map[string]int {
 	return out
 }
 
+// cosine is the similarity of two n-gram count vectors.
 func cosine(a, b map[string]int) float64 {
 	var dot, na, nb float64
 	for k, v := range a {
@@ -58,6 +64,7 @@ func cosine(a, b map[string]int) float64 {
 	return dot / (math.Sqrt(na) * math.Sqrt(nb))
 }
 
+// levenshtein is the edit distance, kept to two rows of the table.
 func levenshtein(a, b []rune) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
@@ -114,6 +121,8 @@ func fuzzyBest(name string, candidates []string, minScore float64) string {
 				res = append(res, scored{s, c})
 			}
 		}
+		// Only the 50 best by n-grams are re-ranked, as the fuzzy set
+		// does: the edit distance is the costly part.
 		sort.SliceStable(res, func(i, j int) bool { return res[i].score > res[j].score })
 		if len(res) > 50 {
 			res = res[:50]

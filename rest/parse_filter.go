@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// The grammar of filters, logic trees, order and column lists, after
+// PostgREST's QueryParams parser. Values are kept as the raw text of the
+// URL: they go to Postgres as untyped parameters (pipeline.go), so the
+// column's type decides how "5" or "2024-01-01" is read, as in PostgREST.
+
 // filter is one horizontal condition: [not.]op[(any|all)][(lang)].value.
 type filter struct {
 	Field field
@@ -37,11 +42,17 @@ type orderTerm struct {
 	Nulls string // "", first, last
 }
 
+// The operator families differ in what may follow the name: quantOps take
+// (any)/(all) over an array value, ftsOps an optional (language), simpleOps
+// nothing. The split mirrors PostgREST's operator tables, so an operator
+// it rejects with a modifier is rejected here too.
 var quantOps = map[string]bool{"eq": true, "gte": true, "gt": true, "lte": true, "lt": true,
 	"like": true, "ilike": true, "match": true, "imatch": true}
 var simpleOps = map[string]bool{"neq": true, "cs": true, "cd": true, "ov": true, "sl": true,
 	"sr": true, "nxr": true, "nxl": true, "adj": true, "isdistinct": true}
 var ftsOps = map[string]bool{"fts": true, "plfts": true, "phfts": true, "wfts": true}
+
+// isValues are the only operands of is: IS takes keywords, not values.
 var isValues = map[string]bool{"null": true, "not_null": true, "true": true, "false": true, "unknown": true}
 
 // looksLikeFilter reports whether v starts with a known operator, which
@@ -107,6 +118,9 @@ func (p *scanner) operator(flt *filter, inTree bool) error {
 		return p.fail("%s expecting \".\"", p.unexpected())
 	}
 	p.pos++
+	// in and is have operands with a grammar of their own; every other
+	// operator takes the rest of the value verbatim (top level) or up to
+	// the next separator (inside a logic tree).
 	switch op {
 	case "in":
 		list, err := p.inList()
@@ -119,6 +133,8 @@ func (p *scanner) operator(flt *filter, inTree bool) error {
 		}
 		return nil
 	case "is":
+		// IS NULL / IS TRUE are keywords, so any case is accepted and the
+		// lower-cased form is what the SQL builder maps.
 		v := p.treeValue(inTree)
 		lv := strings.ToLower(v)
 		if !isValues[lv] {
@@ -142,6 +158,7 @@ func (p *scanner) inList() ([]string, error) {
 		return nil, p.fail("%s expecting \"(\"", p.unexpected())
 	}
 	p.pos++
+	// in.() is an empty list (matches nothing), not a parse error.
 	list := []string{}
 	if p.peek() == ')' {
 		p.pos++
@@ -188,6 +205,8 @@ func (p *scanner) treeValue(inTree bool) string {
 			return q
 		}
 	}
+	// Braces nest: an array or range literal such as {1,2} or [1,3) may
+	// hold commas that do not end the value.
 	start := p.pos
 	depth := 0
 	for !p.eof() {
@@ -249,6 +268,9 @@ func (p *scanner) treeBody(op string, not bool, depth int) (*logicTree, error) {
 	}
 }
 
+// treeTerm reads one term of a logic tree: a nested [not.]or(…)/and(…),
+// or field.[not.]op.value. A field named "or" or "and" is only a subtree
+// when an opening parenthesis follows, as in PostgREST.
 func (p *scanner) treeTerm(depth int) (logicNode, error) {
 	not := false
 	save := p.pos
@@ -283,7 +305,9 @@ func (p *scanner) treeTerm(depth int) (logicNode, error) {
 	return logicNode{Filter: flt}, nil
 }
 
-// parseOrder parses order=term,term.
+// parseOrder parses order=term,term. A term is a field (with JSON path)
+// or rel(field) for ordering by a to-one embed's column, followed by any of
+// .asc/.desc/.nullsfirst/.nullslast; a later modifier wins, as in PostgREST.
 func parseOrder(raw string) ([]orderTerm, error) {
 	p := newScanner("order", raw)
 	var terms []orderTerm
@@ -340,7 +364,8 @@ func parseOrder(raw string) ([]orderTerm, error) {
 	}
 }
 
-// parseColumns parses columns=a,b or columns="a","b".
+// parseColumns parses columns=a,b or columns="a","b" (also on_conflict).
+// Names only: a JSON path or cast has no meaning for a written column.
 func parseColumns(what, raw string) ([]string, error) {
 	p := newScanner(what, raw)
 	var cols []string
@@ -408,7 +433,9 @@ func parseFieldString(what, s string) (field, error) {
 	return f, nil
 }
 
-// parseNonNegInt reads limit/offset; non-numeric values are ignored.
+// parseInt reads limit/offset. A value that is not a number is ignored,
+// not an error: PostgREST drops it the same way. Negative values are kept
+// so that paging can answer 416 for them (pageBounds).
 func parseInt(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil

@@ -29,21 +29,31 @@ type step struct {
 	row func(vals [][]byte) error
 }
 
-// stmtCacheSize bounds the named statements kept per connection.
+// stmtCacheSize bounds the named statements kept per connection. Each
+// costs server memory for its plan; the URL grammar can spell endlessly
+// many statements, and a long-lived connection must not collect them all.
 const stmtCacheSize = 256
 
+// connStmts is one connection's statement cache, kept in pgconn's
+// CustomData so that it lives and dies with the connection.
 type connStmts struct {
+	// gen is the schema-cache generation the statements were prepared
+	// under (Service.gen).
 	gen   uint64
 	names map[string]string
 	// descs are the descriptions the server returned when preparing; with
 	// one, a statement runs without a Describe round of messages.
 	descs map[string]*pgconn.StatementDescription
+	// order is oldest first, for eviction; next numbers the names.
 	order []string
 	next  int
 }
 
 const stmtKey = "basalt.rest.stmts"
 
+// encodeArgs renders the builder's arguments in text format. Only the
+// types the SQL builders bind are accepted: anything else is a bug that
+// should fail loudly rather than reach Postgres as fmt's rendering.
 func encodeArgs(args []any) ([][]byte, error) {
 	out := make([][]byte, len(args))
 	for i, a := range args {
@@ -102,6 +112,8 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 			pl.Close()
 			return err
 		}
+		// Unprepared steps are the one-off statements (BEGIN, EXPLAIN):
+		// naming them would only fill the cache.
 		if !s.prepare {
 			pl.SendQueryParams(s.sql, vals, nil, nil, nil)
 			continue
@@ -120,12 +132,17 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 			cs.names[s.sql] = name
 			cs.order = append(cs.order, s.sql)
 			added = append(added, s.sql)
+			// Deallocate in the same pipeline, before the Parse that
+			// replaces it, so the server never holds more than the cap.
 			for _, e := range evicted {
 				pl.SendDeallocate(e)
 			}
 			evicted = nil
 			pl.SendPrepare(name, s.sql, nil)
 		}
+		// A statement prepared on an earlier request is executed from
+		// its remembered description; one prepared in this pipeline is
+		// described by the server first (its description is kept below).
 		if sd := cs.descs[s.sql]; sd != nil {
 			pl.SendQueryStatement(sd, vals, nil, nil)
 		} else {
@@ -137,6 +154,10 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 		forget(cs, added)
 		return err
 	}
+	// Results come back in the order sent: one StatementDescription per
+	// Parse (in the order of added), one reader per executed step, then
+	// the Sync. After an error the server skips to the Sync, so later
+	// steps simply produce no reader.
 	var firstErr error
 	readers := 0
 	confirmed := 0
@@ -158,6 +179,8 @@ loop:
 		case *pgconn.ResultReader:
 			st := &steps[readers]
 			readers++
+			// Rows are drained even after an error so that the
+			// pipeline stays in step with the server.
 			for r.NextRow() {
 				if st.row != nil && firstErr == nil {
 					if err := st.row(r.Values()); err != nil {
@@ -185,6 +208,8 @@ loop:
 	return firstErr
 }
 
+// forget drops statements the server never prepared, so the next request
+// parses them again instead of executing a name that does not exist.
 func forget(cs *connStmts, sqls []string) {
 	for _, q := range sqls {
 		delete(cs.names, q)

@@ -17,6 +17,9 @@ func (c *Cache) findRelationship(p *Table, rel, hint string) (*Relationship, err
 			found = append(found, r)
 		}
 	}
+	// Exactly one match embeds; none is PGRST200 with a fuzzy hint; more
+	// than one is PGRST201 (300 Multiple Choices), listing every candidate
+	// so the client can pick one with a !hint.
 	switch len(found) {
 	case 1:
 		return found[0], nil
@@ -42,8 +45,13 @@ func (c *Cache) findRelationship(p *Table, rel, hint string) (*Relationship, err
 		Hint:    "Try changing '" + rel + "' to one of the following: " + strings.Join(hints, ", ") + ". Find the desired relationship in the 'details' key."}
 }
 
+// single reports whether cols is the one column name: a column addresses a
+// relationship only when the foreign key has that column alone.
 func single(cols []string, name string) bool { return len(cols) == 1 && cols[0] == name }
 
+// relMatches is PostgREST's relationship filter for one candidate.
+// Computed relationships are addressed by the function's name only and
+// take no hint.
 func relMatches(r *Relationship, rel, hint string) bool {
 	if r.Computed != nil {
 		return r.Computed.Name == rel && hint == ""
@@ -69,6 +77,8 @@ func relMatches(r *Relationship, rel, hint string) bool {
 		// The FK column on the parent side names a to-one embed.
 		return r.Card.toOne() && single(r.Cols, rel)
 	}
+	// With a hint, rel must name the related table, and the hint picks
+	// among the relationships to it.
 	if r.Foreign.Name != rel {
 		return false
 	}
