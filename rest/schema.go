@@ -90,7 +90,7 @@ type Relationship struct {
 	JConstraint2  string
 	JCols, JFCols []string
 	// SelfRef marks a table that references itself: its embeds are named
-	// differently (selfRelMatches in relations.go).
+	// differently (selfRelMatches in plan_embed.go).
 	SelfRef bool
 	// Computed is set for computed relationships: fn(Table) RETURNS
 	// [SETOF] Foreign.

@@ -1,13 +1,208 @@
 package rest
 
 import (
+	"math"
+	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
+
+// The query string's filters, logic trees, order and paging: where each
+// goes in the tree, then their grammar. A parameter is addressed by a
+// dotted path of embed names (actors.roles.order=…); the last part says
+// what it is, so one parameter can target any level of the tree.
+
+// applyQuery distributes the query string over the tree (applyParams) and
+// folds the Range header into the root's page (pageBounds). isArg, on GET
+// /rpc, skips the parameters that are the function's arguments.
+func applyQuery(rc *reqCtx, root *node, isArg func(p param) bool) error {
+	if err := applyParams(root, rc.params, isArg); err != nil {
+		return err
+	}
+	return pageBounds(rc, root)
+}
+
+// reserved parameters are never filters.
+var reserved = map[string]bool{"select": true, "columns": true, "on_conflict": true}
+
+// applyParams distributes filters, trees, order and paging to the nodes
+// they name. isArg reports parameters that are RPC arguments (GET /rpc).
+func applyParams(root *node, ps []param, isArg func(p param) bool) error {
+	for _, p := range ps {
+		if reserved[p.key] || (isArg != nil && isArg(p)) {
+			continue
+		}
+		parts, err := splitKey(p.key)
+		if err != nil {
+			return err
+		}
+		last := parts[len(parts)-1]
+		path := parts[:len(parts)-1]
+		// not.or=(…) negates a whole tree; "not" is then the last path
+		// part, not an embed.
+		not := false
+		if (last == "or" || last == "and") && len(path) > 0 && path[len(path)-1] == "not" {
+			not, path = true, path[:len(path)-1]
+		}
+		target := root
+		for i, seg := range path {
+			e := target.child(unquote(seg))
+			if e == nil {
+				return errNotEmbedded(strings.Join(path[:i+1], "."))
+			}
+			target = e.node
+		}
+		switch last {
+		case "order":
+			o, err := parseOrder(p.value)
+			if err != nil {
+				return err
+			}
+			target.order = append(target.order, o...)
+		case "limit":
+			if n, ok := parseInt(p.value); ok {
+				target.limit = &n
+			}
+		case "offset":
+			if n, ok := parseInt(p.value); ok {
+				target.offset = &n
+			}
+		case "or", "and":
+			t, err := parseLogicTree(last, not, p.value)
+			if err != nil {
+				return err
+			}
+			target.trees = append(target.trees, t)
+		default:
+			f, err := parseFieldString("filter", last)
+			if err != nil {
+				return err
+			}
+			flt, err := parseFilterValue(f, p.value)
+			if err != nil {
+				return err
+			}
+			target.filters = append(target.filters, flt)
+		}
+	}
+	return nil
+}
+
+// child finds the embed a path segment names: its key (alias or name as
+// written), or its related table's name when it was aliased, since
+// PostgREST accepts either for filters on an aliased embed.
+func (n *node) child(key string) *embed {
+	for _, e := range n.children {
+		if e.key == key {
+			return e
+		}
+	}
+	for _, e := range n.children {
+		if e.item.Alias != "" && e.rel.Foreign.Name == key {
+			return e
+		}
+	}
+	return nil
+}
+
+// unquote strips the double quotes of a quoted path segment ("a.b").
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// pageBounds folds limit/offset and (on GET) the Range header together.
+func pageBounds(rc *reqCtx, root *node) error {
+	if hasNegativeLimit(root) {
+		return rangeErr("Limit should be greater than or equal to zero.")
+	}
+	// Only a GET is paged by Range, as in PostgREST; other methods
+	// ignore the header.
+	if rc.r.Method != http.MethodGet {
+		return nil
+	}
+	h := rc.r.Header.Get("Range")
+	if h == "" {
+		return nil
+	}
+	// A Range outside the grammar is ignored, not an error.
+	lo, hi, ok := rangeHeader(h)
+	if !ok {
+		return nil
+	}
+	if hi != nil && lo > *hi {
+		return rangeErr("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
+	}
+	// Intersect [offset, offset+limit) with [lo, hi+1). The ends are
+	// exclusive and unsigned: two non-negative int64s add without wrapping.
+	off := int64(0)
+	if root.offset != nil {
+		off = *root.offset
+	}
+	stop, bounded := uint64(0), false
+	if root.limit != nil {
+		stop, bounded = uint64(off)+uint64(*root.limit), true
+	}
+	if lo > off {
+		off = lo
+	}
+	if hi != nil && (!bounded || uint64(*hi)+1 < stop) {
+		stop, bounded = uint64(*hi)+1, true
+	}
+	root.offset = &off
+	if bounded {
+		l := int64(0)
+		if stop > uint64(off) {
+			l = int64(min(stop-uint64(off), math.MaxInt64))
+		}
+		root.limit = &l
+	}
+	return nil
+}
+
+// rangeHeader parses "Range: a-b" / "a-" (an optional "items=" is allowed)
+// with PostgREST's grammar: decimal digits only, anything else is ignored.
+// Bounds beyond int64 read as math.MaxInt64 (past every row).
+func rangeHeader(h string) (lo int64, hi *int64, ok bool) {
+	h = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(h), "items="))
+	a, b, found := strings.Cut(h, "-")
+	if !found {
+		return 0, nil, false
+	}
+	l, ok := httpx.ParseDigits(a)
+	if !ok {
+		return 0, nil, false
+	}
+	if b == "" {
+		return l, nil, true
+	}
+	u, ok := httpx.ParseDigits(b)
+	if !ok {
+		return 0, nil, false
+	}
+	return l, &u, true
+}
+
+// hasNegativeLimit walks the tree for a limit below zero (416 PGRST103).
+func hasNegativeLimit(n *node) bool {
+	if n.limit != nil && *n.limit < 0 {
+		return true
+	}
+	for _, e := range n.children {
+		if hasNegativeLimit(e.node) {
+			return true
+		}
+	}
+	return false
+}
 
 // The grammar of filters, logic trees, order and column lists, after
 // PostgREST's QueryParams parser. Values are kept as the raw text of the
-// URL: they go to Postgres as untyped parameters (pipeline.go), so the
+// URL: they go to Postgres as untyped parameters (execute_pipeline.go), so the
 // column's type decides how "5" or "2024-01-01" is read, as in PostgREST.
 
 // filter is one horizontal condition: [not.]op[(any|all)][(lang)].value.

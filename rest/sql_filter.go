@@ -4,10 +4,18 @@ import (
 	"strings"
 )
 
+// Conditions, after PostgREST's SqlFragment: each URL operator maps to one
+// SQL operator or function, the column side is a quoted identifier (with
+// its JSON path) and the value side is always a bound parameter.
+
+// cmpOps are the binary operators; like/ilike take * for %, since % would
+// have to be percent-encoded in a URL.
 var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
 	"like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
 	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
 
+// ftsFuncs map the full-text operators to the tsquery constructor of the
+// same meaning (plain, phrase, websearch syntax).
 var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
 
 // pgArray renders items as a Postgres array literal with every element
@@ -53,15 +61,21 @@ func (b *builder) filterSQL(n *node, f *filter) (string, error) {
 	lhs := n.fieldExpr(f.Field)
 	var s string
 	switch op := f.Op; {
+	// IS takes a keyword, never a parameter; the grammar allowed only
+	// these five.
 	case op == "is":
 		s = lhs + " IS " + map[string]string{"null": "NULL", "not_null": "NOT NULL", "true": "TRUE",
 			"false": "FALSE", "unknown": "UNKNOWN"}[f.Value]
+	// in.(…) binds one array literal, not one parameter per item, so the
+	// statement text does not change with the list's length.
 	case op == "in":
 		s = lhs + " = ANY (" + b.arg(pgArray(f.List)) + ")"
 	case op == "isdistinct":
 		s = lhs + " IS DISTINCT FROM " + b.arg(f.Value)
 	case ftsFuncs[op] != "":
 		col := lhs
+		// A tsvector column is searched as it is; any other value is
+		// turned into one first, with the same language as the query.
 		c := n.table.Column(f.Field.Name)
 		tsv := c != nil && c.TSVector && len(f.Field.Path) == 0
 		if f.Lang != "" {
@@ -82,6 +96,7 @@ func (b *builder) filterSQL(n *node, f *filter) (string, error) {
 		if op == "like" || op == "ilike" {
 			v = strings.ReplaceAll(v, "*", "%")
 		}
+		// eq(any).{a,b} compares with each element of an array value.
 		if f.Quant != "" {
 			s = lhs + " " + sqlOp + " " + strings.ToUpper(f.Quant) + "(" + b.arg(v) + ")"
 		} else {
@@ -94,6 +109,8 @@ func (b *builder) filterSQL(n *node, f *filter) (string, error) {
 	return s, nil
 }
 
+// treeSQL renders and=(…)/or=(…) recursively, parenthesised at every
+// level so that precedence never depends on the surrounding SQL.
 func (b *builder) treeSQL(n *node, t *logicTree) (string, error) {
 	parts := make([]string, 0, len(t.Children))
 	for _, c := range t.Children {

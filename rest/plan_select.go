@@ -6,6 +6,22 @@ import (
 	"unicode"
 )
 
+// selectParam is the select parameter; absent or empty means all columns.
+func selectParam(ps []param) string {
+	sel, _ := first(ps, "select")
+	return sel
+}
+
+// first returns the first value of key and whether it was present.
+func first(ps []param, key string) (string, bool) {
+	for _, p := range ps {
+		if p.key == key {
+			return p.value, true
+		}
+	}
+	return "", false
+}
+
 // The URL grammar of the select parameter, after PostgREST's
 // ApiRequest/QueryParams parser. A hand-written scanner instead of a
 // parser library: the error text is part of the wire contract (PostgREST
@@ -39,7 +55,7 @@ func (f field) outputKey() string {
 }
 
 // itemKind tells the shapes a select item can take; the SQL builder
-// renders each kind differently (select.go).
+// renders each kind differently (sql_select.go).
 type itemKind int
 
 const (

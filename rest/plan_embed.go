@@ -2,8 +2,75 @@ package rest
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
+
+// The tree of a read: the root resource and, for every embed in the select,
+// a child node reached through a relationship of the schema cache.
+
+// node is one level of a read: the root resource or an embedded one.
+type node struct {
+	table *Table
+	name  string // table (or function) name, for lateral aliases
+	qual  string // SQL qualifier for column references
+	depth int
+	items []*selectItem
+	// expandStar lists columns instead of qual.* (sources that carry extra
+	// bookkeeping columns, like upserts).
+	expandStar bool
+
+	filters  []*filter
+	trees    []*logicTree
+	order    []orderTerm
+	limit    *int64
+	offset   *int64
+	children []*embed
+}
+
+// embed is a child node reached through a relationship.
+type embed struct {
+	item  *selectItem
+	rel   *Relationship
+	key   string // JSON key (alias or relation name as written)
+	alias string // lateral alias: <parent>_<key>_<depth>
+	node  *node
+}
+
+// buildTree resolves the embeds of items under a root resource.
+func (s *Service) buildTree(c *Cache, t *Table, name, qual string, items []*selectItem) (*node, error) {
+	root := &node{table: t, name: name, qual: qual, items: items}
+	if err := s.resolveEmbeds(c, root); err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+func (s *Service) resolveEmbeds(c *Cache, n *node) error {
+	for _, it := range n.items {
+		if it.Kind != itemEmbed && it.Kind != itemSpread {
+			continue
+		}
+		rel, err := c.findRelationship(n.table, it.Rel, it.Hint)
+		if err != nil {
+			return err
+		}
+		key := it.Rel
+		if it.Alias != "" {
+			key = it.Alias
+		}
+		d := n.depth + 1
+		child := &node{table: rel.Foreign, name: rel.Foreign.Name, depth: d, items: it.Children,
+			qual: quoteIdent(rel.Foreign.Name + "_" + strconv.Itoa(d))}
+		e := &embed{item: it, rel: rel, key: key, node: child,
+			alias: n.name + "_" + key + "_" + strconv.Itoa(d)}
+		n.children = append(n.children, e)
+		if err := s.resolveEmbeds(c, child); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // findRelationship resolves an embed rel[!hint] from parent p, following
 // PostgREST: without a hint rel names the related table, the foreign key
