@@ -261,11 +261,8 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	}
 }
 
+// rangeErr is 416 PGRST103: a page that cannot be served (a negative
+// limit, an inverted Range, an offset past the total).
 func rangeErr(details string) *apiError {
 	return pgrstErr(416, "PGRST103", "Requested range not satisfiable", details, nil)
-}
-
-func errNotEmbedded(rel string) *apiError {
-	return pgrstErr(400, "PGRST108", "'"+rel+"' is not an embedded resource in this request", nil,
-		"Verify that '"+rel+"' is included in the 'select' query parameter.")
 }

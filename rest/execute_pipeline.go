@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // Statements are sent with pgconn's pipeline so that a whole request (BEGIN,
@@ -17,6 +16,10 @@ import (
 // would prepare everything up front as the login role). Values are sent as
 // text with no type (OID 0), so Postgres infers each one's type from its
 // use — the "untyped literal" semantics the URL grammar relies on.
+
+// stepSQL names a step in trace spans (telemetry.StartPipeline, which the
+// caller of runPipeline opens around the whole exchange).
+func stepSQL(s step) string { return s.sql }
 
 // step is one statement of a pipeline.
 type step struct {
@@ -77,9 +80,7 @@ func encodeArgs(args []any) ([][]byte, error) {
 // runPipeline sends steps in one pipeline and reads every result. It
 // returns the first error; the connection is left idle or in a failed
 // transaction block the caller must end.
-func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []step) (err error) {
-	ctx, endSpan := telemetry.StartPipeline(ctx, pc, steps, func(s step) string { return s.sql })
-	defer func() { endSpan(err) }()
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []step) error {
 	cd := pc.CustomData()
 	cs, _ := cd[stmtKey].(*connStmts)
 	if cs == nil || cs.gen != gen {
@@ -221,4 +222,25 @@ func forget(cs *connStmts, sqls []string) {
 			}
 		}
 	}
+}
+
+// exchangeTimeout bounds one request's round trips with the database. It is
+// far above any role's statement_timeout, so it only fires when a reply is
+// lost, never on a slow but working query.
+const exchangeTimeout = 2 * time.Minute
+
+// withExchangeDeadline runs fn with a deadline on the connection's socket:
+// should a reply never come, the read fails, pgconn closes the connection
+// and the pool drops it, instead of it being held forever while every later
+// request queues behind it. A socket deadline costs no timer or context per
+// request; the request's own context still cancels the exchange when the
+// client goes away.
+func (s *Service) withExchangeDeadline(pc *pgconn.PgConn, fn func() error) error {
+	sock := pc.Conn()
+	_ = sock.SetDeadline(time.Now().Add(s.exchangeTimeout))
+	err := fn()
+	if !pc.IsClosed() {
+		_ = sock.SetDeadline(time.Time{})
+	}
+	return err
 }

@@ -92,7 +92,7 @@ func (s *Service) visibleObjects(rc *reqCtx) (map[string]bool, error) {
 	// check happens as the caller's role with its settings.
 	st := &statement{sql: mainSQL(src, "SELECT * FROM pgrst_source", "null", "coalesce(json_agg(_postgrest_t.x)->0, '[]')", "''"),
 		args: b.args, readOnly: true}
-	res, err := s.execute(rc, st)
+	res, err := s.run(rc, st, accept{}) // a JSON answer, never a plan
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,9 @@ func applyParams(root *node, ps []param, isArg func(p param) bool) error {
 			if err != nil {
 				return err
 			}
+			for i := range o {
+				target.relatedOrder(&o[i])
+			}
 			target.order = append(target.order, o...)
 		case "limit":
 			if n, ok := parseInt(p.value); ok {
@@ -74,6 +77,7 @@ func applyParams(root *node, ps []param, isArg func(p param) bool) error {
 			if err != nil {
 				return err
 			}
+			target.embedFilters(t)
 			target.trees = append(target.trees, t)
 		default:
 			f, err := parseFieldString("filter", last)
@@ -84,10 +88,56 @@ func applyParams(root *node, ps []param, isArg func(p param) bool) error {
 			if err != nil {
 				return err
 			}
+			target.embedFilter(flt)
 			target.filters = append(target.filters, flt)
 		}
 	}
 	return nil
+}
+
+// embedFilter links a filter on a bare name to the embed of that name, if
+// any: rel=is.null tests the embed, not a column (the SQL stage decides,
+// since a column of the same name wins).
+func (n *node) embedFilter(f *filter) {
+	if len(f.Field.Path) == 0 {
+		f.embed = n.child(f.Field.Name)
+	}
+}
+
+// embedFilters links every filter of a logic tree, at any depth.
+func (n *node) embedFilters(t *logicTree) {
+	for _, c := range t.Children {
+		if c.Tree != nil {
+			n.embedFilters(c.Tree)
+		} else {
+			n.embedFilter(c.Filter)
+		}
+	}
+}
+
+// relatedOrder resolves order=rel(col): rel must be an embed of n, and a
+// to-one one, whose lateral row is a single value per parent row.
+func (n *node) relatedOrder(o *orderTerm) {
+	if o.Rel == "" {
+		return
+	}
+	e := n.child(o.Rel)
+	switch {
+	case e == nil:
+		o.err = errNotEmbedded(o.Rel)
+	case !e.rel.Card.toOne():
+		o.err = pgrstErr(400, "PGRST118", "A related order on '"+o.Rel+"' is not possible",
+			"'"+n.name+"' and '"+o.Rel+"' do not form a many-to-one or one-to-one relationship", nil)
+	default:
+		o.embed = e
+	}
+}
+
+// errNotEmbedded is PGRST108: a parameter or an order names an embed the
+// select does not have.
+func errNotEmbedded(rel string) *apiError {
+	return pgrstErr(400, "PGRST108", "'"+rel+"' is not an embedded resource in this request", nil,
+		"Verify that '"+rel+"' is included in the 'select' query parameter.")
 }
 
 // child finds the embed a path segment names: its key (alias or name as
@@ -214,6 +264,9 @@ type filter struct {
 	Lang  string   // fts config
 	Value string   // raw value
 	List  []string // in.(…) items
+	// embed is the embed a bare name refers to (rel=not.is.null), found
+	// when the plan places the filter; the SQL stage only renders it.
+	embed *embed
 }
 
 // logicTree is and=(…)/or=(…), possibly negated and nested.
@@ -235,6 +288,12 @@ type orderTerm struct {
 	Field field
 	Desc  bool
 	Nulls string // "", first, last
+	// For order=rel(col), the plan finds the embed Rel names (embed), or
+	// why it cannot order by it (err: PGRST108, PGRST118). orderSQL raises
+	// err only when it reaches the term, so a request with several faults
+	// reports the one the SQL meets first, as before the plan resolved it.
+	embed *embed
+	err   error
 }
 
 // The operator families differ in what may follow the name: quantOps take

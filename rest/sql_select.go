@@ -1,9 +1,107 @@
 package rest
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 )
+
+// Stage 3, SQL: the plan becomes one statement with bound values. Its
+// text depends only on the plan's shape, never on values, so it is
+// prepared once per connection (execute_pipeline.go). This file renders a
+// read: the SELECT over the tree with its conditions, and the count;
+// sql.go wraps it in the statement's shape, sql_write.go renders writes.
+
+// readStatement renders a planned read as the one statement PostgREST runs
+// for it: the rows (readSQL), the total Prefer: count asks for, and the body
+// aggregate of the negotiated media type, all in mainSQL's shape.
+func readStatement(rc *reqCtx, p *readPlan) (*statement, error) {
+	b := newBuilder(rc)
+	src, _, err := b.readSQL(p.root, p.from, true)
+	if err != nil {
+		return nil, err
+	}
+	count, planned, err := countSQL(rc, b, p.root, p.from)
+	if err != nil {
+		return nil, err
+	}
+	st := &statement{
+		sql:      mainSQL(src, "SELECT * FROM pgrst_source", count, bodySQL(p.acc, rc.r.Method == http.MethodHead), "''"),
+		args:     b.args,
+		readOnly: true,
+		verify:   singleCheck(p.acc),
+	}
+	if planned != nil {
+		st.extra = append(st.extra, planned.step)
+		st.verify = chain(planned.apply(rc), st.verify)
+	}
+	return st, nil
+}
+
+func newBuilder(rc *reqCtx) *builder {
+	return &builder{maxRows: rc.cfg.MaxRows, aggs: rc.cfg.AggregatesEnabled}
+}
+
+// plannedCount collects the planner's row estimate for count=planned and
+// count=estimated.
+type plannedCount struct {
+	step step
+	rows *int64
+}
+
+// countSQL renders the total-count expression for Prefer: count=…, and for
+// planned/estimated counts an EXPLAIN step run after the main statement.
+func countSQL(rc *reqCtx, b *builder, root *node, from string) (string, *plannedCount, error) {
+	mode := rc.prefs.count
+	if mode == "" {
+		return "null", nil, nil
+	}
+	where, err := b.rootConds(root, true)
+	if err != nil {
+		return "", nil, err
+	}
+	filtered := from
+	if len(where) > 0 {
+		filtered += " WHERE " + strings.Join(where, " AND ")
+	}
+	var p *plannedCount
+	if mode != "exact" {
+		pb := &builder{aggs: b.aggs}
+		pw, err := pb.rootConds(root, true)
+		if err != nil {
+			return "", nil, err
+		}
+		q := "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + from
+		if len(pw) > 0 {
+			q += " WHERE " + strings.Join(pw, " AND ")
+		}
+		p = &plannedCount{}
+		p.step = step{sql: q, args: pb.args, row: func(v [][]byte) error {
+			var plan []struct {
+				Plan struct {
+					Rows float64 `json:"Plan Rows"`
+				} `json:"Plan"`
+			}
+			if err := json.Unmarshal(v[0], &plan); err != nil || len(plan) == 0 {
+				return fmt.Errorf("rest: read planned count: %v", err)
+			}
+			n := int64(plan[0].Plan.Rows)
+			p.rows = &n
+			return nil
+		}}
+	}
+	switch {
+	case mode == "planned":
+		return "null", p, nil
+	case mode == "estimated" && rc.cfg.MaxRows > 0:
+		// Exact up to max-rows (+1 tells "more"), the estimate beyond.
+		lim := b.arg(rc.cfg.MaxRows + 1)
+		return "(SELECT pg_catalog.count(*) FROM (SELECT 1 FROM " + filtered + " LIMIT " + lim + ") pgrst_estimate)", p, nil
+	}
+	return "(SELECT pg_catalog.count(*) FROM " + filtered + ")", nil, nil
+}
 
 // The SELECT of a read, in the shape PostgREST's QueryBuilder gives it: the
 // root relation, one LEFT (or INNER) JOIN LATERAL subquery per embed that
@@ -452,15 +550,10 @@ func (b *builder) orderSQL(n *node) (string, error) {
 	for _, o := range n.order {
 		var expr string
 		if o.Rel != "" {
-			e := n.child(o.Rel)
-			if e == nil {
-				return "", errNotEmbedded(o.Rel)
+			if o.err != nil {
+				return "", o.err
 			}
-			if !e.rel.Card.toOne() {
-				return "", pgrstErr(400, "PGRST118", "A related order on '"+o.Rel+"' is not possible",
-					"'"+n.name+"' and '"+o.Rel+"' do not form a many-to-one or one-to-one relationship", nil)
-			}
-			expr = quoteIdent(e.alias) + "." + quoteIdent(o.Field.outputKey())
+			expr = quoteIdent(o.embed.alias) + "." + quoteIdent(o.Field.outputKey())
 		} else {
 			expr = n.fieldExpr(o.Field)
 		}
@@ -497,4 +590,137 @@ func (b *builder) limitSQL(n *node, top bool) string {
 		sb.WriteString(" OFFSET " + b.arg(*n.offset))
 	}
 	return sb.String()
+}
+
+// Conditions, after PostgREST's SqlFragment: each URL operator maps to one
+// SQL operator or function, the column side is a quoted identifier (with
+// its JSON path) and the value side is always a bound parameter.
+
+// cmpOps are the binary operators; like/ilike take * for %, since % would
+// have to be percent-encoded in a URL.
+var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+	"like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
+	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
+
+// ftsFuncs map the full-text operators to the tsquery constructor of the
+// same meaning (plain, phrase, websearch syntax).
+var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
+
+// pgArray renders items as a Postgres array literal with every element
+// double-quoted, so commas and braces inside values stay literal.
+func pgArray(items []string) string {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i, it := range items {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteByte('"')
+		sb.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(it))
+		sb.WriteByte('"')
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}
+
+// filterSQL renders one condition on node n. A bare embed name with is.null
+// or not.is.null becomes an anti/semi-join on that embed.
+func (b *builder) filterSQL(n *node, f *filter) (string, error) {
+	if len(f.Field.Path) == 0 {
+		if e := f.embed; e != nil && n.table.Column(f.Field.Name) == nil {
+			if f.Op != "is" || (f.Value != "null" && f.Value != "not_null") {
+				return "", pgrstErr(400, "PGRST120", "Bad operator on the '"+f.Field.Name+"' embedded resource",
+					"Only is null or not is null filters are allowed on embedded resources", nil)
+			}
+			ex, err := b.existsSQL(n, e)
+			if err != nil {
+				return "", err
+			}
+			null := f.Value == "null"
+			if f.Not {
+				null = !null
+			}
+			if null {
+				return "NOT " + ex, nil
+			}
+			return ex, nil
+		}
+	}
+	lhs := n.fieldExpr(f.Field)
+	var s string
+	switch op := f.Op; {
+	// IS takes a keyword, never a parameter; the grammar allowed only
+	// these five.
+	case op == "is":
+		s = lhs + " IS " + map[string]string{"null": "NULL", "not_null": "NOT NULL", "true": "TRUE",
+			"false": "FALSE", "unknown": "UNKNOWN"}[f.Value]
+	// in.(…) binds one array literal, not one parameter per item, so the
+	// statement text does not change with the list's length.
+	case op == "in":
+		s = lhs + " = ANY (" + b.arg(pgArray(f.List)) + ")"
+	case op == "isdistinct":
+		s = lhs + " IS DISTINCT FROM " + b.arg(f.Value)
+	case ftsFuncs[op] != "":
+		col := lhs
+		// A tsvector column is searched as it is; any other value is
+		// turned into one first, with the same language as the query.
+		c := n.table.Column(f.Field.Name)
+		tsv := c != nil && c.TSVector && len(f.Field.Path) == 0
+		if f.Lang != "" {
+			lang := b.arg(f.Lang)
+			if !tsv {
+				col = "to_tsvector(" + lang + ", " + lhs + ")"
+			}
+			s = col + " @@ " + ftsFuncs[op] + "(" + lang + ", " + b.arg(f.Value) + ")"
+		} else {
+			if !tsv {
+				col = "to_tsvector(" + lhs + ")"
+			}
+			s = col + " @@ " + ftsFuncs[op] + "(" + b.arg(f.Value) + ")"
+		}
+	default:
+		sqlOp := cmpOps[op]
+		v := f.Value
+		if op == "like" || op == "ilike" {
+			v = strings.ReplaceAll(v, "*", "%")
+		}
+		// eq(any).{a,b} compares with each element of an array value.
+		if f.Quant != "" {
+			s = lhs + " " + sqlOp + " " + strings.ToUpper(f.Quant) + "(" + b.arg(v) + ")"
+		} else {
+			s = lhs + " " + sqlOp + " " + b.arg(v)
+		}
+	}
+	if f.Not {
+		return "NOT " + s, nil
+	}
+	return s, nil
+}
+
+// treeSQL renders and=(…)/or=(…) recursively, parenthesised at every
+// level so that precedence never depends on the surrounding SQL.
+func (b *builder) treeSQL(n *node, t *logicTree) (string, error) {
+	parts := make([]string, 0, len(t.Children))
+	for _, c := range t.Children {
+		var s string
+		var err error
+		if c.Tree != nil {
+			s, err = b.treeSQL(n, c.Tree)
+		} else {
+			s, err = b.filterSQL(n, c.Filter)
+		}
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, s)
+	}
+	joiner := " AND "
+	if t.Op == "or" {
+		joiner = " OR "
+	}
+	s := "(" + strings.Join(parts, joiner) + ")"
+	if t.Not {
+		s = "NOT " + s
+	}
+	return s, nil
 }
