@@ -100,7 +100,7 @@ func applyParams(root *node, ps []param, isArg func(p param) bool) error {
 // since a column of the same name wins).
 func (n *node) embedFilter(f *filter) {
 	if len(f.Field.Path) == 0 {
-		f.embed = n.child(f.Field.Name)
+		f.Embed = n.child(f.Field.Name)
 	}
 }
 
@@ -124,12 +124,12 @@ func (n *node) relatedOrder(o *orderTerm) {
 	e := n.child(o.Rel)
 	switch {
 	case e == nil:
-		o.err = errNotEmbedded(o.Rel)
+		o.Err = errNotEmbedded(o.Rel)
 	case !e.rel.Card.toOne():
-		o.err = pgrstErr(400, "PGRST118", "A related order on '"+o.Rel+"' is not possible",
+		o.Err = pgrstErr(400, "PGRST118", "A related order on '"+o.Rel+"' is not possible",
 			"'"+n.name+"' and '"+o.Rel+"' do not form a many-to-one or one-to-one relationship", nil)
 	default:
-		o.embed = e
+		o.Embed = e
 	}
 }
 
@@ -264,9 +264,9 @@ type filter struct {
 	Lang  string   // fts config
 	Value string   // raw value
 	List  []string // in.(…) items
-	// embed is the embed a bare name refers to (rel=not.is.null), found
+	// Embed is the embed a bare name refers to (rel=not.is.null), found
 	// when the plan places the filter; the SQL stage only renders it.
-	embed *embed
+	Embed *embed
 }
 
 // logicTree is and=(…)/or=(…), possibly negated and nested.
@@ -288,12 +288,12 @@ type orderTerm struct {
 	Field field
 	Desc  bool
 	Nulls string // "", first, last
-	// For order=rel(col), the plan finds the embed Rel names (embed), or
-	// why it cannot order by it (err: PGRST108, PGRST118). orderSQL raises
-	// err only when it reaches the term, so a request with several faults
+	// For order=rel(col), the plan finds the embed Rel names (Embed), or
+	// why it cannot order by it (Err: PGRST108, PGRST118). orderSQL raises
+	// Err only when it reaches the term, so a request with several faults
 	// reports the one the SQL meets first, as before the plan resolved it.
-	embed *embed
-	err   error
+	Embed *embed
+	Err   error
 }
 
 // The operator families differ in what may follow the name: quantOps take

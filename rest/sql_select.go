@@ -550,10 +550,10 @@ func (b *builder) orderSQL(n *node) (string, error) {
 	for _, o := range n.order {
 		var expr string
 		if o.Rel != "" {
-			if o.err != nil {
-				return "", o.err
+			if o.Err != nil {
+				return "", o.Err
 			}
-			expr = quoteIdent(o.embed.alias) + "." + quoteIdent(o.Field.outputKey())
+			expr = quoteIdent(o.Embed.alias) + "." + quoteIdent(o.Field.outputKey())
 		} else {
 			expr = n.fieldExpr(o.Field)
 		}
@@ -627,7 +627,7 @@ func pgArray(items []string) string {
 // or not.is.null becomes an anti/semi-join on that embed.
 func (b *builder) filterSQL(n *node, f *filter) (string, error) {
 	if len(f.Field.Path) == 0 {
-		if e := f.embed; e != nil && n.table.Column(f.Field.Name) == nil {
+		if e := f.Embed; e != nil && n.table.Column(f.Field.Name) == nil {
 			if f.Op != "is" || (f.Value != "null" && f.Value != "not_null") {
 				return "", pgrstErr(400, "PGRST120", "Bad operator on the '"+f.Field.Name+"' embedded resource",
 					"Only is null or not is null filters are allowed on embedded resources", nil)

@@ -80,7 +80,7 @@ func TestModuleIsRead(t *testing.T) {
 			t.Errorf("package %s not found in module %s", p, mod.path)
 		}
 	}
-	for _, want := range [][2]string{{"gateway", "rest"}, {seam, appRoot}, {appRoot, "functions"}} {
+	for _, want := range [][2]string{{seam, "rest"}, {seam, appRoot}, {appRoot, "functions"}} {
 		if !contains(mod.imports[want[0]], want[1]) {
 			t.Errorf("%s does not import %s: imports are misread", want[0], want[1])
 		}
