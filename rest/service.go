@@ -6,20 +6,21 @@
 // /rpc/{fn}. The schema cache is read from pg_catalog at start and reloaded
 // on NOTIFY pgrst (sent by the DDL event trigger in sql/platform).
 //
-// A request passes five stages, and the files are named after them, so a
-// GET can be read front to back, each file once:
+// A request passes five stages, and the files are named after them. A GET
+// goes through them in this order and enters each file once:
 //
 //	request   request.go (ServeHTTP: path, caller, profile, query string,
 //	          Prefer), request_body.go (bodies, for writes)
-//	plan      plan.go (which table, which action), plan_media.go (Accept),
-//	          plan_select.go (select grammar), plan_embed.go (embeds and
-//	          relationships), plan_filter.go (filters, order, paging),
-//	          plan_write.go (mutations)
-//	SQL       sql.go (the statement and its checks), sql_select.go (the
-//	          SELECT over the tree), sql_filter.go (conditions),
+//	plan      plan.go (which table, which action; the read handler),
+//	          plan_media.go (Accept), plan_select.go (select grammar),
+//	          plan_embed.go (embeds, relationships, "Perhaps you meant"),
+//	          plan_filter.go (filters, order, paging), plan_write.go
+//	SQL       sql_select.go (the SELECT over the tree, its conditions and
+//	          count), sql.go (the statement's shape and checks),
 //	          sql_write.go (INSERT, UPDATE, DELETE)
-//	execute   execute.go (as the caller, on the primary or a replica),
-//	          execute_pipeline.go (one round trip, prepared statements)
+//	execute   execute.go (the caller's setup), execute_tx.go (pool and
+//	          transaction), execute_pipeline.go (one round trip, prepared
+//	          statements)
 //	respond   respond.go (status, headers, body), errors.go (errors)
 //
 // write.go and rpc_handler.go hold the write and function handlers, which
