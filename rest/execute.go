@@ -69,8 +69,10 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (step, error) {
 	return step{sql: sql, args: args, prepare: true}, nil
 }
 
-// unsafeSettings are role settings an authenticator cannot or must not
-// apply per transaction.
+// unsafeSetting reports role settings that are not applied per request:
+// pgrst.* configure this service, search_path and role are the request's
+// own, and log_* and session_preload_libraries need a superuser or only
+// act at login.
 func unsafeSetting(k string) bool {
 	return strings.HasPrefix(k, "pgrst.") || k == "session_preload_libraries" || strings.HasPrefix(k, "log_") ||
 		k == "search_path" || k == "role"

@@ -31,8 +31,9 @@ func (s *Service) execute(rc *reqCtx, st *statement, setup step) (*result, error
 	for {
 		res, lost, err := s.executeOn(rc, st, pool, setup)
 		if onReplica && err != nil && ctx.Err() == nil && s.replica.ReadFailed(err, lost) {
-			// The replica failed in a way the primary does not share
-			// (it lags, or it is gone): the read runs once more there.
+			// The replica is the problem (gone, in conflict with
+			// recovery, behind on DDL): the read runs once more on the
+			// primary. The caller's own mistakes are not retried.
 			pool, onReplica = s.user, false
 			continue
 		}
@@ -90,8 +91,10 @@ func (s *Service) executeOn(rc *reqCtx, st *statement, pool *pgxpool.Pool, setup
 	steps = append(steps, st.extra...)
 	steps = append(steps, notice...)
 	pc := conn.Conn().PgConn()
-	ctx, endSpan := telemetry.StartPipeline(ctx, pc, steps, stepSQL)
-	err = s.withExchangeDeadline(pc, func() error { return runPipeline(ctx, pc, s.gen.Load(), steps) })
+	// The trace span covers the exchange only; COMMIT or ROLLBACK below
+	// are traced as the request's own statements, as before.
+	pctx, endSpan := telemetry.StartPipeline(ctx, pc, steps, stepSQL)
+	err = s.withExchangeDeadline(pc, func() error { return runPipeline(pctx, pc, s.gen.Load(), steps) })
 	endSpan(err)
 	if err == nil && res == nil {
 		err = errors.New("rest: main statement returned no row")
@@ -207,6 +210,8 @@ func parseResult(vals [][]byte) (*result, error) {
 	return res, nil
 }
 
+// errPoolTimeout is a wait for a connection that outlasted
+// db-pool-acquisition-timeout: 504 PGRST003, and not a lost connection.
 var errPoolTimeout = errors.New("pool acquire timeout")
 
 // acquire takes a connection from pool (the user pool or the read
@@ -237,7 +242,9 @@ func (s *Service) explain(rc *reqCtx, st *statement, acc accept, setup step) ([]
 }
 
 // executeExplain runs an EXPLAIN of st in a transaction that is always
-// rolled back, and returns its lines joined by newlines.
+// rolled back, and returns its lines joined by newlines. With
+// options=analyze the statement really runs: the rollback is what keeps a
+// plan request from changing anything.
 func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement, setup step) ([]byte, error) {
 	ctx := rc.r.Context()
 	conn, err := s.acquire(ctx, s.user)
@@ -254,8 +261,8 @@ func (s *Service) executeExplain(rc *reqCtx, sql string, st *statement, setup st
 			lines = append(lines, string(v[0]))
 			return nil
 		}}}
-	ctx, endSpan := telemetry.StartPipeline(ctx, pc, steps, stepSQL)
-	err = s.withExchangeDeadline(pc, func() error { return runPipeline(ctx, pc, s.gen.Load(), steps) })
+	pctx, endSpan := telemetry.StartPipeline(ctx, pc, steps, stepSQL)
+	err = s.withExchangeDeadline(pc, func() error { return runPipeline(pctx, pc, s.gen.Load(), steps) })
 	endSpan(err)
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		if e := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK").Close(); e != nil {

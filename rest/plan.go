@@ -64,7 +64,7 @@ func (s *Service) serveTable(rc *reqCtx) error {
 
 // read answers GET and HEAD on a table or view: the tree of what to read
 // (planRead), the one statement that reads it (readStatement), that
-// statement run as the caller (execute), and the answer (respondRead).
+// statement run as the caller (run), and the answer (respondRead).
 func (s *Service) read(rc *reqCtx, t *Table) error {
 	p, err := s.planRead(rc, t)
 	if err != nil {
@@ -90,8 +90,8 @@ type readPlan struct {
 	from string
 }
 
-// planRead plans a read in PostgREST's order: media type first (so a bad
-// Accept is 406 before any select is parsed), then the select and its
+// planRead plans a read, its checks in a fixed order: media type first (a
+// bad Accept is 406 before the select is parsed), then the select and its
 // embeds, then filters, order and paging from the query string.
 func (s *Service) planRead(rc *reqCtx, t *Table) (*readPlan, error) {
 	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
