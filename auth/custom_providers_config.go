@@ -1,8 +1,9 @@
 package auth
 
 import (
-	"fmt"
 	"net/url"
+
+	"github.com/basaltdev/basalt/internal/config"
 )
 
 // CustomOAuthConfig configures the custom providers managed through the
@@ -22,19 +23,19 @@ type CustomOAuthConfig struct {
 }
 
 // readCustomOAuth reads CUSTOM_OAUTH_*.
-func (e *envReader) readCustomOAuth(c *Config) {
-	e.boolean("CUSTOM_OAUTH_ENABLED", &c.CustomOAuth.Enabled)
-	e.integer("CUSTOM_OAUTH_MAX_PROVIDERS", &c.CustomOAuth.MaxProviders)
-	e.str("CUSTOM_OAUTH_EXTERNAL_URL", &c.CustomOAuth.ExternalURL)
+func readCustomOAuth(r *config.Reader, c *Config) {
+	c.CustomOAuth.Enabled = r.Bool("CUSTOM_OAUTH_ENABLED", c.CustomOAuth.Enabled)
+	c.CustomOAuth.MaxProviders = r.Int("CUSTOM_OAUTH_MAX_PROVIDERS", c.CustomOAuth.MaxProviders)
+	c.CustomOAuth.ExternalURL = r.String("CUSTOM_OAUTH_EXTERNAL_URL", c.CustomOAuth.ExternalURL)
 }
 
 // validateCustomOAuth checks the callback base, as the reference does.
-func (c *Config) validateCustomOAuth() error {
+func (c *Config) customOAuthProblems() []problem {
 	if c.CustomOAuth.ExternalURL == "" {
 		return nil
 	}
 	if _, err := url.ParseRequestURI(c.CustomOAuth.ExternalURL); err != nil {
-		return fmt.Errorf("auth: custom oauth external url %q: %w", c.CustomOAuth.ExternalURL, err)
+		return []problem{bad("CUSTOM_OAUTH_EXTERNAL_URL", "%q: %v", c.CustomOAuth.ExternalURL, err)}
 	}
 	return nil
 }

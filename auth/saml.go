@@ -58,8 +58,8 @@ func (s *Service) requireSAML(h handlerFunc) handlerFunc {
 
 // ssoParams is the body of POST /sso (signInWithSSO).
 type ssoParams struct {
-	ProviderID          string `json:"provider_id"`
-	Domain              string `json:"domain"`
+	ProviderID          string `json:"provider_id" validate:"excluded_with=Domain" msg:"Only one of provider_id or domain supported"`
+	Domain              string `json:"domain" validate:"required_without=ProviderID" msg:"A provider_id or domain needs to be provided"`
 	RedirectTo          string `json:"redirect_to"`
 	SkipHTTPRedirect    *bool  `json:"skip_http_redirect"`
 	CodeChallenge       string `json:"code_challenge"`
@@ -77,11 +77,8 @@ func (s *Service) singleSignOn(w http.ResponseWriter, r *http.Request) error {
 	if p.ProviderID != "" && !isUUID(p.ProviderID) {
 		return badRequest("bad_json", "Could not parse request body as JSON: provider_id is not a UUID")
 	}
-	switch {
-	case p.ProviderID != "" && p.Domain != "":
-		return badRequest("validation_failed", "Only one of provider_id or domain supported")
-	case p.ProviderID == "" && p.Domain == "":
-		return badRequest("validation_failed", "A provider_id or domain needs to be provided")
+	if err := checkBody(&p); err != nil {
+		return err
 	}
 	ctx := r.Context()
 	var prov *ssoProvider

@@ -1,12 +1,13 @@
 package auth
 
 import (
-	"errors"
-	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/basaltdev/basalt/internal/config"
 )
 
 // WebAuthnConfig configures passkeys and WebAuthn MFA factors: the
@@ -41,29 +42,34 @@ func defaultWebAuthnConfig() WebAuthnConfig {
 func (w *WebAuthnConfig) on() bool { return w.PasskeyEnabled || w.MFAEnroll || w.MFAVerify }
 
 // readWebAuthn reads the WEBAUTHN_*, PASSKEY_* and MFA_WEB_AUTHN_* settings.
-func (e *envReader) readWebAuthn(c *Config) {
+func readWebAuthn(r *config.Reader, c *Config) {
 	w := &c.WebAuthn
-	e.str("WEBAUTHN_RP_ID", &w.RPID)
-	e.str("WEBAUTHN_RP_DISPLAY_NAME", &w.RPDisplayName)
-	e.list("WEBAUTHN_RP_ORIGINS", &w.RPOrigins)
-	e.duration("WEBAUTHN_CHALLENGE_EXPIRY_DURATION", &w.ChallengeExpiry)
-	e.boolean("PASSKEY_ENABLED", &w.PasskeyEnabled)
-	e.integer("PASSKEY_MAX_PASSKEYS_PER_USER", &w.MaxPasskeys)
-	e.boolean("MFA_WEB_AUTHN_ENROLL_ENABLED", &w.MFAEnroll)
-	e.boolean("MFA_WEB_AUTHN_VERIFY_ENABLED", &w.MFAVerify)
-	e.integer("RATE_LIMIT_PASSKEY", &c.RateLimits.Passkey)
+	w.RPID = r.String("WEBAUTHN_RP_ID", w.RPID)
+	w.RPDisplayName = r.String("WEBAUTHN_RP_DISPLAY_NAME", w.RPDisplayName)
+	w.RPOrigins = r.List("WEBAUTHN_RP_ORIGINS", w.RPOrigins)
+	w.ChallengeExpiry = r.Seconds("WEBAUTHN_CHALLENGE_EXPIRY_DURATION", w.ChallengeExpiry)
+	w.PasskeyEnabled = r.Bool("PASSKEY_ENABLED", w.PasskeyEnabled)
+	w.MaxPasskeys = r.Int("PASSKEY_MAX_PASSKEYS_PER_USER", w.MaxPasskeys)
+	w.MFAEnroll = r.Bool("MFA_WEB_AUTHN_ENROLL_ENABLED", w.MFAEnroll)
+	w.MFAVerify = r.Bool("MFA_WEB_AUTHN_VERIFY_ENABLED", w.MFAVerify)
 }
 
 // validateWebAuthn checks the relying party when a WebAuthn feature is on.
 // The reference only logs a bad relying party and then fails every
 // ceremony; refusing to start says what is wrong before anyone signs in.
-func (c *Config) validateWebAuthn() error {
+func (c *Config) webAuthnProblems() []problem {
 	w := &c.WebAuthn
 	if !w.on() {
 		return nil
 	}
-	if w.RPID == "" || len(w.RPOrigins) == 0 || w.RPDisplayName == "" {
-		return errors.New("auth: passkeys and WebAuthn MFA need WEBAUTHN_RP_ID, WEBAUTHN_RP_DISPLAY_NAME and WEBAUTHN_RP_ORIGINS")
+	var ps []problem
+	for _, s := range [][2]string{{"WEBAUTHN_RP_ID", w.RPID}, {"WEBAUTHN_RP_DISPLAY_NAME", w.RPDisplayName}, {"WEBAUTHN_RP_ORIGINS", strings.Join(w.RPOrigins, ",")}} {
+		if s[1] == "" {
+			ps = append(ps, bad(s[0], "required when passkeys or WebAuthn MFA are on"))
+		}
+	}
+	if len(ps) > 0 {
+		return ps
 	}
 	if w.ChallengeExpiry <= 0 {
 		w.ChallengeExpiry = 5 * time.Minute
@@ -72,7 +78,7 @@ func (c *Config) validateWebAuthn() error {
 		w.MaxPasskeys = 10
 	}
 	if _, err := w.relyingParty(false); err != nil {
-		return fmt.Errorf("auth: webauthn relying party: %w", err)
+		return []problem{bad("WEBAUTHN_RP_ID", "relying party: %v", err)}
 	}
 	return nil
 }
