@@ -1,8 +1,15 @@
--- Money integrity: a verification is extended once, however many payments
--- for it complete at once: the decision is taken under the profile's row
--- lock when a payment completes, and a payment that would buy a second
--- verification while one is valid (outside its renewal days) is credited to
--- the payer's wallet instead, so no paid reference goes missing.
+-- Money integrity:
+--
+--   * a verification is extended once, however many payments for it
+--     complete at once: the decision is taken under the profile's row lock
+--     when a payment completes, and a payment that would buy a second
+--     verification while one is valid (outside its renewal days) is credited
+--     to the payer's wallet instead, so no paid reference goes missing;
+--   * the ledger-wide invariant (all wallets sum to zero, users hold the
+--     ledger's net movement into user wallets) is kept as running totals,
+--     updated in the same transaction as every wallet and ledger change, so
+--     the admin's check reads a few rows instead of the whole ledger; a full
+--     recheck recomputes everything from the tables.
 
 -- ---------------------------------------------------------------------------
 -- Verification once.
@@ -152,4 +159,214 @@ BEGIN
     'credited_to_wallet', coalesce((verified ->> 'credited_to_wallet')::boolean, false));
 END $$;
 
+-- ---------------------------------------------------------------------------
+-- Ledger running totals.
+--
+-- Sixteen slots, each a partial sum; a backend adds to the slot of its
+-- process id, so concurrent money movements rarely wait on one another. The
+-- triggers are deferred to commit: a transaction takes its slot's row lock
+-- only at the very end, after every wallet lock it needs, so the slot cannot
+-- take part in a deadlock. Totals are exact in every snapshot: a change and
+-- its totals commit together.
+CREATE TABLE backline.ledger_totals (
+  slot smallint PRIMARY KEY CHECK (slot BETWEEN 0 AND 15),
+  wallets_total numeric NOT NULL DEFAULT 0,    -- sum of every wallet
+  wallets_users numeric NOT NULL DEFAULT 0,    -- sum of users' wallets
+  wallets_negative bigint NOT NULL DEFAULT 0,  -- non-external wallets below zero
+  ledger_count bigint NOT NULL DEFAULT 0,      -- ledger rows
+  ledger_users_net numeric NOT NULL DEFAULT 0  -- net movement into users' wallets
+);
+INSERT INTO backline.ledger_totals (slot) SELECT g FROM generate_series(0, 15) g;
+REVOKE ALL ON backline.ledger_totals FROM PUBLIC;
+
+CREATE FUNCTION backline.ledger_totals_slot() RETURNS smallint
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+  SELECT (pg_backend_pid() % 16)::smallint
+$$;
+
+CREATE FUNCTION backline.count_wallet_change() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+  d_total numeric := 0;
+  d_users numeric := 0;
+  d_negative int := 0;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    d_total := d_total - OLD.balance;
+    d_users := d_users - CASE WHEN OLD.kind = 'user' THEN OLD.balance ELSE 0 END;
+    d_negative := d_negative - (OLD.kind <> 'external' AND OLD.balance < 0)::int;
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    d_total := d_total + NEW.balance;
+    d_users := d_users + CASE WHEN NEW.kind = 'user' THEN NEW.balance ELSE 0 END;
+    d_negative := d_negative + (NEW.kind <> 'external' AND NEW.balance < 0)::int;
+  END IF;
+  UPDATE backline.ledger_totals SET wallets_total = wallets_total + d_total, wallets_users = wallets_users + d_users,
+    wallets_negative = wallets_negative + d_negative
+  WHERE slot = backline.ledger_totals_slot();
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER count_wallet_insert AFTER INSERT ON public.wallets DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW WHEN (NEW.balance <> 0) EXECUTE FUNCTION backline.count_wallet_change();
+CREATE CONSTRAINT TRIGGER count_wallet_update AFTER UPDATE ON public.wallets DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW WHEN (OLD.balance IS DISTINCT FROM NEW.balance OR OLD.kind IS DISTINCT FROM NEW.kind)
+  EXECUTE FUNCTION backline.count_wallet_change();
+CREATE CONSTRAINT TRIGGER count_wallet_delete AFTER DELETE ON public.wallets DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW WHEN (OLD.balance <> 0) EXECUTE FUNCTION backline.count_wallet_change();
+
+-- A movement's effect on what users hold: + into a user's wallet, - out of one.
+CREATE FUNCTION backline.users_net_of(p_from uuid, p_to uuid, p_amount numeric) RETURNS numeric
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
+  SELECT p_amount * (count(*) FILTER (WHERE id = p_to) - count(*) FILTER (WHERE id = p_from))
+  FROM public.wallets WHERE id IN (p_from, p_to) AND kind = 'user'
+$$;
+
+CREATE FUNCTION backline.count_ledger_change() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+  d_count int := 0;
+  d_net numeric := 0;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    d_count := d_count - 1;
+    d_net := d_net - backline.users_net_of(OLD.from_wallet, OLD.to_wallet, OLD.amount);
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    d_count := d_count + 1;
+    d_net := d_net + backline.users_net_of(NEW.from_wallet, NEW.to_wallet, NEW.amount);
+  END IF;
+  UPDATE backline.ledger_totals SET ledger_count = ledger_count + d_count, ledger_users_net = ledger_users_net + d_net
+  WHERE slot = backline.ledger_totals_slot();
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER count_ledger_insert AFTER INSERT ON public.transactions DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION backline.count_ledger_change();
+CREATE CONSTRAINT TRIGGER count_ledger_update AFTER UPDATE ON public.transactions DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW WHEN (OLD.amount IS DISTINCT FROM NEW.amount OR OLD.from_wallet IS DISTINCT FROM NEW.from_wallet
+    OR OLD.to_wallet IS DISTINCT FROM NEW.to_wallet)
+  EXECUTE FUNCTION backline.count_ledger_change();
+CREATE CONSTRAINT TRIGGER count_ledger_delete AFTER DELETE ON public.transactions DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION backline.count_ledger_change();
+
+-- The invariant's figures: running (summed over the slots) or recounted
+-- from the tables.
+CREATE TYPE backline.ledger_state AS (
+  wallets_total numeric, wallets_users numeric, wallets_negative bigint, ledger_count bigint, ledger_users_net numeric
+);
+
+CREATE FUNCTION backline.ledger_state_running() RETURNS backline.ledger_state
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
+  SELECT ROW(sum(wallets_total), sum(wallets_users), sum(wallets_negative)::bigint, sum(ledger_count)::bigint,
+    sum(ledger_users_net))::backline.ledger_state
+  FROM backline.ledger_totals
+$$;
+
+-- One pass over the wallets and one over the ledger.
+CREATE FUNCTION backline.ledger_state_recount() RETURNS backline.ledger_state
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
+  SELECT ROW(w.total, w.users, w.negative, l.n, l.net)::backline.ledger_state
+  FROM (SELECT coalesce(sum(balance), 0) AS total, coalesce(sum(balance) FILTER (WHERE kind = 'user'), 0) AS users,
+          count(*) FILTER (WHERE kind <> 'external' AND balance < 0) AS negative
+        FROM public.wallets) w,
+       (SELECT count(*) AS n,
+          coalesce(sum(CASE WHEN tw.kind = 'user' THEN t.amount ELSE 0 END
+            - CASE WHEN fw.kind = 'user' THEN t.amount ELSE 0 END), 0) AS net
+        FROM public.transactions t
+        JOIN public.wallets fw ON fw.id = t.from_wallet
+        JOIN public.wallets tw ON tw.id = t.to_wallet) l
+$$;
+
+-- Sets the totals from the tables: after a bulk load with triggers off, or
+-- a TRUNCATE. The table lock waits for transactions adding to a slot and
+-- holds new ones back until this one ends, so none is counted twice or lost.
+CREATE FUNCTION backline.reset_ledger_totals() RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE f backline.ledger_state;
+BEGIN
+  LOCK TABLE backline.ledger_totals IN EXCLUSIVE MODE;
+  f := backline.ledger_state_recount();
+  UPDATE backline.ledger_totals SET wallets_total = 0, wallets_users = 0, wallets_negative = 0, ledger_count = 0,
+    ledger_users_net = 0 WHERE slot <> 0;
+  UPDATE backline.ledger_totals SET wallets_total = f.wallets_total, wallets_users = f.wallets_users,
+    wallets_negative = f.wallets_negative, ledger_count = f.ledger_count, ledger_users_net = f.ledger_users_net
+  WHERE slot = 0;
+END $$;
+
+CREATE FUNCTION backline.ledger_truncated() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+  PERFORM backline.reset_ledger_totals();
+  RETURN NULL;
+END $$;
+CREATE TRIGGER ledger_totals_truncate AFTER TRUNCATE ON public.wallets
+  FOR EACH STATEMENT EXECUTE FUNCTION backline.ledger_truncated();
+CREATE TRIGGER ledger_totals_truncate AFTER TRUNCATE ON public.transactions
+  FOR EACH STATEMENT EXECUTE FUNCTION backline.ledger_truncated();
+
+SELECT backline.reset_ledger_totals();
+
+-- The summary's shape (0013) from a set of figures.
+CREATE FUNCTION backline.ledger_summary_of(f backline.ledger_state) RETURNS jsonb
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
+  SELECT jsonb_build_object(
+    'wallets', jsonb_build_object('total', f.wallets_total, 'users', f.wallets_users, 'negative', f.wallets_negative,
+      -- System and external accounts only: the unique index on account.
+      'accounts', (SELECT jsonb_object_agg(account, balance) FROM public.wallets WHERE account IS NOT NULL)),
+    'ledger', jsonb_build_object('count', f.ledger_count, 'users_net', f.ledger_users_net),
+    'checked_at', now(),
+    'balanced', f.wallets_total = 0 AND f.wallets_negative = 0 AND f.wallets_users = f.ledger_users_net)
+$$;
+
+-- The admin's check on opening the transactions page: a read of the sixteen
+-- slots and of the system accounts, whatever the size of the ledger. A
+-- wallet changed behind the ledger's back (even by the owner) moves the
+-- wallet totals and not the ledger's, so it shows as unbalanced.
+CREATE OR REPLACE FUNCTION public.admin_ledger_summary() RETURNS jsonb
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+  PERFORM backline.admin_actor();
+  RETURN backline.ledger_summary_of(backline.ledger_state_running()) || jsonb_build_object('method', 'running totals');
+END $$;
+
+-- The full recheck: everything recomputed from the tables (one pass over
+-- the ledger and the wallets), compared with the running totals, plus every
+-- wallet whose balance is not the net of its own ledger rows (which also
+-- catches changes that cancel out across wallets, or made with triggers
+-- off).
+CREATE FUNCTION backline.ledger_recheck() RETURNS jsonb
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+  running backline.ledger_state := backline.ledger_state_running();
+  actual backline.ledger_state := backline.ledger_state_recount();
+  off jsonb;
+  summary jsonb;
+  totals_match boolean;
+BEGIN
+  SELECT jsonb_build_object('count', count(*), 'wallets', coalesce(jsonb_agg(jsonb_build_object(
+      'id', x.id, 'account', x.account, 'user_id', x.user_id, 'balance', x.balance, 'ledger_net', x.net)
+      ORDER BY x.id) FILTER (WHERE x.rn <= 20), '[]'::jsonb))
+  INTO off
+  FROM (SELECT w.id, w.account, w.user_id, w.balance, coalesce(m.net, 0) AS net, row_number() OVER (ORDER BY w.id) AS rn
+        FROM public.wallets w
+        LEFT JOIN (SELECT id, sum(d) AS net FROM (
+            SELECT to_wallet AS id, amount AS d FROM public.transactions
+            UNION ALL SELECT from_wallet, -amount FROM public.transactions) moves GROUP BY id) m ON m.id = w.id
+        WHERE w.balance <> coalesce(m.net, 0)) x;
+  totals_match := running IS NOT DISTINCT FROM actual;
+  summary := backline.ledger_summary_of(actual);
+  RETURN summary || jsonb_build_object('method', 'full recheck',
+    'running', backline.ledger_summary_of(running) - 'checked_at',
+    'totals_match', totals_match,
+    'mismatched_wallets', off,
+    'balanced', (summary ->> 'balanced')::boolean AND totals_match AND (off ->> 'count')::int = 0);
+END $$;
+
+CREATE FUNCTION public.admin_ledger_recheck() RETURNS jsonb
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+  PERFORM backline.admin_actor();
+  RETURN backline.ledger_recheck();
+END $$;
+
+REVOKE EXECUTE ON FUNCTION public.admin_ledger_recheck() FROM PUBLIC, anon;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA backline FROM PUBLIC;

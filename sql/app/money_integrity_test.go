@@ -1,9 +1,12 @@
 package app_test
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // The rules of 0015_money_integrity.sql.
@@ -125,4 +128,148 @@ func TestVerificationExtendedOnce(t *testing.T) {
 		})
 	}
 	e.conserved()
+	if sum := e.mustJSON(user(w.admin), `SELECT public.admin_ledger_recheck()::text`); sum["balanced"] != true {
+		t.Errorf("ledger after the verifications: %v", sum)
+	}
+}
+
+// TestLedgerRunningTotals: after many money movements of every kind, made
+// at once from several connections, the admin's check (running totals)
+// agrees with a full recount; it reads no ledger row; and a wallet changed
+// behind the ledger's back by the database owner is caught (by the check,
+// or, with triggers off or changes that cancel out, by the full recheck).
+func TestLedgerRunningTotals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.newWorld()
+	admin := user(w.admin)
+	e.fund(w.sponsor, 100000)
+	e.fund(w.artist2, 20000)
+
+	ops := map[string]func(i int) error{
+		"fund": func(i int) error {
+			_, err := e.db.Admin.Exec(e.ctx, `SELECT backline.fund_wallet($1, $2, $3)`, w.fan, 10+i, fmt.Sprintf("fund-%d", i))
+			return err
+		},
+		"top-up": func(i int) error {
+			p, err := e.callJSON(user(w.sponsor2), `SELECT public.create_payment('paystack', 'topup', $1)::text`, 100+i)
+			if err != nil {
+				return err
+			}
+			_, err = e.serviceJSON(`SELECT public.complete_payment('paystack', $1, NULL, $2, 'successful', '{}')::text`, p["tx_ref"], p["total"])
+			return err
+		},
+		"sponsored stream": func(i int) error {
+			_, err := e.serviceJSON(`SELECT public.transfer_funds($1, $2, 50, $3, 'sponsored_stream')::text`, w.sponsor, w.artist, fmt.Sprintf("stream-%d", i))
+			return err
+		},
+		"cash-out": func(i int) error {
+			req, err := e.callJSON(user(w.artist2), `SELECT public.request_cashout(1000, 'Zenith Bank', '0123456789', 'Ada Artist')::text`)
+			if err != nil {
+				return err
+			}
+			settle := `SELECT public.complete_cashout($1)::text`
+			if i%2 == 1 {
+				settle = `SELECT public.reject_cashout($1, 'wrong account')::text`
+			}
+			_, err = e.callJSON(admin, settle, req["id"])
+			return err
+		},
+		"adjustment": func(i int) error {
+			amount := 25
+			if i%3 == 2 {
+				amount = -10
+			}
+			_, err := e.callJSON(admin, `SELECT public.admin_adjust_wallet($1, $2, 'goodwill')::text`, w.fan2, amount)
+			return err
+		},
+	}
+	var wg sync.WaitGroup
+	for name, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 12 {
+				if err := op(i); err != nil {
+					t.Errorf("%s %d: %v", name, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	// The check on load reads the running totals, not the ledger: the
+	// ledger's scan counters do not move across the call. (The backend's
+	// pending counters can hold earlier transactions' counts, so the test
+	// takes the difference within one transaction.)
+	var scans, read int64
+	err := e.as(admin, func(tx pgx.Tx) error {
+		counters := `SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0), coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
+			FROM pg_stat_xact_all_tables WHERE relid = 'public.transactions'::regclass`
+		var s0, r0, s1, r1 int64
+		if err := tx.QueryRow(e.ctx, counters).Scan(&s0, &r0); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(e.ctx, `SELECT public.admin_ledger_summary()`); err != nil {
+			return err
+		}
+		err := tx.QueryRow(e.ctx, counters).Scan(&s1, &r1)
+		scans, read = s1-s0, r1-r0
+		return err
+	})
+	if err != nil || scans != 0 || read != 0 {
+		t.Errorf("admin_ledger_summary read the ledger: %d scans, %d rows %v", scans, read, err)
+	}
+
+	summary := e.mustJSON(admin, `SELECT public.admin_ledger_summary()::text`)
+	recheck := e.mustJSON(admin, `SELECT public.admin_ledger_recheck()::text`)
+	if summary["balanced"] != true || recheck["balanced"] != true || recheck["totals_match"] != true {
+		t.Fatalf("after the movements: summary %v, recheck %v", summary, recheck)
+	}
+	for _, k := range []string{"wallets", "ledger"} {
+		if fmt.Sprint(summary[k]) != fmt.Sprint(recheck[k]) {
+			t.Errorf("%s: running %v, recounted %v", k, summary[k], recheck[k])
+		}
+	}
+	if n := scalar[int64](e, `SELECT count(*) FROM public.transactions`); summary["ledger"].(map[string]any)["count"] != float64(n) {
+		t.Errorf("running count %v, ledger rows %v", summary["ledger"], n)
+	}
+
+	check := func(when string, wantSummary, wantRecheck, wantTotals bool, wantOff float64) {
+		t.Helper()
+		s := e.mustJSON(admin, `SELECT public.admin_ledger_summary()::text`)
+		r := e.mustJSON(admin, `SELECT public.admin_ledger_recheck()::text`)
+		off := r["mismatched_wallets"].(map[string]any)
+		if s["balanced"] != wantSummary || r["balanced"] != wantRecheck || r["totals_match"] != wantTotals || off["count"] != wantOff {
+			t.Errorf("%s: summary balanced %v (want %v), recheck balanced %v (want %v), totals match %v (want %v), %v wallets off (want %v)",
+				when, s["balanced"], wantSummary, r["balanced"], wantRecheck, r["totals_match"], wantTotals, off["count"], wantOff)
+		}
+	}
+	// The owner adds ₦1 to a fan's wallet: the check on load sees it.
+	e.exec(`UPDATE public.wallets SET balance = balance + 1 WHERE id = $1`, w.fan)
+	check("one wallet changed", false, false, true, 1)
+	e.exec(`UPDATE public.wallets SET balance = balance - 1 WHERE id = $1`, w.fan)
+	check("changed back", true, true, true, 0)
+	// Moved between two users: every total still adds up, but the two
+	// wallets no longer match their ledger rows.
+	e.exec(`UPDATE public.wallets SET balance = balance + CASE WHEN id = $1 THEN 5 ELSE -5 END WHERE id IN ($1, $2)`, w.fan2, w.fan)
+	check("moved between users", true, false, true, 2)
+	e.exec(`UPDATE public.wallets SET balance = balance + CASE WHEN id = $1 THEN -5 ELSE 5 END WHERE id IN ($1, $2)`, w.fan2, w.fan)
+	// With triggers off the running totals miss the change; the recount
+	// does not.
+	err = pgx.BeginFunc(e.ctx, e.db.Admin, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(e.ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(e.ctx, `UPDATE public.wallets SET balance = balance + 7 WHERE id = $1`, w.artist)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("changed with triggers off", true, false, false, 1)
 }

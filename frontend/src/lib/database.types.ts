@@ -1259,6 +1259,7 @@ export type Database = {
         Args: { p_reason: string; p_track_id: string }
         Returns: Json
       }
+      admin_ledger_recheck: { Args: never; Returns: Json }
       admin_ledger_summary: { Args: never; Returns: Json }
       admin_list_cashouts: {
         Args: {
