@@ -9,7 +9,9 @@
 --     ledger's net movement into user wallets) is kept as running totals,
 --     updated in the same transaction as every wallet and ledger change, so
 --     the admin's check reads a few rows instead of the whole ledger; a full
---     recheck recomputes everything from the tables.
+--     recheck recomputes everything from the tables;
+--   * the dashboards' statement, analytics and wallet history read only the
+--     user's own rows at a million streams (bench/dashboards).
 
 -- ---------------------------------------------------------------------------
 -- Verification once.
@@ -367,6 +369,100 @@ BEGIN
   PERFORM backline.admin_actor();
   RETURN backline.ledger_recheck();
 END $$;
+
+-- ---------------------------------------------------------------------------
+-- The dashboards at a million streams (bench/dashboards).
+
+-- The local day of a moment, inlined where it is used: with a search_path
+-- of its own (0008) it ran as a function call per ledger row of the
+-- sponsor's per-day chart.
+CREATE OR REPLACE FUNCTION backline.lagos_day(p_at timestamptz) RETURNS date
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT (p_at AT TIME ZONE 'Africa/Lagos')::date
+$$;
+
+-- As in 0008, but what the sponsor has paid (in all, per track, per artist)
+-- comes from backline.sponsorship_spend, kept as each stream is paid (0013),
+-- instead of reading the sponsor's whole payment history five times over.
+CREATE OR REPLACE FUNCTION public.get_sponsor_dashboard() RETURNS jsonb
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+  uid uuid := backline.require_user();
+  bal numeric := coalesce((SELECT balance FROM public.wallets WHERE id = uid), 0);
+  per_stream numeric := backline.setting_num('stream_payment_amount');
+  threshold numeric := backline.setting_num('low_balance_threshold');
+  week numeric := (SELECT coalesce(sum(amount), 0) FROM public.transactions
+    WHERE from_wallet = uid AND kind = 'sponsored_stream' AND created_at > now() - interval '7 days');
+  spent numeric;
+  paid bigint;
+BEGIN
+  SELECT coalesce(sum(amount), 0), coalesce(sum(streams), 0) INTO spent, paid
+  FROM backline.sponsorship_spend WHERE sponsor_id = uid;
+  RETURN jsonb_build_object(
+    'wallet', jsonb_build_object('balance', bal, 'low', bal < threshold, 'threshold', threshold,
+      'spent', spent, 'streams_paid', paid),
+    'runway', jsonb_build_object('per_stream', per_stream, 'streams_left', floor(bal / per_stream),
+      'spent_7d', week, 'days_left', CASE WHEN week > 0 THEN round(bal / (week / 7), 1) END),
+    'tracks', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+        'id', t.id, 'title', t.title, 'artist_id', t.artist_id, 'artist_name', backline.person_name(t.artist_id),
+        'cover_url', t.cover_url, 'streams', t.streams, 'streams_paid', coalesce(x.streams, 0), 'spent', coalesce(x.amount, 0))
+        ORDER BY coalesce(x.amount, 0) DESC, t.created_at DESC), '[]'::jsonb)
+      FROM public.tracks t
+      LEFT JOIN backline.sponsorship_spend x ON x.sponsor_id = uid AND x.track_id = t.id
+      WHERE t.sponsor_id = uid AND t.is_sponsored),
+    'artists', (SELECT coalesce(jsonb_agg(jsonb_build_object('artist_id', a.artist_id,
+        'artist_name', backline.person_name(a.artist_id), 'tracks', a.tracks, 'streams_paid', a.n, 'spent', a.amt)
+        ORDER BY a.amt DESC), '[]'::jsonb)
+      FROM (SELECT t.artist_id, count(*) AS tracks, coalesce(sum(x.streams), 0) AS n, coalesce(sum(x.amount), 0) AS amt
+            FROM public.tracks t
+            LEFT JOIN backline.sponsorship_spend x ON x.sponsor_id = uid AND x.track_id = t.id
+            WHERE t.sponsor_id = uid AND t.is_sponsored GROUP BY t.artist_id) a),
+    'invites', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+        'id', i.id, 'artist_id', i.artist_id, 'artist_name', backline.person_name(i.artist_id),
+        'track_id', i.track_id, 'track_title', t.title, 'status', i.status, 'initiated_by', i.initiated_by,
+        'pitch', i.pitch, 'created_at', i.created_at, 'responded_at', i.responded_at) ORDER BY i.created_at DESC), '[]'::jsonb)
+      FROM (SELECT * FROM public.sponsor_artist_invites WHERE sponsor_id = uid ORDER BY created_at DESC LIMIT 50) i
+      LEFT JOIN public.tracks t ON t.id = i.track_id));
+END $$;
+
+-- The wallet's history page (/transactions): the caller's own movements,
+-- newest first, a page by offset, with the count; optionally one kind and
+-- [p_from, p_to). Each side of a movement (paid from, paid to) is read
+-- along its own index and the two are merged, so a page costs what the
+-- user's rows cost. The same read through the table (either side, under
+-- RLS, ordered by time) walked the whole ledger's newest-first index.
+CREATE FUNCTION public.get_wallet_history(p_kind text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
+  p_to timestamptz DEFAULT NULL, p_offset integer DEFAULT 0, p_limit integer DEFAULT 20)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
+  SET plan_cache_mode = force_custom_plan AS $$
+DECLARE
+  uid uuid := backline.require_user();
+  n int := least(greatest(coalesce(p_limit, 20), 1), 5000);
+  skip int := least(greatest(coalesce(p_offset, 0), 0), 1000000);
+  lo timestamptz := coalesce(p_from, '-infinity');
+  hi timestamptz := coalesce(p_to, 'infinity');
+BEGIN
+  RETURN jsonb_build_object(
+    'count',
+      (SELECT count(*) FROM public.transactions t WHERE t.from_wallet = uid AND (p_kind IS NULL OR t.kind = p_kind)
+         AND t.created_at >= lo AND t.created_at < hi)
+      + (SELECT count(*) FROM public.transactions t WHERE t.to_wallet = uid AND (p_kind IS NULL OR t.kind = p_kind)
+         AND t.created_at >= lo AND t.created_at < hi),
+    'rows', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', p.id, 'reference', p.reference, 'kind', p.kind,
+        'amount', p.amount, 'from_wallet', p.from_wallet, 'to_wallet', p.to_wallet,
+        'from_balance_after', p.from_balance_after, 'to_balance_after', p.to_balance_after,
+        'created_at', p.created_at, 'track_id', p.track_id) ORDER BY p.created_at DESC, p.id DESC), '[]'::jsonb)
+      FROM (SELECT * FROM (
+          (SELECT t.* FROM public.transactions t WHERE t.from_wallet = uid AND (p_kind IS NULL OR t.kind = p_kind)
+             AND t.created_at >= lo AND t.created_at < hi ORDER BY t.created_at DESC, t.id DESC LIMIT skip + n)
+          UNION ALL
+          (SELECT t.* FROM public.transactions t WHERE t.to_wallet = uid AND (p_kind IS NULL OR t.kind = p_kind)
+             AND t.created_at >= lo AND t.created_at < hi ORDER BY t.created_at DESC, t.id DESC LIMIT skip + n)
+        ) sides ORDER BY sides.created_at DESC, sides.id DESC OFFSET skip LIMIT n) p));
+END $$;
+REVOKE EXECUTE ON FUNCTION public.get_wallet_history(text, timestamptz, timestamptz, integer, integer) FROM PUBLIC, anon;
+GRANT EXECUTE ON FUNCTION public.get_wallet_history(text, timestamptz, timestamptz, integer, integer) TO authenticated;
 
 REVOKE EXECUTE ON FUNCTION public.admin_ledger_recheck() FROM PUBLIC, anon;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA backline FROM PUBLIC;

@@ -273,3 +273,69 @@ func TestLedgerRunningTotals(t *testing.T) {
 	}
 	check("changed with triggers off", true, false, false, 1)
 }
+
+// TestWalletHistory: the wallet's history page lists the caller's own
+// movements from both sides, newest first, paged by offset with the count,
+// filtered by kind and date; an admin (whom RLS lets read every row) sees
+// only their own there, and a visitor nothing.
+func TestWalletHistory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.newWorld()
+	e.fund(w.sponsor, 1000)
+	for i := range 3 {
+		if _, err := e.serviceJSON(`SELECT public.transfer_funds($1, $2, 50, $3, 'sponsored_stream', NULL, $4)::text`,
+			w.sponsor, w.artist, fmt.Sprintf("history-%d", i), w.track); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.mustJSON(user(w.admin), `SELECT public.admin_adjust_wallet($1, 10, 'goodwill')::text`, w.sponsor)
+	e.fund(w.fan, 5) // someone else's
+
+	history := `SELECT public.get_wallet_history($1, $2, $3, $4, $5)::text`
+	page := func(c caller, args ...any) (float64, []string) {
+		t.Helper()
+		h := e.mustJSON(c, history, args...)
+		var refs []string
+		for _, r := range h["rows"].([]any) {
+			row := r.(map[string]any)
+			if row["from_wallet"] != c.uid && row["to_wallet"] != c.uid {
+				t.Errorf("someone else's movement %v", row)
+			}
+			refs = append(refs, row["reference"].(string))
+		}
+		return h["count"].(float64), refs
+	}
+	n, all := page(user(w.sponsor), nil, nil, nil, nil, nil)
+	want := scalar[string](e, `SELECT string_agg(reference, ',' ORDER BY created_at DESC, id DESC) FROM public.transactions
+		WHERE $1 IN (from_wallet, to_wallet)`, w.sponsor)
+	if n != 5 || strings.Join(all, ",") != want {
+		t.Fatalf("history: %v %v, want 5 rows %s", n, all, want)
+	}
+	var paged []string
+	for off := 0; off < 6; off += 2 {
+		cnt, refs := page(user(w.sponsor), nil, nil, nil, off, 2)
+		if cnt != 5 {
+			t.Errorf("count on page at %d: %v", off, cnt)
+		}
+		paged = append(paged, refs...)
+	}
+	if strings.Join(paged, ",") != want {
+		t.Errorf("pages of 2: %v, want %s", paged, want)
+	}
+	if n, refs := page(user(w.sponsor), "sponsored_stream", nil, nil, nil, nil); n != 3 || len(refs) != 3 {
+		t.Errorf("one kind: %v %v", n, refs)
+	}
+	if n, refs := page(user(w.sponsor), nil, "2100-01-01T00:00:00Z", nil, nil, nil); n != 0 || len(refs) != 0 {
+		t.Errorf("from the future: %v %v", n, refs)
+	}
+	if n, refs := page(user(w.sponsor), nil, nil, "2000-01-01T00:00:00Z", nil, nil); n != 0 || len(refs) != 0 {
+		t.Errorf("before 2000: %v %v", n, refs)
+	}
+	if n, refs := page(user(w.admin), nil, nil, nil, nil, nil); n != 0 || len(refs) != 0 {
+		t.Errorf("an admin's own history: %v %v", n, refs)
+	}
+	if _, err := e.try(anon, `SELECT public.get_wallet_history()`); sqlState(err) != denied {
+		t.Errorf("visitor: %v", err)
+	}
+}

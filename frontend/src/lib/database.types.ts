@@ -1592,6 +1592,16 @@ export type Database = {
           username: string
         }[]
       }
+      get_wallet_history: {
+        Args: {
+          p_from?: string
+          p_kind?: string
+          p_limit?: number
+          p_offset?: number
+          p_to?: string
+        }
+        Returns: Json
+      }
       has_remaining_streams: { Args: { p_user_id: string }; Returns: boolean }
       has_valid_kyc: {
         Args: { a: Database["public"]["Tables"]["artist_profiles"]["Row"] }
