@@ -209,6 +209,29 @@ export function register(test, h) {
     assert.equal(await balance(sponsor.id), 4950)
   })
 
+  test("dashboards: each dashboard's first screen comes from at most 3 requests", async () => {
+    for (const role of ['artist', 'sponsor', 'fan']) {
+      const email = `first${role}${stamp}@e2e.backline.test`
+      await adminCreateUser({ email, password: 'first-screen-123', role, username: `f${role}${stamp}` })
+      const { context, page } = await newPage(desktop)
+      await signIn(page, email, 'first-screen-123')
+      // A fresh load of the dashboard, signed in: count what it asks the API
+      // for until the page is quiet. Token refreshes and the realtime socket
+      // are not data requests.
+      const seen = []
+      page.on('request', (r) => {
+        const u = new URL(r.url())
+        if (r.url().startsWith(api) && !u.pathname.startsWith('/auth/v1/') && !u.pathname.startsWith('/realtime/v1/') && r.method() !== 'OPTIONS') seen.push(`${r.method()} ${u.pathname}`)
+      })
+      await page.goto(`${app}/dashboard/${role}`)
+      await page.locator(`[data-testid="${role}-dashboard"]`).waitFor({ timeout: 15000 })
+      await page.waitForLoadState('networkidle')
+      console.log(`    ${role}: ${seen.length} requests: ${seen.join(', ')}`)
+      assert.ok(seen.length <= 3, `${role} dashboard's first screen made ${seen.length} requests: ${seen.join(', ')}`)
+      await context.close()
+    }
+  })
+
   test('dashboards: the artist cashes out ₦1,000 (held at once); concurrent over-balance requests are refused', async () => {
     const { artist } = people
     psql(`SELECT backline.fund_wallet('${artist.id}', 950, 'e2e-cashout-${stamp}')`)

@@ -15,7 +15,7 @@ export default function FanDashboard() {
   const { data, isLoading } = useFanDashboard(userId)
   const liked = useFavoriteTracks(userId)
   return (
-    <div>
+    <div data-testid="fan-dashboard">
       <h1 className="text-3xl font-bold">Fan Dashboard</h1>
       {isLoading && <DashboardSkeleton />}
       {data && userId && (
