@@ -218,9 +218,9 @@ export function register(test, h) {
       if (role === 'admin') psql(`SELECT backline.promote_to_admin('${id}')`)
       const { context, page } = await newPage(desktop)
       await signIn(page, email, 'first-screen-123')
-      // Leave the page sign-in landed on first, so none of its requests
-      // still in flight is counted as the fresh load's.
-      await page.goto('about:blank')
+      // Let the page sign-in landed on finish first, so none of its
+      // requests is counted as the fresh load's.
+      await page.waitForLoadState('networkidle')
       // A fresh load of the dashboard, signed in: count what it asks the API
       // for until the page is quiet. Token refreshes and the realtime socket
       // are not data requests.
