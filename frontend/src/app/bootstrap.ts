@@ -66,7 +66,9 @@ export const bootstrapQueryOptions = (userId: string | undefined) =>
     // A failure falls back at once to the separate reads (loadShell).
     retry: 0,
     queryFn: async ({ client }) => {
-      const { data, error } = await supabase().rpc('get_app_bootstrap', { p_session_id: deviceId(), p_device_info: navigator.userAgent })
+      // Only a signed-in user has a session to record.
+      const session = userId ? { p_session_id: deviceId(), p_device_info: navigator.userAgent } : {}
+      const { data, error } = await supabase().rpc('get_app_bootstrap', session)
       if (error) throw error
       const b = data as unknown as Bootstrap
       seedShell(client, b)
