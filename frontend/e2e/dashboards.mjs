@@ -209,6 +209,37 @@ export function register(test, h) {
     assert.equal(await balance(sponsor.id), 4950)
   })
 
+  test("dashboards: each dashboard's first screen comes from at most 3 requests", async () => {
+    const failures = []
+    // The admin dashboard's first screen is its default section (users).
+    for (const role of ['artist', 'sponsor', 'fan', 'admin']) {
+      const email = `first${role}${stamp}@e2e.backline.test`
+      const id = await adminCreateUser({ email, password: 'first-screen-123', role: role === 'admin' ? 'fan' : role, username: `f${role}${stamp}` })
+      if (role === 'admin') psql(`SELECT backline.promote_to_admin('${id}')`)
+      const { context, page } = await newPage(desktop)
+      await signIn(page, email, 'first-screen-123')
+      // Let the page sign-in landed on finish first, so none of its
+      // requests is counted as the fresh load's.
+      await page.waitForLoadState('networkidle')
+      // A fresh load of the dashboard, signed in: count what it asks the API
+      // for until the page is quiet. Token refreshes and the realtime socket
+      // are not data requests.
+      const seen = []
+      page.on('request', (r) => {
+        const u = new URL(r.url())
+        if (r.url().startsWith(api) && !u.pathname.startsWith('/auth/v1/') && !u.pathname.startsWith('/realtime/v1/') && r.method() !== 'OPTIONS') seen.push(`${r.method()} ${u.pathname}`)
+      })
+      await page.goto(`${app}/dashboard/${role}`)
+      const first = { artist: 'wallet-balance', sponsor: 'wallet-balance', fan: 'reset-countdown', admin: 'admin-users' }[role]
+      await page.getByTestId(first).waitFor({ timeout: 15000 })
+      await page.waitForLoadState('networkidle')
+      console.log(`    ${role}: ${seen.length} requests: ${seen.join(', ')}`)
+      if (seen.length > 3) failures.push(`${role} dashboard's first screen made ${seen.length} requests: ${seen.join(', ')}`)
+      await context.close()
+    }
+    assert.deepEqual(failures, [])
+  })
+
   test('dashboards: the artist cashes out ₦1,000 (held at once); concurrent over-balance requests are refused', async () => {
     const { artist } = people
     psql(`SELECT backline.fund_wallet('${artist.id}', 950, 'e2e-cashout-${stamp}')`)

@@ -306,9 +306,9 @@ func TestFunctionPrivileges(t *testing.T) {
 		"backline usage": scalar[string](e, `SELECT has_schema_privilege('anon', 'backline', 'USAGE') || '/' || has_schema_privilege('authenticated', 'backline', 'USAGE')`),
 	}
 	want := map[string]string{
-		"anon":           "get_app_setting,get_app_text_setting,get_platform_stats,get_top_fans,has_valid_kyc,is_admin,verification_active",
+		"anon":           "get_app_bootstrap,get_app_setting,get_app_text_setting,get_platform_stats,get_top_fans,has_valid_kyc,is_admin,verification_active",
 		"service only":   "complete_payment,set_track_duration,transfer_funds",
-		"invoker rights": "has_valid_kyc,verification_active",
+		"invoker rights": "get_app_bootstrap,get_artist_first_screen,get_fan_first_screen,get_sponsor_first_screen,has_valid_kyc,verification_active",
 		"backline usage": "false/false",
 	}
 	for k, w := range want {

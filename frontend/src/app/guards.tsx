@@ -74,7 +74,8 @@ export function RequireAuth({ roles }: { roles?: Role[] }) {
   const suspension = useSuspension(user?.id)
   if (loading) return <PageFallback />
   if (!user) return <AuthRequired />
-  if (suspension.isLoading || (roles && !settled)) return <PageFallback />
+  // The role and the suspension come together, from the app shell's bootstrap.
+  if (!settled || suspension.isLoading) return <PageFallback />
   if (suspension.data?.suspended) return <AccountSuspended reason={suspension.data.reason} />
   if (roles && role !== 'admin' && (!role || !roles.includes(role))) return <AccessDenied />
   return <Outlet />
@@ -90,7 +91,8 @@ export function ComingSoonGate({ children }: { children: React.ReactNode }) {
   const { pathname } = useLocation()
   const user = useAuthStore((s) => s.user)
   const loading = useAuthStore((s) => s.loading)
-  const settings = useAppSettings()
+  // The bootstrap that ends the auth loading seeds the settings.
+  const settings = useAppSettings(!loading)
   if (BYPASS.some((p) => pathname.startsWith(p))) return <>{children}</>
   if (loading || settings.isLoading) return <PageFallback />
   if (!user && settings.data?.comingSoon) {

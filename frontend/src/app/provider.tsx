@@ -2,14 +2,16 @@ import { useEffect } from 'react'
 import { QueryClientProvider } from '@tanstack/react-query'
 import { Toaster } from '@/components/ui/sonner'
 import { TooltipProvider } from '@/components/ui/tooltip'
-import { fetchRole, useAuthStore } from '@/lib/auth'
+import { useAuthStore } from '@/lib/auth'
 import { queryClient } from '@/lib/query-client'
 import { supabase } from '@/lib/supabase'
+import { loadShell } from './bootstrap'
 
 /**
  * AuthListener is the single onAuthStateChange subscriber (spec section 4):
- * it mirrors the session, re-fetches the role on every change and clears
- * everything on sign-out.
+ * it mirrors the session, re-fetches the role on every change (with the
+ * rest of the app shell's data, app/bootstrap.ts) and clears everything on
+ * sign-out.
  */
 function AuthListener() {
   useEffect(() => {
@@ -26,7 +28,7 @@ function AuthListener() {
       const userId = session?.user.id
       // Supabase warns against awaiting other client calls inside the callback.
       setTimeout(async () => {
-        const role = userId ? await fetchRole(userId) : null
+        const role = await loadShell(userId, event === 'INITIAL_SESSION')
         if (useAuthStore.getState().user?.id === userId) store().setRole(role, userId ?? null)
         if (event === 'INITIAL_SESSION') store().setLoading(false)
       }, 0)

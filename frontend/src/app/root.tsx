@@ -2,11 +2,12 @@ import { lazy, Suspense } from 'react'
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router'
 import { AppShell } from '@/components/layouts/app-shell'
 import { Button } from '@/components/ui/button'
-import { useAuthStore } from '@/lib/auth'
+import { useAuthStore, useRoleSettled } from '@/lib/auth'
 import { useSessionHeartbeat } from '@/features/auth/hooks/use-session-heartbeat'
 import { useOnlinePresence } from '@/hooks/use-online-presence'
 import { useSuspensionUpdates } from '@/hooks/use-suspension'
 import { usePlayerStore } from '@/stores/player-store'
+import { sessionRecorded } from './bootstrap'
 import { ComingSoonGate } from './guards'
 import { PaymentReturn } from './payment-return'
 
@@ -20,7 +21,9 @@ const ProfileNudge = lazy(() => import('@/features/profiles/components/profile-n
 export function Root() {
   const userId = useAuthStore((s) => s.user?.id)
   const hasTrack = usePlayerStore((s) => !!s.currentTrack)
-  useSessionHeartbeat(userId)
+  // The heartbeat starts with the shell's bootstrap, which beat once already.
+  const settled = useRoleSettled()
+  useSessionHeartbeat(settled ? userId : undefined, sessionRecorded(userId))
   useOnlinePresence(userId)
   useSuspensionUpdates(userId)
   return (

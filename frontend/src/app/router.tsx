@@ -5,7 +5,7 @@ import { queryClient } from '@/lib/query-client'
 import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
 import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
 import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
-import { appSettingsQueryOptions } from '@/features/waitlist/api/settings'
+import { prefetchBootstrap } from './bootstrap'
 import { Root, RouteError } from './root'
 // The landing page ships in the entry bundle: it is the first paint for most visitors.
 import HomePage from './routes/home'
@@ -29,7 +29,8 @@ export const routes: RouteObject[] = [
     element: <Root />,
     errorElement: <RouteError />,
     HydrateFallback: PageFallback,
-    loader: () => prefetch(() => queryClient.prefetchQuery(appSettingsQueryOptions())),
+    // The app shell's data (settings, and the signed-in user's) in one request.
+    loader: () => prefetch(prefetchBootstrap),
     children: [
       {
         index: true,

@@ -1,14 +1,22 @@
 import { useQuery } from '@tanstack/react-query'
-import { useAuthStore } from '@/lib/auth'
+import { useAuthStore, useRoleSettled } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
 import type { PublicProfile } from '@/types/api'
 
-/** useOwnProfile reads the signed-in user's public profile (stale 2 min, kept 5 min). */
+/** ownProfileQueryKey is the cache of the signed-in user's public profile. */
+export const ownProfileQueryKey = (userId: string | undefined) => ['ownProfile', userId] as const
+
+/**
+ * useOwnProfile reads the signed-in user's public profile (stale 2 min, kept
+ * 5 min). It waits until the user's role is settled: the app shell's
+ * bootstrap, which settles it, has seeded this cache by then.
+ */
 export function useOwnProfile() {
   const userId = useAuthStore((s) => s.user?.id)
+  const settled = useRoleSettled()
   return useQuery({
-    queryKey: ['ownProfile', userId],
-    enabled: !!userId,
+    queryKey: ownProfileQueryKey(userId),
+    enabled: !!userId && settled,
     staleTime: 2 * 60_000,
     gcTime: 5 * 60_000,
     queryFn: async () => {

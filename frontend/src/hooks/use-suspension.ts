@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { create } from 'zustand'
 import { useLiveTable } from '@/hooks/use-live-table'
+import { useRoleSettled } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
 
 /** suspensionQueryKey is the cache key of a user's suspension. */
@@ -45,13 +46,16 @@ export function useSuspensionUpdates(userId: string | undefined) {
  * suspended user's open pages switch to Account Suspended without a
  * reload: at once through useSuspensionUpdates, and every
  * SUSPENSION_POLL_MS while that subscription is not joined (realtime down
- * or reconnecting), and when the page becomes visible again.
+ * or reconnecting), and when the page becomes visible again. The first
+ * answer comes with the app shell's bootstrap, which settles the role: the
+ * query waits for it.
  */
 export function useSuspension(userId: string | undefined) {
   const live = useSuspensionLive((s) => s.live)
+  const settled = useRoleSettled()
   return useQuery({
     queryKey: suspensionQueryKey(userId),
-    enabled: !!userId,
+    enabled: !!userId && settled,
     staleTime: SUSPENSION_POLL_MS,
     refetchInterval: live ? false : SUSPENSION_POLL_MS,
     refetchOnWindowFocus: true,

@@ -60,6 +60,32 @@ export async function fetchRole(userId: string): Promise<Role | null> {
   return asRole(fallback.data?.role)
 }
 
+/** ROLE_WAIT_MS bounds how long settledRole waits for the auth listener before reading the role itself. */
+export const ROLE_WAIT_MS = 10_000
+
+/**
+ * settledRole resolves with a user's role once the auth listener has
+ * settled it (it reads it with the app shell's data after every sign-in),
+ * so a sign-in form need not ask again; after ROLE_WAIT_MS it reads it
+ * itself.
+ */
+export function settledRole(userId: string): Promise<Role | null> {
+  return new Promise((resolve) => {
+    let done = false
+    const finish = (role: Role | null) => {
+      if (done) return
+      done = true
+      unsubscribe()
+      clearTimeout(timer)
+      resolve(role)
+    }
+    const check = (s: AuthState) => s.roleFor === userId && finish(s.role)
+    const unsubscribe = useAuthStore.subscribe(check)
+    const timer = setTimeout(() => void fetchRole(userId).then(finish), ROLE_WAIT_MS)
+    check(useAuthStore.getState())
+  })
+}
+
 /** useRoleSettled reports whether the role lookup for the current user has finished. */
 export const useRoleSettled = () => useAuthStore((s) => !s.user || s.roleFor === s.user.id)
 

@@ -1542,9 +1542,17 @@ export type Database = {
         }
         Returns: Json
       }
+      get_app_bootstrap: {
+        Args: { p_device_info?: string; p_session_id?: string }
+        Returns: Json
+      }
       get_app_setting: { Args: { setting_key: string }; Returns: boolean }
       get_app_text_setting: { Args: { setting_key: string }; Returns: string }
       get_artist_dashboard: { Args: never; Returns: Json }
+      get_artist_first_screen: {
+        Args: { p_from: string; p_period: string; p_to: string }
+        Returns: Json
+      }
       get_earnings_statement: {
         Args: { p_from: string; p_period: string; p_to: string }
         Returns: {
@@ -1554,6 +1562,7 @@ export type Database = {
         }[]
       }
       get_fan_dashboard: { Args: never; Returns: Json }
+      get_fan_first_screen: { Args: never; Returns: Json }
       get_online_users: {
         Args: never
         Returns: {
@@ -1582,6 +1591,7 @@ export type Database = {
       get_platform_stats: { Args: never; Returns: Json }
       get_sponsor_analytics: { Args: { p_days?: number }; Returns: Json }
       get_sponsor_dashboard: { Args: never; Returns: Json }
+      get_sponsor_first_screen: { Args: { p_days?: number }; Returns: Json }
       get_top_fans: {
         Args: { p_limit?: number }
         Returns: {

@@ -10,15 +10,17 @@ import { VerificationCard } from '@/features/studio/components/verification-card
 import { CashoutDialog } from '@/features/wallet/components/cashout-dialog'
 import { Ledger } from '@/features/wallet/components/ledger'
 import { Statement } from '@/features/wallet/components/statement'
+import { artistFirstScreen } from '../first-screen'
 import { DashboardSkeleton, Section, Stat } from './dashboard-parts'
 
 const cashoutState = { pending: 'Pending', completed: 'Completed', rejected: 'Rejected' }
 
-/** ArtistDashboard: uploads, tracks, wallet, cash-outs, invites and verification; first screen from one call. */
+/** ArtistDashboard: uploads, tracks, wallet, cash-outs, invites and verification; first screen from one call, the ledger when it comes into view. */
 export default function ArtistDashboard() {
   const userId = useAuthStore((s) => s.user?.id)
   const isArtist = useAuthStore((s) => s.role === 'artist')
-  const { data, isLoading, isError, refetch } = useArtistDashboard(userId)
+  // A fresh load brings the statement and the KYC card with the figures, in one call.
+  const { data, isLoading, isError, refetch } = useArtistDashboard(userId, userId ? artistFirstScreen(userId) : undefined)
   const live = useLiveArtistDashboard(userId)
   return (
     <div data-testid="artist-dashboard" data-live={live}>

@@ -7,15 +7,21 @@ import { Allowance } from '@/features/listening/components/allowance'
 import { ListeningHistory } from '@/features/listening/components/history'
 import { PlaylistsPanel } from '@/features/listening/components/playlists-panel'
 import { useFavoriteTracks } from '@/features/tracks/api/get-favorites'
+import { fanFirstScreen } from '../first-screen'
 import { DashboardSkeleton, Section, Stat } from './dashboard-parts'
 
-/** FanDashboard: today's allowance, history with reasons, stats, favorites and playlists. */
+/** FanPlaylists offers the fan's liked tracks to their playlists; it renders with the first screen, which brought both. */
+function FanPlaylists({ userId }: { userId: string }) {
+  const liked = useFavoriteTracks(userId)
+  return <PlaylistsPanel userId={userId} liked={liked.data ?? []} />
+}
+
+/** FanDashboard: today's allowance, history with reasons, stats, favorites and playlists; first screen from one call. */
 export default function FanDashboard() {
   const userId = useAuthStore((s) => s.user?.id)
-  const { data, isLoading } = useFanDashboard(userId)
-  const liked = useFavoriteTracks(userId)
+  const { data, isLoading } = useFanDashboard(userId, userId ? fanFirstScreen(userId) : undefined)
   return (
-    <div>
+    <div data-testid="fan-dashboard">
       <h1 className="text-3xl font-bold">Fan Dashboard</h1>
       {isLoading && <DashboardSkeleton />}
       {data && userId && (
@@ -54,7 +60,7 @@ export default function FanDashboard() {
               </Button>
             }
           >
-            <PlaylistsPanel userId={userId} liked={liked.data ?? []} />
+            <FanPlaylists userId={userId} />
           </Section>
         </>
       )}

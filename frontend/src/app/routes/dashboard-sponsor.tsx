@@ -12,13 +12,17 @@ import { BrowseArtists } from '@/features/sponsorships/components/browse-artists
 import { InvitesList } from '@/features/sponsorships/components/invites-list'
 import { isLowBalance, runway, runwayText } from '@/features/sponsorships/lib/runway'
 import { TopupDialog } from '@/features/wallet/components/topup-dialog'
+import { sponsorFirstScreen } from '../first-screen'
 import { DashboardSkeleton, Section, Stat } from './dashboard-parts'
 
 // The charts library loads after the first screen.
 const SpendCharts = lazy(() => import('@/features/sponsorships/components/spend-charts'))
 
+/** FIRST_DAYS is the spending period the charts open on (it comes with the first screen). */
+const FIRST_DAYS = 7
+
 function Analytics({ userId }: { userId: string }) {
-  const [days, setDays] = useState(7)
+  const [days, setDays] = useState(FIRST_DAYS)
   const { data } = useSponsorAnalytics(userId, days)
   return (
     <Section
@@ -40,7 +44,8 @@ function Analytics({ userId }: { userId: string }) {
 /** SponsorDashboard: wallet and runway, sponsored artists and tracks, analytics, invites and discovery. */
 export default function SponsorDashboard() {
   const userId = useAuthStore((s) => s.user?.id)
-  const { data, isLoading } = useSponsorDashboard(userId)
+  // A fresh load brings the spending charts with the figures, in one call.
+  const { data, isLoading } = useSponsorDashboard(userId, userId ? sponsorFirstScreen(userId, FIRST_DAYS) : undefined)
   const balance = Number(data?.wallet.balance ?? 0)
   const r = data && runway(balance, Number(data.runway.per_stream), Number(data.runway.spent_7d))
   const live = useLiveSponsorDashboard(userId)

@@ -5,7 +5,7 @@ import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { FormField } from '@/components/form-field'
-import { fetchRole } from '@/lib/auth'
+import { settledRole } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
 import { loginInputSchema, type LoginInput } from '../api/schemas'
 import { PasswordInput } from './password-input'
@@ -24,7 +24,7 @@ export function LoginForm() {
         return
       }
       toast.success('Login successful', { description: 'Welcome back!' })
-      const role = await fetchRole(data.user.id)
+      const role = await settledRole(data.user.id)
       navigate(role ? `/dashboard/${role}` : '/dashboard', { replace: true })
     } catch {
       toast.error('Login failed', { description: 'An error occurred during login' })

@@ -1,4 +1,4 @@
-import { useEffect } from 'react'
+import { useEffect, useEffectEvent } from 'react'
 import { deviceId } from '@/lib/device-id'
 import { supabase } from '@/lib/supabase'
 
@@ -8,10 +8,13 @@ export const ACTIVITY_DEBOUNCE_MS = 30_000
 
 /**
  * useSessionHeartbeat registers this device's session while a user is signed
- * in: at once, every 2 minutes, 30 s after the last activity and when the page
- * becomes visible. Cleanup removes the session. Errors are only logged.
+ * in: at once (unless `recorded` says the app shell's bootstrap just did),
+ * every 2 minutes, 30 s after the last activity and when the page becomes
+ * visible. Cleanup removes the session. Errors are only logged.
  */
-export function useSessionHeartbeat(userId: string | undefined) {
+export function useSessionHeartbeat(userId: string | undefined, recorded = false) {
+  // Read when the heartbeat starts; a later change does not restart it.
+  const firstBeatDone = useEffectEvent(() => recorded)
   useEffect(() => {
     if (!userId) return
     const sb = supabase()
@@ -21,7 +24,7 @@ export function useSessionHeartbeat(userId: string | undefined) {
       void sb
         .rpc('upsert_user_session', { p_user_id: userId, p_session_id: sessionId, p_device_info: navigator.userAgent })
         .then(({ error }) => error && console.warn('session heartbeat', error.message))
-    beat()
+    if (!firstBeatDone()) beat()
     const interval = window.setInterval(beat, HEARTBEAT_MS)
     let debounce: number | undefined
     const onActivity = () => {

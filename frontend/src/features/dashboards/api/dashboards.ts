@@ -1,4 +1,4 @@
-import { queryOptions, useQuery } from '@tanstack/react-query'
+import { queryOptions, useQuery, type QueryClient, type QueryKey } from '@tanstack/react-query'
 import type { Database } from '@/lib/database.types'
 import { supabase } from '@/lib/supabase'
 
@@ -107,23 +107,49 @@ export interface HistoryItem {
 
 type Fn = keyof Database['public']['Functions']
 
-async function rpc<T, F extends Fn = Fn>(fn: F, args?: Database['public']['Functions'][F]['Args']): Promise<T> {
+/** rpc calls a database function and returns its answer as T, throwing its error. */
+export async function rpc<T, F extends Fn = Fn>(fn: F, args?: Database['public']['Functions'][F]['Args']): Promise<T> {
   const { data, error } = await supabase().rpc(fn, args)
   if (error) throw error
   return data as T
 }
 
-export const artistDashboardQueryOptions = (userId: string | undefined) =>
-  queryOptions({ queryKey: ['artistWallet', userId, 'dashboard'], enabled: !!userId, queryFn: () => rpc<ArtistDashboard>('get_artist_dashboard') })
-export const sponsorDashboardQueryOptions = (userId: string | undefined) =>
-  queryOptions({ queryKey: ['sponsorWallet', userId, 'dashboard'], enabled: !!userId, queryFn: () => rpc<SponsorDashboard>('get_sponsor_dashboard') })
+/**
+ * FirstScreen loads a dashboard's whole first screen in one call, seeds the
+ * caches of the sections it carries (app/first-screen.ts) and returns the
+ * dashboard's own part.
+ */
+export type FirstScreen<T> = (client: QueryClient) => Promise<T>
+
+// A dashboard with nothing cached yet (a fresh load, or one evicted since)
+// loads its first screen; a refetch (a live change, a mutation) asks for
+// the dashboard alone.
+function coldOrWarm<T>(ctx: { client: QueryClient; queryKey: QueryKey }, first: FirstScreen<T> | undefined, warm: () => Promise<T>): Promise<T> {
+  return first && ctx.client.getQueryData(ctx.queryKey) === undefined ? first(ctx.client) : warm()
+}
+
+export const artistDashboardQueryOptions = (userId: string | undefined, first?: FirstScreen<ArtistDashboard>) =>
+  queryOptions({
+    queryKey: ['artistWallet', userId, 'dashboard'],
+    enabled: !!userId,
+    queryFn: (ctx) => coldOrWarm(ctx, first, () => rpc<ArtistDashboard>('get_artist_dashboard')),
+  })
+export const sponsorDashboardQueryOptions = (userId: string | undefined, first?: FirstScreen<SponsorDashboard>) =>
+  queryOptions({
+    queryKey: ['sponsorWallet', userId, 'dashboard'],
+    enabled: !!userId,
+    queryFn: (ctx) => coldOrWarm(ctx, first, () => rpc<SponsorDashboard>('get_sponsor_dashboard')),
+  })
 export const sponsorAnalyticsQueryOptions = (userId: string | undefined, days: number) =>
   queryOptions({ queryKey: ['sponsorAnalytics', userId, days], enabled: !!userId, queryFn: () => rpc<SponsorAnalytics>('get_sponsor_analytics', { p_days: days }) })
-export const fanDashboardQueryOptions = (userId: string | undefined) =>
-  queryOptions({ queryKey: ['dailyStreamLimit', userId, 'dashboard'], enabled: !!userId, queryFn: () => rpc<FanDashboard>('get_fan_dashboard') })
+export const fanDashboardQueryOptions = (userId: string | undefined, first?: FirstScreen<FanDashboard>) =>
+  queryOptions({
+    queryKey: ['dailyStreamLimit', userId, 'dashboard'],
+    enabled: !!userId,
+    queryFn: (ctx) => coldOrWarm(ctx, first, () => rpc<FanDashboard>('get_fan_dashboard')),
+  })
 
-export const useArtistDashboard = (userId: string | undefined) => useQuery(artistDashboardQueryOptions(userId))
-export const useSponsorDashboard = (userId: string | undefined) => useQuery(sponsorDashboardQueryOptions(userId))
+export const useArtistDashboard = (userId: string | undefined, first?: FirstScreen<ArtistDashboard>) => useQuery(artistDashboardQueryOptions(userId, first))
+export const useSponsorDashboard = (userId: string | undefined, first?: FirstScreen<SponsorDashboard>) => useQuery(sponsorDashboardQueryOptions(userId, first))
 export const useSponsorAnalytics = (userId: string | undefined, days: number) => useQuery(sponsorAnalyticsQueryOptions(userId, days))
-export const useFanDashboard = (userId: string | undefined) => useQuery(fanDashboardQueryOptions(userId))
-
+export const useFanDashboard = (userId: string | undefined, first?: FirstScreen<FanDashboard>) => useQuery(fanDashboardQueryOptions(userId, first))

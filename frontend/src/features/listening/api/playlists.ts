@@ -15,10 +15,13 @@ export interface Playlist {
 
 const KEY = 'playlists'
 
+/** playlistsQueryKey is the cache of a user's playlists. */
+export const playlistsQueryKey = (userId: string | undefined) => [KEY, userId] as const
+
 /** usePlaylists reads the caller's playlists with their tracks (two reads plus the people). */
 export const usePlaylists = (userId: string | undefined) =>
   useQuery({
-    queryKey: [KEY, userId],
+    queryKey: playlistsQueryKey(userId),
     enabled: !!userId,
     queryFn: async (): Promise<Playlist[]> => {
       const sb = supabase()
@@ -70,7 +73,7 @@ async function apply(userId: string | undefined, a: PlaylistAction) {
 /** usePlaylistAction applies a change; a reorder shows at once and is undone if refused. */
 export function usePlaylistAction(userId: string | undefined) {
   const qc = useQueryClient()
-  const key = [KEY, userId]
+  const key = playlistsQueryKey(userId)
   return useMutation({
     retry: false,
     mutationFn: (a: PlaylistAction) => apply(userId, a),

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { supabase } from '@/lib/supabase'
+import { NOTIFICATIONS_LIMIT, notificationsQueryKey, unreadCountQueryKey } from './keys'
 
 /** Notification is a row of notifications. */
 export interface Notification {
@@ -15,7 +16,7 @@ export interface Notification {
 
 /** getNotifications reads the user's notifications, newest first; a failed fetch yields an empty list. */
 export async function getNotifications(userId: string): Promise<Notification[]> {
-  const { data, error } = await supabase().from('notifications').select('*').eq('user_id', userId).order('created_at', { ascending: false }).limit(200)
+  const { data, error } = await supabase().from('notifications').select('*').eq('user_id', userId).order('created_at', { ascending: false }).limit(NOTIFICATIONS_LIMIT)
   if (error) {
     console.warn('notifications', error.message)
     return []
@@ -23,9 +24,23 @@ export async function getNotifications(userId: string): Promise<Notification[]> 
   return data as Notification[]
 }
 
-/** useNotifications is the "notifications" cache. */
-export const useNotifications = (userId: string | undefined) =>
-  useQuery({ queryKey: ['notifications', userId], queryFn: () => getNotifications(userId!), enabled: !!userId, staleTime: 15_000 })
+/** getUnreadCount counts the unread ones among the notifications the panel lists; a failed fetch counts none. */
+export async function getUnreadCount(userId: string): Promise<number> {
+  const { data, error } = await supabase().from('notifications').select('is_read').eq('user_id', userId).order('created_at', { ascending: false }).limit(NOTIFICATIONS_LIMIT)
+  if (error) {
+    console.warn('unread notifications', error.message)
+    return 0
+  }
+  return (data as { is_read: boolean }[]).filter((n) => !n.is_read).length
+}
+
+/** useNotifications is the "notifications" cache, read once enabled (the panel opens). */
+export const useNotifications = (userId: string | undefined, enabled = true) =>
+  useQuery({ queryKey: notificationsQueryKey(userId), queryFn: () => getNotifications(userId!), enabled: !!userId && enabled, staleTime: 15_000 })
+
+/** useUnreadCount is the badge's count while the list itself is not loaded. */
+export const useUnreadCount = (userId: string | undefined, enabled: boolean) =>
+  useQuery({ queryKey: unreadCountQueryKey(userId), queryFn: () => getUnreadCount(userId!), enabled: !!userId && enabled, staleTime: 15_000 })
 
 /** useMarkRead marks one notification (or all unread when id is null) as read. */
 export function useMarkRead(userId: string | undefined) {

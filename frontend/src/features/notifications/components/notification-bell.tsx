@@ -6,10 +6,10 @@ import { Button } from '@/components/ui/button'
 import { DropdownMenu, DropdownMenuContent, DropdownMenuTrigger } from '@/components/ui/dropdown-menu'
 import { Skeleton } from '@/components/ui/skeleton'
 import { Tabs, TabsList, TabsTrigger } from '@/components/ui/tabs'
-import { useAuthStore } from '@/lib/auth'
+import { useAuthStore, useRoleSettled } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { cn } from '@/lib/utils'
-import { InviteError, useDeleteNotification, useInviteStates, useMarkRead, useNotifications, useRespondToInvite, type Notification } from '../api/notifications'
+import { InviteError, useDeleteNotification, useInviteStates, useMarkRead, useNotifications, useRespondToInvite, useUnreadCount, type Notification } from '../api/notifications'
 import { useNotificationsChannel } from '../hooks/use-notifications-channel'
 import { cashoutDisplayAmount } from '../lib/cashout-amount'
 import { badgeText, PAGE_SIZE, pageButtons } from '../lib/paging'
@@ -90,10 +90,18 @@ function Item({ n, userId, inviteState }: { n: Notification; userId: string; inv
   )
 }
 
-/** NotificationBell is the top bar bell with the unread count and the notifications panel. */
+/**
+ * NotificationBell is the top bar bell with the unread count and the
+ * notifications panel. The badge starts from the count the app shell's
+ * bootstrap brought; the list itself loads when the panel first opens, and
+ * from then on the badge counts it.
+ */
 export function NotificationBell() {
   const userId = useAuthStore((s) => s.user?.id)
-  const { data = [], isLoading } = useNotifications(userId)
+  const settled = useRoleSettled()
+  const [opened, setOpened] = useState(false)
+  const { data = [], isLoading, isSuccess } = useNotifications(userId, opened)
+  const count = useUnreadCount(userId, settled && !opened)
   const live = useNotificationsChannel(userId)
   const markRead = useMarkRead(userId)
   const inviteStates = useInviteStates(
@@ -108,9 +116,15 @@ export function NotificationBell() {
   const list = tab === 'all' ? data : unread
   const pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE))
   const shown = list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE)
-  const badge = badgeText(unread.length)
+  const badge = badgeText(isSuccess ? unread.length : (count.data ?? 0))
   return (
-    <DropdownMenu open={open} onOpenChange={setOpen}>
+    <DropdownMenu
+      open={open}
+      onOpenChange={(o) => {
+        setOpen(o)
+        if (o) setOpened(true)
+      }}
+    >
       <DropdownMenuTrigger asChild>
         <Button variant="ghost" size="icon" className="relative" aria-label="Notifications" data-live={live}>
           <Bell className="size-5" />

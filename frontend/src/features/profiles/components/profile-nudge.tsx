@@ -5,26 +5,10 @@ import { UserRoundCheck } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { DropdownMenu, DropdownMenuContent, DropdownMenuTrigger } from '@/components/ui/dropdown-menu'
 import { useOwnProfile } from '@/hooks/use-own-profile'
-import { useAuthStore } from '@/lib/auth'
-import { supabase } from '@/lib/supabase'
+import { useAuthStore, useRoleSettled } from '@/lib/auth'
 import { cn } from '@/lib/utils'
+import { fetchRoleProfile, roleProfileQueryKey } from '../api/role-profile'
 import { computeCompleteness, nudgeDotColor, shouldShowNudge } from '../lib/completeness'
-
-/** RoleProfileExtras are the completeness fields kept in the role's own profile table. */
-interface RoleProfileExtras {
-  phone: string | null
-  track_count?: number
-}
-
-/** roleProfile reads phone (and an artist's track count) from the role's profile table; null on error. */
-async function roleProfile(role: 'artist' | 'sponsor' | 'fan', id: string): Promise<RoleProfileExtras | null> {
-  const sb = supabase()
-  const { data, error } =
-    role === 'artist'
-      ? await sb.from('artist_profiles').select('phone, track_count').eq('id', id).maybeSingle()
-      : await sb.from(role === 'sponsor' ? 'sponsor_profiles' : 'fan_profiles').select('phone').eq('id', id).maybeSingle()
-  return error ? null : data
-}
 
 const dotClass = { red: 'bg-red-500', orange: 'bg-orange-500', yellow: 'bg-yellow-400' } as const
 const dismissKey = (userId: string) => `profile_nudge_dismissed_${userId}`
@@ -33,6 +17,7 @@ const dismissKey = (userId: string) => `profile_nudge_dismissed_${userId}`
 export function ProfileNudge() {
   const user = useAuthStore((s) => s.user)
   const role = useAuthStore((s) => s.role)
+  const settled = useRoleSettled()
   const { data: profile } = useOwnProfile()
   const [dismissedAt, setDismissedAt] = useState<number | null>(() => {
     const v = user ? localStorage.getItem(dismissKey(user.id)) : null
@@ -40,10 +25,10 @@ export function ProfileNudge() {
   })
   // Phone and track count live in the role's own profile table.
   const { data: extra } = useQuery({
-    queryKey: ['roleProfile', user?.id, role],
-    enabled: !!user && !!role && role !== 'admin',
+    queryKey: roleProfileQueryKey(user?.id, role),
+    enabled: !!user && settled && !!role && role !== 'admin',
     staleTime: 2 * 60_000,
-    queryFn: () => (user && role && role !== 'admin' ? roleProfile(role, user.id) : null),
+    queryFn: () => (user && role && role !== 'admin' ? fetchRoleProfile(role, user.id) : null),
   })
   if (!user || !role || !profile) return null
   const result = computeCompleteness({

@@ -7,6 +7,7 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Input } from '@/components/ui/input'
 import { Skeleton } from '@/components/ui/skeleton'
 import { Textarea } from '@/components/ui/textarea'
+import { useSeen } from '@/hooks/use-seen'
 import { abbreviateNumber } from '@/lib/format'
 import { useBrowseArtists, useSendInvite, type BrowseArtist } from '../api/invites'
 
@@ -48,13 +49,19 @@ function InviteDialog({ sponsorId, artist, trackId, onClose }: { sponsorId: stri
   )
 }
 
-/** BrowseArtists lets a sponsor find artists and unsponsored tracks and invite them. */
+/**
+ * BrowseArtists lets a sponsor find artists and unsponsored tracks and
+ * invite them. It lists them once it comes into view or a search is typed:
+ * on the dashboard it sits below the first screen.
+ */
 export function BrowseArtists({ sponsorId }: { sponsorId: string }) {
   const [search, setSearch] = useState('')
   const [inviting, setInviting] = useState<{ artist: BrowseArtist; trackId: string | null } | null>(null)
-  const { data = [], isLoading } = useBrowseArtists(true, search)
+  const [ref, seen] = useSeen<HTMLDivElement>()
+  // Not listed yet (out of view) is pending too: it looks like loading, never like "No artists found".
+  const { data = [], isPending: isLoading } = useBrowseArtists(seen || search !== '', search)
   return (
-    <div className="grid grid-cols-1 gap-3">
+    <div ref={ref} className="grid grid-cols-1 gap-3">
       <Input placeholder="Search artists" aria-label="Search artists" value={search} onChange={(e) => setSearch(e.target.value)} className="max-w-sm" />
       {isLoading && <Skeleton className="h-24" />}
       <ul className="grid grid-cols-1 gap-2 md:grid-cols-2" data-testid="browse-artists">

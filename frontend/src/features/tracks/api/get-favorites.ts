@@ -15,6 +15,9 @@ export async function getFavoriteTracks(userId: string) {
   return hydrateTracks(ids.map((id) => byId.get(id)).filter((r): r is TrackRow => !!r))
 }
 
+/** favoritesQueryKey is the "favorites" cache of a user's liked tracks. */
+export const favoritesQueryKey = (userId: string | undefined) => ['favorites', userId] as const
+
 /** useFavoriteTracks reads the "favorites" cache. */
 export const useFavoriteTracks = (userId: string | undefined) =>
-  useQuery(queryOptions({ queryKey: ['favorites', userId], queryFn: () => getFavoriteTracks(userId!), enabled: !!userId }))
+  useQuery(queryOptions({ queryKey: favoritesQueryKey(userId), queryFn: () => getFavoriteTracks(userId!), enabled: !!userId }))

@@ -25,9 +25,12 @@ export async function getAppSettings(): Promise<AppSettings> {
   }
 }
 
+/** appSettingsQueryKey is the settings' cache (the app shell's bootstrap seeds it). */
+export const appSettingsQueryKey = ['appSettings'] as const
+
 /** appSettingsQueryOptions caches the settings for 5 minutes. */
 export const appSettingsQueryOptions = () =>
-  queryOptions({ queryKey: ['appSettings'], queryFn: getAppSettings, staleTime: 5 * 60_000, gcTime: 10 * 60_000, retry: 0 })
+  queryOptions({ queryKey: appSettingsQueryKey, queryFn: getAppSettings, staleTime: 5 * 60_000, gcTime: 10 * 60_000, retry: 0 })
 
-/** useAppSettings reads the coming-soon settings. */
-export const useAppSettings = () => useQuery(appSettingsQueryOptions())
+/** useAppSettings reads the coming-soon settings once enabled. */
+export const useAppSettings = (enabled = true) => useQuery({ ...appSettingsQueryOptions(), enabled })

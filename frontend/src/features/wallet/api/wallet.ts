@@ -90,19 +90,23 @@ export async function fetchLedger(f: LedgerFilter, page: number, size: number) {
   return { rows: r.rows, count: Number(r.count) }
 }
 
-/** useLedger is the "transactions" cache, one page at a time. */
-export const useLedger = (userId: string | undefined, f: LedgerFilter, page: number, size = 20) =>
+/** useLedger is the "transactions" cache, one page at a time, read once enabled. */
+export const useLedger = (userId: string | undefined, f: LedgerFilter, page: number, size = 20, enabled = true) =>
   useQuery({
     queryKey: ['transactions', userId, f, page, size],
-    enabled: !!userId,
+    enabled: !!userId && enabled,
     placeholderData: keepPreviousData,
     queryFn: () => fetchLedger(f, page, size),
   })
 
+/** statementQueryKey is the cache of a statement (under artistWallet, so money changes refresh it). */
+export const statementQueryKey = (userId: string | undefined, period: StatementPeriod, from: string, to: string) =>
+  ['artistWallet', userId, 'statement', period, from, to] as const
+
 /** useStatement reads the earnings statement for a period and range. */
 export const useStatement = (userId: string | undefined, period: StatementPeriod, from: string, to: string) =>
   useQuery({
-    queryKey: ['artistWallet', userId, 'statement', period, from, to],
+    queryKey: statementQueryKey(userId, period, from, to),
     enabled: !!userId,
     queryFn: async () => {
       const { data, error } = await supabase().rpc('get_earnings_statement', { p_period: period, p_from: from, p_to: to })

@@ -4,16 +4,23 @@ import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { Skeleton } from '@/components/ui/skeleton'
+import { useSeen } from '@/hooks/use-seen'
 import { downloadCsv } from '@/lib/csv'
 import { formatNaira } from '@/lib/format'
 import { fetchLedger, LEDGER_KINDS, useLedger, type LedgerFilter } from '../api/wallet'
 import { balanceAfter, ledgerCsv, signedAmount } from '../lib/export'
 
-/** Ledger lists the wallet's movements, paginated, optionally filterable by kind and date, with CSV export. */
+/**
+ * Ledger lists the wallet's movements, paginated, optionally filterable by
+ * kind and date, with CSV export. It reads them once it comes into view:
+ * on the artist's dashboard it sits below the first screen.
+ */
 export function Ledger({ userId, filters = false, pageSize = 10 }: { userId: string; filters?: boolean; pageSize?: number }) {
   const [f, setF] = useState<LedgerFilter>({})
   const [page, setPage] = useState(0)
-  const { data, isLoading, isError } = useLedger(userId, f, page, pageSize)
+  const [ref, seen] = useSeen<HTMLDivElement>()
+  // Not read yet (out of view) is pending too: it looks like loading, never like an empty ledger.
+  const { data, isPending: isLoading, isError } = useLedger(userId, f, page, pageSize, seen)
   const pages = Math.max(1, Math.ceil((data?.count ?? 0) / pageSize))
   const change = (next: LedgerFilter) => {
     setF(next)
@@ -28,7 +35,7 @@ export function Ledger({ userId, filters = false, pageSize = 10 }: { userId: str
     }
   }
   return (
-    <div className="grid grid-cols-1 gap-3">
+    <div ref={ref} className="grid grid-cols-1 gap-3">
       <div className="flex flex-wrap items-end gap-2">
         {filters && (
           <>

@@ -8,7 +8,7 @@ import { downloadCsv } from '@/lib/csv'
 import { formatNaira } from '@/lib/format'
 import { useStatement } from '../api/wallet'
 import { statementCsv } from '../lib/export'
-import { periodLabel, statementRange, statementTotals, type StatementPeriod, type StatementRow } from '../lib/statement'
+import { DEFAULT_STATEMENT_PERIOD, periodLabel, statementRange, statementTotals, type StatementPeriod, type StatementRow } from '../lib/statement'
 
 /** StatementTable renders statement rows and their total. */
 export function StatementTable({ period, rows }: { period: StatementPeriod; rows: StatementRow[] }) {
@@ -48,7 +48,7 @@ export function StatementTable({ period, rows }: { period: StatementPeriod; rows
 
 /** Statement is the dashboard's earnings statement per day, week or month, with CSV and a printable page. */
 export function Statement({ userId }: { userId: string }) {
-  const [period, setPeriod] = useState<StatementPeriod>('day')
+  const [period, setPeriod] = useState<StatementPeriod>(DEFAULT_STATEMENT_PERIOD)
   const { from, to } = statementRange(period, new Date())
   const { data, isLoading } = useStatement(userId, period, from, to)
   return (

@@ -4,6 +4,9 @@
 /** StatementPeriod is the statement's grouping. */
 export type StatementPeriod = 'day' | 'week' | 'month'
 
+/** DEFAULT_STATEMENT_PERIOD is the period the dashboard's statement opens on. */
+export const DEFAULT_STATEMENT_PERIOD: StatementPeriod = 'day'
+
 /** StatementRow is one period of a statement. */
 export interface StatementRow {
   period_start: string

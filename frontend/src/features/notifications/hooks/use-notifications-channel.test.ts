@@ -1,0 +1,31 @@
+import { QueryClient } from '@tanstack/react-query'
+import { describe, expect, it } from 'vitest'
+import type { Notification } from '../api/notifications'
+import { addNotification } from './use-notifications-channel'
+
+const note = (id: string, is_read = false): Notification => ({ id, user_id: 'u1', type: 'system_update', title: id, message: '', is_read, created_at: '2026-01-01T00:00:00Z', data: null })
+
+describe('addNotification', () => {
+  it('raises the badge but leaves a list the panel has not loaded unloaded', () => {
+    const qc = new QueryClient()
+    qc.setQueryData(['notifications', 'u1', 'unread'], 2)
+    addNotification(qc, 'u1', note('n1'))
+    expect(qc.getQueryData(['notifications', 'u1', 'unread'])).toBe(3)
+    expect(qc.getQueryData(['notifications', 'u1'])).toBeUndefined()
+  })
+
+  it('puts the new one first in a loaded list; a read one does not raise the badge', () => {
+    const qc = new QueryClient()
+    qc.setQueryData(['notifications', 'u1'], [note('old')])
+    qc.setQueryData(['notifications', 'u1', 'unread'], 1)
+    addNotification(qc, 'u1', note('new', true))
+    expect(qc.getQueryData<Notification[]>(['notifications', 'u1'])?.map((n) => n.id)).toEqual(['new', 'old'])
+    expect(qc.getQueryData(['notifications', 'u1', 'unread'])).toBe(1)
+  })
+
+  it('does not invent a count it never had', () => {
+    const qc = new QueryClient()
+    addNotification(qc, 'u1', note('n1'))
+    expect(qc.getQueryData(['notifications', 'u1', 'unread'])).toBeUndefined()
+  })
+})
