@@ -40,4 +40,17 @@ describe('seedShell', () => {
     expect(qc.getQueryData(['appSettings'])).toEqual({ comingSoon: false, countdownTarget: '' })
     expect(qc.getQueryCache().getAll()).toHaveLength(1)
   })
+
+  it('leaves a badge count written after the bootstrap was asked for, and reads it again', () => {
+    const qc = new QueryClient()
+    const askedAt = Date.now() - 1000
+    // A live notification raised the badge while the bootstrap was in flight.
+    qc.setQueryData(['notifications', 'u1', 'unread'], 4)
+    seedShell(qc, { settings, user: { id: 'u1', role: 'fan', profile, role_profile: null, suspended: false, suspended_reason: null, unread_notifications: 3, session_recorded: true } }, askedAt)
+    expect(qc.getQueryData(['notifications', 'u1', 'unread'])).toBe(4)
+    expect(qc.getQueryState(['notifications', 'u1', 'unread'])?.isInvalidated).toBe(true)
+    // An older count is replaced.
+    seedShell(qc, { settings, user: { id: 'u1', role: 'fan', profile, role_profile: null, suspended: false, suspended_reason: null, unread_notifications: 5, session_recorded: true } }, Date.now() + 1000)
+    expect(qc.getQueryData(['notifications', 'u1', 'unread'])).toBe(5)
+  })
 })

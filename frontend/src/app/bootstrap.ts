@@ -44,8 +44,14 @@ const BOOTSTRAP_STALE_MS = 5 * 60_000
 /** bootstrapQueryKey is the bootstrap's cache for a user (undefined: a visitor). */
 export const bootstrapQueryKey = (userId: string | undefined) => ['bootstrap', userId ?? null] as const
 
-/** seedShell puts the bootstrap's parts into the caches of the hooks that read them. */
-export function seedShell(qc: QueryClient, b: Bootstrap) {
+/**
+ * seedShell puts the bootstrap's parts into the caches of the hooks that read
+ * them. askedAt is when the bootstrap was asked for: a cache written since
+ * (a live notification raised the badge while the bootstrap was in flight)
+ * is newer than the bootstrap's answer, so it is read again instead of
+ * overwritten.
+ */
+export function seedShell(qc: QueryClient, b: Bootstrap, askedAt = Number.POSITIVE_INFINITY) {
   qc.setQueryData<AppSettings>(appSettingsQueryKey, {
     comingSoon: b.settings.coming_soon === true,
     countdownTarget: typeof b.settings.countdown_target === 'string' ? b.settings.countdown_target : '',
@@ -54,7 +60,9 @@ export function seedShell(qc: QueryClient, b: Bootstrap) {
   if (!u) return
   qc.setQueryData(ownProfileQueryKey(u.id), u.profile)
   qc.setQueryData<Suspension>(suspensionQueryKey(u.id), { suspended: u.suspended, reason: u.suspended ? u.suspended_reason : null })
-  qc.setQueryData(unreadCountQueryKey(u.id), Number(u.unread_notifications))
+  const unread = unreadCountQueryKey(u.id)
+  if ((qc.getQueryState(unread)?.dataUpdatedAt ?? 0) > askedAt) void qc.invalidateQueries({ queryKey: unread, exact: true })
+  else qc.setQueryData(unread, Number(u.unread_notifications))
   if (u.role && u.role !== 'admin') qc.setQueryData(roleProfileQueryKey(u.id, u.role), u.role_profile)
 }
 
@@ -68,10 +76,11 @@ export const bootstrapQueryOptions = (userId: string | undefined) =>
     queryFn: async ({ client }) => {
       // Only a signed-in user has a session to record.
       const session = userId ? { p_session_id: deviceId(), p_device_info: navigator.userAgent } : {}
+      const askedAt = Date.now()
       const { data, error } = await supabase().rpc('get_app_bootstrap', session)
       if (error) throw error
       const b = data as unknown as Bootstrap
-      seedShell(client, b)
+      seedShell(client, b, askedAt)
       return b
     },
   })

@@ -1,5 +1,5 @@
-import { QueryClient } from '@tanstack/react-query'
-import { describe, expect, it } from 'vitest'
+import { QueryClient, QueryObserver } from '@tanstack/react-query'
+import { describe, expect, it, vi } from 'vitest'
 import type { Notification } from '../api/notifications'
 import { addNotification } from './use-notifications-channel'
 
@@ -27,5 +27,26 @@ describe('addNotification', () => {
     const qc = new QueryClient()
     addNotification(qc, 'u1', note('n1'))
     expect(qc.getQueryData(['notifications', 'u1', 'unread'])).toBeUndefined()
+  })
+
+  it('reads the count again when a read in flight would overwrite the new one', async () => {
+    const qc = new QueryClient()
+    const key = ['notifications', 'u1', 'unread']
+    qc.setQueryData(key, 2)
+    // The badge's read: the first is answered by the database before the
+    // insert (2) and is still on its way back; a later one sees it (3).
+    let answer!: (n: number) => void
+    let reads = 0
+    const queryFn = () => (++reads === 1 ? new Promise<number>((r) => (answer = r)) : Promise.resolve(3))
+    const badge = new QueryObserver(qc, { queryKey: key, queryFn, staleTime: 0 })
+    const stop = badge.subscribe(() => undefined)
+    await vi.waitFor(() => expect(reads).toBe(1))
+    addNotification(qc, 'u1', note('n1'))
+    answer(2)
+    await vi.waitFor(() => expect(qc.isFetching({ queryKey: key })).toBe(0))
+    await new Promise((r) => setTimeout(r, 10))
+    expect(qc.getQueryData(key)).toBe(3)
+    expect(reads).toBe(2)
+    stop()
   })
 })

@@ -9,8 +9,15 @@ import { notificationsQueryKey, unreadCountQueryKey } from '../api/keys'
  * reads it whole when it opens), and the badge's unread count.
  */
 export function addNotification(qc: QueryClient, userId: string | undefined, n: Notification) {
-  qc.setQueryData<Notification[]>(notificationsQueryKey(userId), (old) => old && [n, ...old])
-  if (!n.is_read) qc.setQueryData<number>(unreadCountQueryKey(userId), (old) => (old === undefined ? old : old + 1))
+  const list = notificationsQueryKey(userId)
+  const unread = unreadCountQueryKey(userId)
+  qc.setQueryData<Notification[]>(list, (old) => old && [n, ...old])
+  if (!n.is_read) qc.setQueryData<number>(unread, (old) => (old === undefined ? old : old + 1))
+  // A read in flight may have been answered before this row existed, and its
+  // answer would overwrite the patch: cancel it and read again.
+  for (const key of [list, unread]) {
+    if (qc.isFetching({ queryKey: key, exact: true }) > 0) void qc.invalidateQueries({ queryKey: key, exact: true })
+  }
 }
 
 /**
