@@ -170,6 +170,7 @@ func (e *Engine) decode(msg pglogrepl.Message, tx *txInfo) *Change {
 		ch = &Change{Rel: m.RelationID, Type: "UPDATE", OldKind: m.OldTupleType}
 		ch.New, ch.Unchanged = tupleValues(m.NewTuple)
 		ch.Old, _ = tupleValues(m.OldTuple)
+		ch.fillUnchanged()
 	case *pglogrepl.DeleteMessage:
 		ch = &Change{Rel: m.RelationID, Type: "DELETE", OldKind: m.OldTupleType}
 		ch.Old, _ = tupleValues(m.OldTuple)
@@ -179,6 +180,25 @@ func (e *Engine) decode(msg pglogrepl.Message, tx *txInfo) *Change {
 		ch.LSN, ch.Seq, ch.Xid, ch.Commit = uint64(tx.lsn), tx.seq, tx.xid, tx.commit
 	}
 	return ch
+}
+
+// fillUnchanged gives an UPDATE's unchanged TOASTed columns their value
+// from the old row when the table's replica identity is FULL (an unchanged
+// value is the old one), as the reference's record does; otherwise the old
+// row holds the key only and they stay out of the record.
+func (ch *Change) fillUnchanged() {
+	if ch.OldKind != 'O' || len(ch.Unchanged) == 0 {
+		return
+	}
+	left := ch.Unchanged[:0]
+	for _, i := range ch.Unchanged {
+		if i < len(ch.Old) && i < len(ch.New) && ch.Old[i] != nil {
+			ch.New[i] = ch.Old[i]
+			continue
+		}
+		left = append(left, i)
+	}
+	ch.Unchanged = left
 }
 
 // tupleValues reads text-format values; nil is NULL. Unchanged TOAST
