@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/ratelimit"
 	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/realtime/changes"
 )
@@ -46,7 +48,7 @@ type Service struct {
 	metrics  *telemetry.RealtimeMetrics // nil: no metrics
 
 	conns     atomic.Int64 // open sockets
-	users     atomic.Int64 // sockets that joined a channel
+	users     atomic.Int64 // sockets on this node that joined a channel
 	joins     *joinLimiter
 	events    *rateCounter
 	presences *rateCounter
@@ -88,12 +90,15 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	for _, o := range opts {
 		o(s)
 	}
-	s.joins = &joinLimiter{limit: cfg.MaxJoinsPerSecond}
+	s.joins = &joinLimiter{store: ratelimit.New(admin, s.now), limit: cfg.MaxJoinsPerSecond, log: s.log}
 	s.events = newRateCounter(cfg.MaxEventsPerSecond)
 	s.presences = newRateCounter(cfg.MaxPresenceEventsPerSecond)
 	s.upgrader = websocket.Upgrader{
-		ReadBufferSize:  4096,
+		// Reads reuse the HTTP server's buffer of the connection; write
+		// buffers are lent from a pool only while a message is written,
+		// so an idle socket holds none.
 		WriteBufferSize: 4096,
+		WriteBufferPool: &sync.Pool{},
 		// Browsers connect from any app origin, as to the reference.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
@@ -200,7 +205,7 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 		s.writeUpgradeError(w, upgradeError{status, msg})
 		return
 	}
-	if s.users.Load() >= int64(s.cfg.MaxConcurrentUsers) {
+	if s.connectedUsers() >= int64(s.cfg.MaxConcurrentUsers) {
 		s.writeUpgradeError(w, upgradeError{http.StatusTooManyRequests, "Too many connected users"})
 		return
 	}
@@ -218,21 +223,20 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader has answered
 	}
 	c := &conn{s: s, ws: ws, vsn: vsn, token: token, claims: claims, headers: headers,
-		wake: make(chan struct{}, 1), channels: map[string]*channel{}, done: make(chan struct{})}
+		channels: map[string]*channel{}, opened: time.Now()}
 	s.conns.Add(1)
 	if s.metrics != nil {
 		s.metrics.Sockets.Inc()
 	}
-	go c.writeLoop()
-	go func() {
-		select {
-		case <-s.ctx.Done():
-			c.abort()
-		case <-c.done:
-		}
-	}()
+	// No goroutine per socket waits for the service to stop.
+	stop := context.AfterFunc(s.ctx, func() { c.abort(endCause{why: "server shutting down", byServer: true}) })
+	defer stop()
 	c.readLoop()
 }
+
+// connectedUsers is the project's count of sockets that joined a channel:
+// this node's, plus what the other nodes last reported (see cluster).
+func (s *Service) connectedUsers() int64 { return s.users.Load() + s.cluster.peerUsers() }
 
 // ReadsChanges reports whether this node is the one reading the
 // replication slot now.
