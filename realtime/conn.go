@@ -233,7 +233,7 @@ func (c *conn) logEnd(channels int) {
 		level = slog.LevelInfo
 	}
 	attrs := []slog.Attr{slog.String("reason", cause.why), slog.Bool("by_server", cause.byServer),
-		slog.Int("channels", channels), slog.Duration("open_for", time.Since(c.opened).Round(time.Millisecond)),
+		slog.Int("channels", channels), slog.String("open_for", time.Since(c.opened).Round(time.Millisecond).String()),
 		slog.String("vsn", c.vsn)}
 	if cause.err != nil {
 		attrs = append(attrs, slog.String("err", cause.err.Error()))
