@@ -369,6 +369,13 @@ func (cl *cluster) peerUsers() int64 {
 	return n
 }
 
+// peers is how many other nodes were heard from recently.
+func (cl *cluster) peers() int {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return len(cl.lastSeen)
+}
+
 // hasPeers reports whether another node was heard from recently: only then
 // are broadcasts, presence and changes sent to the others.
 func (cl *cluster) hasPeers() bool {

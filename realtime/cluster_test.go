@@ -27,7 +27,7 @@ func TestCluster(t *testing.T) {
 	c1.join("1", "realtime:room", join)
 	c2 := n2.dial(t, "1.0.0")
 	c2.join("1", "realtime:room", map[string]any{"config": map[string]any{"presence": map[string]any{"key": "k2", "enabled": true}}})
-	time.Sleep(300 * time.Millisecond) // both listeners are up
+	waitPeers(t, n1, n2)
 
 	c1.push("1", "2", "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "hop", "payload": map[string]any{"from": 1}})
 	c2.expect(`"event":"broadcast"`, `"event":"hop"`, `"from":1`)
@@ -81,5 +81,19 @@ func TestCluster(t *testing.T) {
 	}
 	if ev := nextChange(t, sc); ev.Data.Record["id"] != float64(2) {
 		t.Errorf("after hand-over got %+v", ev.Data)
+	}
+}
+
+// waitPeers waits until every node has heard from the others.
+func waitPeers(t *testing.T, nodes ...*bundle) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for _, n := range nodes {
+		for n.svc.Peers() < len(nodes)-1 {
+			if time.Now().After(deadline) {
+				t.Fatal("the nodes did not find each other")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }

@@ -230,13 +230,24 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	// No goroutine per socket waits for the service to stop.
 	stop := context.AfterFunc(s.ctx, func() { c.abort(endCause{why: "server shutting down", byServer: true}) })
-	defer stop()
-	c.readLoop()
+	// The socket is read on a goroutine of its own and the HTTP handler
+	// returns: the server's state for the request (its write buffer, the
+	// handler's deep stack) is freed instead of held for the socket's life.
+	// The access log line is written at the upgrade; the socket's end has
+	// its own line.
+	go func() {
+		defer stop()
+		c.readLoop()
+	}()
 }
 
 // connectedUsers is the project's count of sockets that joined a channel:
 // this node's, plus what the other nodes last reported (see cluster).
 func (s *Service) connectedUsers() int64 { return s.users.Load() + s.cluster.peerUsers() }
+
+// Peers is how many other nodes of the project this node heard from in
+// the last few seconds.
+func (s *Service) Peers() int { return s.cluster.peers() }
 
 // ReadsChanges reports whether this node is the one reading the
 // replication slot now.
