@@ -20,6 +20,7 @@ var logTypes = map[string]string{
 	"token_revoked": "token", "token_refreshed": "token",
 	"factor_in_progress": "factor", "factor_unenrolled": "factor", "mfa_code_login": "factor",
 	"identity_linked": "user", "identity_unlinked": "user",
+	"passkey_created": "user", "passkey_updated": "user", "passkey_deleted": "user",
 }
 
 // audit appends an entry to auth.audit_log_entries in the reference's

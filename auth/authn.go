@@ -216,3 +216,14 @@ func decode(r *http.Request, v any) error {
 	}
 	return badRequest("bad_json", "Could not parse request body as JSON: %s", strings.TrimPrefix(err.Error(), "parse JSON body: "))
 }
+
+// checkBody checks a decoded body against its fields' `validate` rules, in
+// field order (the reference's order of checks); the first one broken
+// answers 400 validation_failed with that field's `msg`, the reference's
+// words for it.
+func checkBody(v any) error {
+	if bad := httpx.Validate(v); bad != nil {
+		return badRequest("validation_failed", "%s", bad.Message)
+	}
+	return nil
+}

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/config"
 )
 
 // Config holds every auth setting. The zero value is not usable: start from
@@ -135,6 +138,12 @@ type Config struct {
 	OIDCCacheTTL time.Duration
 	// SAML configures SAML 2.0 single sign-on (saml_config.go).
 	SAML SAMLConfig
+	// WebAuthn configures passkeys and WebAuthn MFA factors
+	// (webauthn_config.go).
+	WebAuthn WebAuthnConfig
+	// CustomOAuth configures the admin API's custom providers
+	// (custom_providers_config.go).
+	CustomOAuth CustomOAuthConfig
 }
 
 // SMTPConfig is the outgoing mail server.
@@ -164,6 +173,8 @@ type RateLimits struct {
 	MFA int
 	// SSO covers POST /sso per IP per 5 min.
 	SSO int
+	// Passkey covers passkey sign-in options per IP per 5 min.
+	Passkey int
 	// PasswordFailures is how many wrong passwords one client address may
 	// try on one account before each further attempt waits a delay that
 	// doubles from one second (see guessing.go). 0 turns the per-account
@@ -208,35 +219,56 @@ func DefaultConfig() Config {
 		MFAChallengeExpiry:        300 * time.Second,
 		FlowStateExpiry:           300 * time.Second,
 		OIDCCacheTTL:              time.Hour,
+		CustomOAuth:               CustomOAuthConfig{Enabled: true},
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15, SSO: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+			Anonymous: 30, MFA: 15, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+		WebAuthn: defaultWebAuthnConfig(),
 	}
 }
 
-// Validate checks the settings New depends on.
+// Validate checks the settings New depends on and reports every problem.
 func (c *Config) Validate() error {
-	for name, v := range map[string]string{"site url": c.SiteURL, "api url": c.APIURL} {
-		u, err := url.Parse(v)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return fmt.Errorf("auth: %s %q must be an absolute URL", name, v)
+	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, fmt.Errorf("auth: %s: %s", p.setting, p.msg))
+	}
+	return errors.Join(errs...)
+}
+
+// problem is a bad setting Validate finds, named by its variable without
+// the BASALT_AUTH_/GOTRUE_ prefix, so ConfigFromEnv can name the variable
+// that was actually set.
+type problem struct{ setting, msg string }
+
+func bad(setting, format string, args ...any) problem {
+	return problem{setting, fmt.Sprintf(format, args...)}
+}
+
+// problems checks the settings (filling in the floors and defaults the
+// reference applies) and returns every bad one.
+func (c *Config) problems() []problem {
+	var ps []problem
+	for _, u := range [][2]string{{"SITE_URL", c.SiteURL}, {"API_EXTERNAL_URL", c.APIURL}} {
+		if !absoluteURL(u[1]) {
+			ps = append(ps, bad(u[0], "%q must be an absolute URL", u[1]))
 		}
 	}
 	if c.JWTExp < time.Minute {
-		return errors.New("auth: jwt expiry must be at least 60s")
+		ps = append(ps, bad("JWT_EXP", "%s must be at least 60s", c.JWTExp))
 	}
 	if c.OTPLength < 6 || c.OTPLength > 10 {
-		return fmt.Errorf("auth: otp length %d must be between 6 and 10", c.OTPLength)
+		ps = append(ps, bad("MAILER_OTP_LENGTH", "%d must be between 6 and 10", c.OTPLength))
 	}
 	if c.BcryptCost < 4 || c.BcryptCost > 31 {
-		return fmt.Errorf("auth: bcrypt cost %d must be between 4 and 31", c.BcryptCost)
+		ps = append(ps, bad("BCRYPT_COST", "%d must be between 4 and 31", c.BcryptCost))
 	}
-	for _, set := range []map[string]string{c.MailSubjects, c.MailTemplates} {
-		for kind, t := range set {
+	for setting, set := range map[string]map[string]string{"MAILER_SUBJECTS_": c.MailSubjects, "MAILER_TEMPLATES_": c.MailTemplates} {
+		for _, kind := range slices.Sorted(maps.Keys(set)) {
+			t := set[kind]
 			if !mailKinds[kind] {
-				return fmt.Errorf("auth: unknown mail kind %q", kind)
-			}
-			if _, err := template.New(kind).Parse(t); err != nil {
-				return fmt.Errorf("auth: mail template %s: %w", kind, err)
+				ps = append(ps, bad(setting+strings.ToUpper(kind), "unknown mail kind %q", kind))
+			} else if _, err := template.New(kind).Parse(t); err != nil {
+				ps = append(ps, bad(setting+strings.ToUpper(kind), "%v", err))
 			}
 		}
 	}
@@ -246,126 +278,146 @@ func (c *Config) Validate() error {
 	if c.PasswordMinLength < 6 {
 		c.PasswordMinLength = 6 // the reference's floor
 	}
-	if err := c.validateExternal(); err != nil {
-		return err
-	}
-	return c.validateSAML()
+	ps = append(ps, c.externalProblems()...)
+	ps = append(ps, c.customOAuthProblems()...)
+	ps = append(ps, c.samlProblems()...)
+	return append(ps, c.webAuthnProblems()...)
+}
+
+// absoluteURL reports whether v has a scheme and a host.
+func absoluteURL(v string) bool {
+	u, err := url.Parse(v)
+	return err == nil && u.Scheme != "" && u.Host != ""
 }
 
 // ConfigFromEnv reads BASALT_AUTH_* variables (see the README) over
 // DefaultConfig. GOTRUE_* names are accepted too, so settings written for
-// the reference server carry over.
+// the reference server carry over. Every bad variable is reported at once.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := DefaultConfig()
-	e := envReader{getenv: getenv}
-	e.str("SITE_URL", &c.SiteURL)
-	e.str("API_EXTERNAL_URL", &c.APIURL)
-	c.APIURL = strings.TrimSuffix(strings.TrimSuffix(c.APIURL, "/"), "/auth/v1")
-	e.list("URI_ALLOW_LIST", &c.URIAllowList)
-	e.boolean("DISABLE_SIGNUP", &c.DisableSignup)
-	e.seconds("JWT_EXP", &c.JWTExp)
-	e.str("JWT_AUD", &c.JWTAud)
-	e.str("JWT_DEFAULT_GROUP_NAME", &c.JWTDefaultRole)
-	e.list("JWT_ADMIN_ROLES", &c.JWTAdminRoles)
-	e.str("JWT_ISSUER", &c.JWTIssuer)
-	if c.JWTIssuer == "" {
-		// Supabase issues tokens as <api url>/auth/v1.
-		c.JWTIssuer = c.APIURL + "/auth/v1"
+	r := config.NewReader(getenv).WithPrefixes("BASALT_AUTH_", "GOTRUE_")
+	c.SiteURL = r.String("SITE_URL", c.SiteURL)
+	c.APIURL = strings.TrimSuffix(strings.TrimSuffix(r.String("API_EXTERNAL_URL", c.APIURL), "/"), "/auth/v1")
+	c.URIAllowList = r.List("URI_ALLOW_LIST", c.URIAllowList)
+	c.DisableSignup = r.Bool("DISABLE_SIGNUP", c.DisableSignup)
+	c.JWTExp = r.Seconds("JWT_EXP", c.JWTExp)
+	c.JWTAud = r.String("JWT_AUD", c.JWTAud)
+	c.JWTDefaultRole = r.String("JWT_DEFAULT_GROUP_NAME", c.JWTDefaultRole)
+	c.JWTAdminRoles = r.List("JWT_ADMIN_ROLES", c.JWTAdminRoles)
+	// Supabase issues tokens as <api url>/auth/v1.
+	c.JWTIssuer = r.String("JWT_ISSUER", c.APIURL+"/auth/v1")
+	readMail(r, &c)
+	c.SMSAutoconfirm = r.Bool("SMS_AUTOCONFIRM", c.SMSAutoconfirm)
+	c.SMSOTPExp = r.Seconds("SMS_OTP_EXP", c.SMSOTPExp)
+	c.SMSMaxFrequency = r.Seconds("SMS_MAX_FREQUENCY", c.SMSMaxFrequency)
+	c.SMSOTPLength = r.Int("SMS_OTP_LENGTH", c.SMSOTPLength)
+	for phone, code := range r.Map("SMS_TEST_OTP", nil) {
+		if c.SMSTestOTP == nil {
+			c.SMSTestOTP = map[string]string{}
+		}
+		c.SMSTestOTP[strings.TrimPrefix(phone, "+")] = code
 	}
-	e.boolean("EXTERNAL_EMAIL_ENABLED", &c.EmailEnabled)
-	e.boolean("EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", &c.MagicLinkEnabled)
-	e.boolean("EXTERNAL_PHONE_ENABLED", &c.PhoneEnabled)
-	e.boolean("EXTERNAL_ANONYMOUS_USERS_ENABLED", &c.AnonymousEnabled)
-	e.boolean("MAILER_AUTOCONFIRM", &c.MailerAutoconfirm)
-	e.boolean("MAILER_SECURE_EMAIL_CHANGE_ENABLED", &c.SecureEmailChange)
-	e.seconds("MAILER_OTP_EXP", &c.MailerOTPExp)
-	e.integer("MAILER_OTP_LENGTH", &c.OTPLength)
-	e.duration("SMTP_MAX_FREQUENCY", &c.MaxEmailFrequency)
-	e.str("SMTP_HOST", &c.SMTP.Host)
-	e.integer("SMTP_PORT", &c.SMTP.Port)
-	e.str("SMTP_USER", &c.SMTP.User)
-	e.str("SMTP_PASS", &c.SMTP.Pass)
-	e.str("SMTP_ADMIN_EMAIL", &c.SMTP.AdminEmail)
-	e.str("SMTP_SENDER_NAME", &c.SMTP.SenderName)
-	e.boolean("DEV_MAILBOX", &c.DevMailbox)
+	c.PasswordMinLength = r.Int("PASSWORD_MIN_LENGTH", c.PasswordMinLength)
+	if v := r.String("PASSWORD_REQUIRED_CHARACTERS", ""); v != "" {
+		c.PasswordRequiredCharacters = strings.Split(v, ":")
+	}
+	c.BcryptCost = r.Int("BCRYPT_COST", c.BcryptCost)
+	c.RefreshTokenRotation = r.Bool("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", c.RefreshTokenRotation)
+	c.RefreshTokenReuseInterval = r.Seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", c.RefreshTokenReuseInterval)
+	c.UpdatePasswordRequireReauth = r.Bool("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", c.UpdatePasswordRequireReauth)
+	if r.Bool("HOOK_CUSTOM_ACCESS_TOKEN_ENABLED", false) {
+		r.Parse("HOOK_CUSTOM_ACCESS_TOKEN_URI", func(uri string) (err error) {
+			c.CustomAccessTokenHook, err = parseHookURI(uri)
+			return err
+		})
+		if r.String("HOOK_CUSTOM_ACCESS_TOKEN_URI", "") == "" {
+			r.Fail("%s: required when the hook is enabled (pg-functions://<db>/<schema>/<function>)", r.Name("HOOK_CUSTOM_ACCESS_TOKEN_URI"))
+		}
+	}
+	c.SessionTimebox = r.Seconds("SESSIONS_TIMEBOX", c.SessionTimebox)
+	c.SessionInactivity = r.Seconds("SESSIONS_INACTIVITY_TIMEOUT", c.SessionInactivity)
+	c.SingleSessionPerUser = r.Bool("SESSIONS_SINGLE_PER_USER", c.SingleSessionPerUser)
+	c.MFATOTPEnroll = r.Bool("MFA_TOTP_ENROLL_ENABLED", c.MFATOTPEnroll)
+	c.MFATOTPVerify = r.Bool("MFA_TOTP_VERIFY_ENABLED", c.MFATOTPVerify)
+	c.MFAMaxFactors = r.Int("MFA_MAX_ENROLLED_FACTORS", c.MFAMaxFactors)
+	c.MFAChallengeExpiry = r.Seconds("MFA_CHALLENGE_EXPIRY_DURATION", c.MFAChallengeExpiry)
+	c.FlowStateExpiry = r.Seconds("EXTERNAL_FLOW_STATE_EXPIRY_DURATION", c.FlowStateExpiry)
+	readRateLimits(r, &c.RateLimits)
+	readExternal(r, &c)
+	readSAML(r, &c)
+	readCustomOAuth(r, &c)
+	readWebAuthn(r, &c)
+	for _, p := range c.problems() {
+		r.Fail("%s: %s", r.Name(p.setting), p.msg)
+	}
+	return c, r.Err()
+}
+
+// readMail reads the sign-in switches and the mail settings.
+func readMail(r *config.Reader, c *Config) {
+	c.EmailEnabled = r.Bool("EXTERNAL_EMAIL_ENABLED", c.EmailEnabled)
+	c.MagicLinkEnabled = r.Bool("EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", c.MagicLinkEnabled)
+	c.PhoneEnabled = r.Bool("EXTERNAL_PHONE_ENABLED", c.PhoneEnabled)
+	c.AnonymousEnabled = r.Bool("EXTERNAL_ANONYMOUS_USERS_ENABLED", c.AnonymousEnabled)
+	c.MailerAutoconfirm = r.Bool("MAILER_AUTOCONFIRM", c.MailerAutoconfirm)
+	c.SecureEmailChange = r.Bool("MAILER_SECURE_EMAIL_CHANGE_ENABLED", c.SecureEmailChange)
+	c.MailerOTPExp = r.Seconds("MAILER_OTP_EXP", c.MailerOTPExp)
+	c.OTPLength = r.Int("MAILER_OTP_LENGTH", c.OTPLength)
+	c.MaxEmailFrequency = r.Seconds("SMTP_MAX_FREQUENCY", c.MaxEmailFrequency)
+	c.SMTP.Host = r.String("SMTP_HOST", c.SMTP.Host)
+	c.SMTP.Port = r.Port("SMTP_PORT", c.SMTP.Port)
+	c.SMTP.User = r.String("SMTP_USER", c.SMTP.User)
+	c.SMTP.Pass = r.String("SMTP_PASS", c.SMTP.Pass)
+	c.SMTP.AdminEmail = r.String("SMTP_ADMIN_EMAIL", c.SMTP.AdminEmail)
+	c.SMTP.SenderName = r.String("SMTP_SENDER_NAME", c.SMTP.SenderName)
+	c.DevMailbox = r.Bool("DEV_MAILBOX", c.DevMailbox)
 	for kind := range mailKinds {
 		name := strings.ToUpper(kind)
-		if v := e.get("MAILER_SUBJECTS_" + name); v != "" {
+		if v := r.String("MAILER_SUBJECTS_"+name, ""); v != "" {
 			if c.MailSubjects == nil {
 				c.MailSubjects = map[string]string{}
 			}
 			c.MailSubjects[kind] = v
 		}
-		if path := e.get("MAILER_TEMPLATES_" + name); path != "" {
-			b, err := readTemplate(path)
+		r.Parse("MAILER_TEMPLATES_"+name, func(loc string) error {
+			b, err := readTemplate(loc)
 			if err != nil {
-				e.errs = append(e.errs, fmt.Errorf("MAILER_TEMPLATES_%s: %w", name, err))
-				continue
+				return err
 			}
 			if c.MailTemplates == nil {
 				c.MailTemplates = map[string]string{}
 			}
 			c.MailTemplates[kind] = string(b)
-		}
+			return nil
+		})
 	}
-	e.boolean("SMS_AUTOCONFIRM", &c.SMSAutoconfirm)
-	e.seconds("SMS_OTP_EXP", &c.SMSOTPExp)
-	e.duration("SMS_MAX_FREQUENCY", &c.SMSMaxFrequency)
-	e.integer("SMS_OTP_LENGTH", &c.SMSOTPLength)
-	if v := e.get("SMS_TEST_OTP"); v != "" {
-		c.SMSTestOTP = map[string]string{}
-		for _, pair := range strings.Split(v, ",") {
-			phone, code, ok := strings.Cut(strings.TrimSpace(pair), ":")
-			if !ok {
-				e.errs = append(e.errs, fmt.Errorf("SMS_TEST_OTP: %q is not phone:code", pair))
-				continue
-			}
-			c.SMSTestOTP[strings.TrimPrefix(phone, "+")] = code
-		}
+}
+
+// readRateLimits reads the request budgets.
+func readRateLimits(r *config.Reader, rl *RateLimits) {
+	rl.EmailSent = r.Int("RATE_LIMIT_EMAIL_SENT", rl.EmailSent)
+	rl.SMSSent = r.Int("RATE_LIMIT_SMS_SENT", rl.SMSSent)
+	rl.OTP = r.Int("RATE_LIMIT_OTP", rl.OTP)
+	rl.Token = r.Int("RATE_LIMIT_TOKEN_REFRESH", rl.Token)
+	rl.Verify = r.Int("RATE_LIMIT_VERIFY", rl.Verify)
+	rl.Anonymous = r.Int("RATE_LIMIT_ANONYMOUS_USERS", rl.Anonymous)
+	rl.MFA = r.Int("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", rl.MFA)
+	rl.SSO = r.Int("RATE_LIMIT_SSO", rl.SSO)
+	rl.Passkey = r.Int("RATE_LIMIT_PASSKEY", rl.Passkey)
+	rl.PasswordFailures = r.Int("RATE_LIMIT_PASSWORD_FAILURES", rl.PasswordFailures)
+	rl.PasswordAccountFailures = r.Int("RATE_LIMIT_PASSWORD_ACCOUNT_FAILURES", rl.PasswordAccountFailures)
+	rl.PasswordMaxDelay = r.Seconds("RATE_LIMIT_PASSWORD_MAX_DELAY", rl.PasswordMaxDelay)
+}
+
+// parseHookURI reads the reference's hook address,
+// pg-functions://<db>/<schema>/<function>, as "schema.function".
+func parseHookURI(uri string) (string, error) {
+	rest, ok := strings.CutPrefix(uri, "pg-functions://")
+	parts := strings.Split(rest, "/")
+	if !ok || len(parts) != 3 || parts[1] == "" || parts[2] == "" {
+		return "", errors.New("want pg-functions://<db>/<schema>/<function>")
 	}
-	e.integer("PASSWORD_MIN_LENGTH", &c.PasswordMinLength)
-	if v := e.get("PASSWORD_REQUIRED_CHARACTERS"); v != "" {
-		c.PasswordRequiredCharacters = strings.Split(v, ":")
-	}
-	e.integer("BCRYPT_COST", &c.BcryptCost)
-	e.boolean("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", &c.RefreshTokenRotation)
-	e.seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", &c.RefreshTokenReuseInterval)
-	e.boolean("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", &c.UpdatePasswordRequireReauth)
-	if on := e.get("HOOK_CUSTOM_ACCESS_TOKEN_ENABLED"); on == "true" || on == "1" {
-		uri := e.get("HOOK_CUSTOM_ACCESS_TOKEN_URI")
-		rest, ok := strings.CutPrefix(uri, "pg-functions://")
-		parts := strings.Split(rest, "/")
-		if !ok || len(parts) != 3 || parts[1] == "" || parts[2] == "" {
-			e.errs = append(e.errs, fmt.Errorf("HOOK_CUSTOM_ACCESS_TOKEN_URI %q: want pg-functions://<db>/<schema>/<function>", uri))
-		} else {
-			c.CustomAccessTokenHook = parts[1] + "." + parts[2]
-		}
-	}
-	e.duration("SESSIONS_TIMEBOX", &c.SessionTimebox)
-	e.duration("SESSIONS_INACTIVITY_TIMEOUT", &c.SessionInactivity)
-	e.boolean("SESSIONS_SINGLE_PER_USER", &c.SingleSessionPerUser)
-	e.boolean("MFA_TOTP_ENROLL_ENABLED", &c.MFATOTPEnroll)
-	e.boolean("MFA_TOTP_VERIFY_ENABLED", &c.MFATOTPVerify)
-	e.integer("MFA_MAX_ENROLLED_FACTORS", &c.MFAMaxFactors)
-	e.seconds("MFA_CHALLENGE_EXPIRY_DURATION", &c.MFAChallengeExpiry)
-	e.seconds("EXTERNAL_FLOW_STATE_EXPIRY_DURATION", &c.FlowStateExpiry)
-	e.integer("RATE_LIMIT_EMAIL_SENT", &c.RateLimits.EmailSent)
-	e.integer("RATE_LIMIT_SMS_SENT", &c.RateLimits.SMSSent)
-	e.integer("RATE_LIMIT_OTP", &c.RateLimits.OTP)
-	e.integer("RATE_LIMIT_TOKEN_REFRESH", &c.RateLimits.Token)
-	e.integer("RATE_LIMIT_VERIFY", &c.RateLimits.Verify)
-	e.integer("RATE_LIMIT_ANONYMOUS_USERS", &c.RateLimits.Anonymous)
-	e.integer("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", &c.RateLimits.MFA)
-	e.integer("RATE_LIMIT_PASSWORD_FAILURES", &c.RateLimits.PasswordFailures)
-	e.integer("RATE_LIMIT_PASSWORD_ACCOUNT_FAILURES", &c.RateLimits.PasswordAccountFailures)
-	e.seconds("RATE_LIMIT_PASSWORD_MAX_DELAY", &c.RateLimits.PasswordMaxDelay)
-	e.readExternal(&c)
-	e.readSAML(&c)
-	e.integer("RATE_LIMIT_SSO", &c.RateLimits.SSO)
-	if err := errors.Join(e.errs...); err != nil {
-		return c, err
-	}
-	return c, c.Validate()
+	return parts[1] + "." + parts[2], nil
 }
 
 // readTemplate loads a mail template from a file path, a file:// URL or an
@@ -384,85 +436,4 @@ func readTemplate(loc string) ([]byte, error) {
 		return nil, fmt.Errorf("fetch %s: %s", loc, res.Status)
 	}
 	return io.ReadAll(io.LimitReader(res.Body, 1<<20))
-}
-
-// envReader reads BASALT_AUTH_<NAME>, falling back to GOTRUE_<NAME>, and
-// collects parse errors.
-type envReader struct {
-	getenv func(string) string
-	errs   []error
-}
-
-func (e *envReader) get(name string) string {
-	if v := e.getenv("BASALT_AUTH_" + name); v != "" {
-		return v
-	}
-	return e.getenv("GOTRUE_" + name)
-}
-
-func (e *envReader) str(name string, dst *string) {
-	if v := e.get(name); v != "" {
-		*dst = v
-	}
-}
-
-func (e *envReader) list(name string, dst *[]string) {
-	if v := e.get(name); v != "" {
-		var out []string
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-		*dst = out
-	}
-}
-
-func (e *envReader) boolean(name string, dst *bool) {
-	if v := e.get(name); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("%s: %w", name, err))
-			return
-		}
-		*dst = b
-	}
-}
-
-func (e *envReader) integer(name string, dst *int) {
-	if v := e.get(name); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("%s: %w", name, err))
-			return
-		}
-		*dst = n
-	}
-}
-
-// seconds reads a count of seconds (or a Go duration such as "1h").
-func (e *envReader) seconds(name string, dst *time.Duration) {
-	if v := e.get(name); v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			*dst = time.Duration(n) * time.Second
-			return
-		}
-		e.duration(name, dst)
-	}
-}
-
-// duration reads a Go duration ("60s"), or plain seconds.
-func (e *envReader) duration(name string, dst *time.Duration) {
-	if v := e.get(name); v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			*dst = time.Duration(n) * time.Second
-			return
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("%s: %w", name, err))
-			return
-		}
-		*dst = d
-	}
 }

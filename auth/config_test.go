@@ -60,6 +60,53 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 }
 
+// A bad environment is refused with every problem named at once, each by
+// the variable that was set (BASALT_AUTH_ or GOTRUE_), whether it does not
+// parse or parses to a value the service cannot use.
+func TestConfigFromEnvReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"BASALT_AUTH_DISABLE_SIGNUP":              "maybe",
+		"GOTRUE_RATE_LIMIT_OTP":                   "lots",
+		"BASALT_AUTH_JWT_EXP":                     "soon",
+		"GOTRUE_SMS_TEST_OTP":                     "15550001111",
+		"BASALT_AUTH_SMTP_PORT":                   "70000",
+		"GOTRUE_SITE_URL":                         "not a url",
+		"BASALT_AUTH_MAILER_OTP_LENGTH":           "4",
+		"GOTRUE_BCRYPT_COST":                      "99",
+		"BASALT_AUTH_EXTERNAL_GOOGLE_ENABLED":     "true",
+		"GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "yes",
+		"GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI":     "https://hook.example",
+		"GOTRUE_SAML_PRIVATE_KEY":                 "bm90IGEga2V5",
+	}
+	_, err := ConfigFromEnv(func(k string) string { return env[k] })
+	if err == nil {
+		t.Fatal("ConfigFromEnv accepted a bad environment")
+	}
+	for _, want := range []string{
+		`BASALT_AUTH_DISABLE_SIGNUP="maybe": not a boolean`,
+		`GOTRUE_RATE_LIMIT_OTP="lots": not an integer`,
+		`BASALT_AUTH_JWT_EXP="soon": not a number of seconds or a duration`,
+		`GOTRUE_SMS_TEST_OTP: "15550001111" is not key:value`,
+		`BASALT_AUTH_SMTP_PORT=70000: must be from 0 to 65535`,
+		`GOTRUE_SITE_URL: "not a url" must be an absolute URL`,
+		`BASALT_AUTH_MAILER_OTP_LENGTH: 4 must be between 6 and 10`,
+		`GOTRUE_BCRYPT_COST: 99 must be between 4 and 31`,
+		`BASALT_AUTH_EXTERNAL_GOOGLE_CLIENT_ID: provider google is enabled without a client id`,
+		`BASALT_AUTH_EXTERNAL_GOOGLE_SECRET: provider google is enabled without a secret`,
+		`GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI="https://hook.example": want pg-functions://<db>/<schema>/<function>`,
+		`GOTRUE_SAML_PRIVATE_KEY: not an RSA key in PKCS#1 format`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal lacks %s:\n%v", want, err)
+		}
+	}
+	// A key is a secret: its problem never repeats it.
+	if strings.Contains(err.Error(), "bm90IGEga2V5") {
+		t.Errorf("the refusal repeats the SAML key:\n%v", err)
+	}
+}
+
 func TestRedirectAllowList(t *testing.T) {
 	t.Parallel()
 	s := &Service{cfg: Config{SiteURL: "https://app.example", URIAllowList: []string{"https://*.example.org/cb", "https://preview.example.net/**"}}}

@@ -86,3 +86,33 @@ func make72() []byte {
 	}
 	return b
 }
+
+// The rules of the /otp and /verify bodies are declared on their types and
+// checked in field order; each keeps the reference's words, and a body
+// with several problems gets the one the reference checks first.
+func TestBodyRulesKeepTheReferenceWords(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	for _, tc := range []struct{ name, path, body, msg string }{
+		{"otp empty", "/otp", `{}`, "One of email or phone must be set"},
+		{"otp both", "/otp", `{"email":"a@b.co","phone":"15550001111"}`, "Only an email address or phone number should be provided"},
+		{"otp both with channel", "/otp", `{"email":"a@b.co","phone":"15550001111","channel":"sms"}`,
+			"Only an email address or phone number should be provided"},
+		{"otp email with channel", "/otp", `{"email":"a@b.co","channel":"whatsapp"}`, "Channel should only be specified with Phone OTP"},
+		{"otp channel alone", "/otp", `{"channel":"sms"}`, "One of email or phone must be set"},
+		{"verify empty", "/verify", `{}`, "Verify requires a verification type"},
+		{"verify no type, both tokens", "/verify", `{"token":"1","token_hash":"2"}`, "Verify requires a verification type"},
+		{"verify no token", "/verify", `{"type":"signup","email":"a@b.co"}`, "Verify requires either a token or a token hash"},
+		{"verify dashes only", "/verify", `{"type":"sms","token":"---","phone":"15550001111"}`, "Verify requires either a token or a token hash"},
+		{"verify both tokens", "/verify", `{"type":"signup","token":"1","token_hash":"2","email":"a@b.co"}`,
+			"Verify requires either a token or a token hash"},
+		{"verify hash with email", "/verify", `{"type":"signup","token_hash":"2","email":"a@b.co"}`, "Only the token_hash and type should be provided"},
+		{"verify hash with phone", "/verify", `{"type":"sms","token_hash":"2","phone":"15550001111"}`, "Only the token_hash and type should be provided"},
+		{"verify hash with redirect", "/verify", `{"type":"signup","token_hash":"2","redirect_to":"http://localhost:3000"}`,
+			"Only the token_hash and type should be provided"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantErr(t, e.req("POST", tc.path, tc.body, ""), 400, "validation_failed", tc.msg)
+		})
+	}
+}

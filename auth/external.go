@@ -53,6 +53,12 @@ func (s *Service) startExternalFlow(r *http.Request, target *user) (string, erro
 		return "", &apiError{Status: http.StatusBadRequest, Code: "validation_failed",
 			Message: "Unsupported provider: " + err.Error(), Cause: err}
 	}
+	invite := q.Get("invite_token")
+	if invite != "" {
+		if err := s.checkInviteToken(ctx, invite); err != nil {
+			return "", err
+		}
+	}
 	challenge, method := q.Get("code_challenge"), q.Get("code_challenge_method")
 	pkce, err := checkPKCEParams(challenge, method)
 	if err != nil {
@@ -101,9 +107,9 @@ func (s *Service) startExternalFlow(r *http.Request, target *user) (string, erro
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO auth.flow_state (id, auth_code, code_challenge_method, code_challenge,
 			provider_type, authentication_method, created_at, updated_at, referrer, linking_target_id,
-			oauth_client_state_id, email_optional, provider_nonce)
-			VALUES ($1, $2, $3, $4, $5, 'oauth', $6, $6, $7, $8, $9, $10, $11)`,
-			flowID, authCode, methodPtr, challengePtr, name, now, referrer, targetID, clientStateID, pc.EmailOptional, nonce)
+			oauth_client_state_id, email_optional, provider_nonce, invite_token)
+			VALUES ($1, $2, $3, $4, $5, 'oauth', $6, $6, $7, $8, $9, $10, $11, nullif($12, ''))`,
+			flowID, authCode, methodPtr, challengePtr, name, now, referrer, targetID, clientStateID, pc.EmailOptional, nonce, invite)
 		if err != nil {
 			return fmt.Errorf("create flow state: %w", err)
 		}
@@ -158,6 +164,8 @@ type externalFlow struct {
 	ClientStateID *string
 	EmailOptional bool
 	Nonce         string
+	// InviteToken is the invitation a sign-in accepts (invite_token).
+	InviteToken string
 }
 
 // pkce reports whether the flow ends with an auth code for the app to
@@ -165,12 +173,13 @@ type externalFlow struct {
 func (f *externalFlow) pkce() bool { return f.Challenge != nil && *f.Challenge != "" }
 
 const externalFlowColumns = `id, provider_type, auth_code, code_challenge, coalesce(referrer, ''),
-	coalesce(created_at, now()), user_id, linking_target_id, oauth_client_state_id, email_optional, coalesce(provider_nonce, '')`
+	coalesce(created_at, now()), user_id, linking_target_id, oauth_client_state_id, email_optional, coalesce(provider_nonce, ''),
+	coalesce(invite_token, '')`
 
 func scanExternalFlow(row pgx.Row) (*externalFlow, error) {
 	f := &externalFlow{}
 	err := row.Scan(&f.ID, &f.Provider, &f.AuthCode, &f.Challenge, &f.Referrer, &f.CreatedAt, &f.UserID,
-		&f.LinkTarget, &f.ClientStateID, &f.EmailOptional, &f.Nonce)
+		&f.LinkTarget, &f.ClientStateID, &f.EmailOptional, &f.Nonce, &f.InviteToken)
 	return f, err
 }
 
@@ -337,9 +346,12 @@ func (s *Service) finishExternalFlow(r *http.Request, f *externalFlow, params ur
 			return err
 		}
 		var u *user
-		if lf.LinkTarget != nil {
+		switch {
+		case lf.LinkTarget != nil:
 			u, err = s.linkExternalToTarget(ctx, tx, r, *lf.LinkTarget, pu, f.Provider, target)
-		} else {
+		case lf.InviteToken != "":
+			u, err = s.acceptInvite(ctx, tx, r, pu, f.Provider, lf.InviteToken)
+		default:
 			u, err = s.externalSignIn(ctx, tx, r, pu, f.Provider, emailOptional, target)
 		}
 		if err != nil {

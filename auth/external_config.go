@@ -1,11 +1,12 @@
 package auth
 
 import (
-	"fmt"
-	"net/url"
+	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/config"
 )
 
 // ProviderConfig configures one external sign-in provider
@@ -56,99 +57,91 @@ const customPrefix = "custom:"
 // readExternal reads EXTERNAL_<NAME>_* for the built-in providers and for
 // every custom provider listed in EXTERNAL_CUSTOM_PROVIDERS, plus the
 // settings shared by all of them.
-func (e *envReader) readExternal(c *Config) {
+func readExternal(r *config.Reader, c *Config) {
 	c.External = map[string]ProviderConfig{}
 	for _, name := range builtinProviders {
-		if p, ok := e.provider(strings.ToUpper(name), c.APIURL); ok {
+		if p, ok := readProvider(r, strings.ToUpper(name), c.APIURL, false); ok {
 			c.External[name] = p
 		}
 	}
-	var custom []string
-	e.list("EXTERNAL_CUSTOM_PROVIDERS", &custom)
-	for _, id := range custom {
+	for _, id := range r.List("EXTERNAL_CUSTOM_PROVIDERS", nil) {
 		id = strings.ToLower(id)
 		env := strings.ToUpper(strings.ReplaceAll(id, "-", "_"))
-		p, _ := e.provider(env, c.APIURL)
-		if e.get("EXTERNAL_"+env+"_ENABLED") == "" {
-			// A listed provider is on unless its ENABLED says otherwise.
-			p.Enabled = true
-		}
-		if p.RedirectURI == "" {
-			p.RedirectURI = c.APIURL + "/auth/v1/callback"
-		}
+		// A listed provider is on unless its ENABLED says otherwise.
+		p, _ := readProvider(r, env, c.APIURL, true)
 		if p.Issuer == "" {
 			p.Issuer = p.URL
 		}
 		c.External[customPrefix+id] = p
 	}
-	e.str("EXTERNAL_IOS_BUNDLE_ID", &c.IOSBundleID)
-	e.list("EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS", &c.AllowedIDTokenIssuers)
-	e.boolean("SECURITY_MANUAL_LINKING_ENABLED", &c.ManualLinking)
-	e.boolean("MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS", &c.AllowUnverifiedEmailSignIns)
-	e.duration("EXTERNAL_OIDC_PROVIDER_CACHE_TTL", &c.OIDCCacheTTL)
+	c.IOSBundleID = r.String("EXTERNAL_IOS_BUNDLE_ID", c.IOSBundleID)
+	c.AllowedIDTokenIssuers = r.List("EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS", c.AllowedIDTokenIssuers)
+	c.ManualLinking = r.Bool("SECURITY_MANUAL_LINKING_ENABLED", c.ManualLinking)
+	c.AllowUnverifiedEmailSignIns = r.Bool("MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS", c.AllowUnverifiedEmailSignIns)
+	c.OIDCCacheTTL = r.Seconds("EXTERNAL_OIDC_PROVIDER_CACHE_TTL", c.OIDCCacheTTL)
 }
 
-// provider reads EXTERNAL_<env>_*; ok is false when none of them is set.
-func (e *envReader) provider(env, apiURL string) (ProviderConfig, bool) {
-	var p ProviderConfig
+// providerSettings are the EXTERNAL_<NAME>_* settings of one provider.
+var providerSettings = []string{"ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL", "ISSUER", "DISCOVERY_URL", "SCOPES",
+	"PKCE_ENABLED", "SKIP_NONCE_CHECK", "EMAIL_OPTIONAL"}
+
+// readProvider reads EXTERNAL_<env>_*; ok is false when none of them is set.
+func readProvider(r *config.Reader, env, apiURL string, enabled bool) (ProviderConfig, bool) {
 	k := "EXTERNAL_" + env + "_"
 	set := false
-	for _, n := range []string{"ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL", "ISSUER", "DISCOVERY_URL", "SCOPES",
-		"PKCE_ENABLED", "SKIP_NONCE_CHECK", "EMAIL_OPTIONAL"} {
-		if e.get(k+n) != "" {
-			set = true
-		}
+	for _, n := range providerSettings {
+		set = set || r.String(k+n, "") != ""
 	}
-	if !set {
-		return p, false
-	}
-	e.boolean(k+"ENABLED", &p.Enabled)
-	e.list(k+"CLIENT_ID", &p.ClientIDs)
-	e.str(k+"SECRET", &p.Secret)
-	e.str(k+"REDIRECT_URI", &p.RedirectURI)
-	e.str(k+"URL", &p.URL)
-	e.str(k+"ISSUER", &p.Issuer)
-	e.str(k+"DISCOVERY_URL", &p.DiscoveryURL)
-	if v := e.get(k + "SCOPES"); v != "" {
-		p.Scopes = strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })
-	}
-	e.boolean(k+"PKCE_ENABLED", &p.PKCE)
-	e.boolean(k+"SKIP_NONCE_CHECK", &p.SkipNonceCheck)
-	e.boolean(k+"EMAIL_OPTIONAL", &p.EmailOptional)
-	if p.RedirectURI == "" {
+	p := ProviderConfig{
+		Enabled:   r.Bool(k+"ENABLED", enabled),
+		ClientIDs: r.List(k+"CLIENT_ID", nil),
+		Secret:    r.String(k+"SECRET", ""),
 		// Supabase's default: the callback of this API.
-		p.RedirectURI = apiURL + "/auth/v1/callback"
+		RedirectURI:    r.String(k+"REDIRECT_URI", apiURL+"/auth/v1/callback"),
+		URL:            r.String(k+"URL", ""),
+		Issuer:         r.String(k+"ISSUER", ""),
+		DiscoveryURL:   r.String(k+"DISCOVERY_URL", ""),
+		PKCE:           r.Bool(k+"PKCE_ENABLED", false),
+		SkipNonceCheck: r.Bool(k+"SKIP_NONCE_CHECK", false),
+		EmailOptional:  r.Bool(k+"EMAIL_OPTIONAL", false),
 	}
-	return p, true
+	if v := r.String(k+"SCOPES", ""); v != "" {
+		p.Scopes = strings.FieldsFunc(v, func(c rune) bool { return c == ',' || c == ' ' })
+	}
+	return p, set
 }
 
-// validateExternal checks the enabled providers: the reference refuses to
+// externalProblems checks the enabled providers: the reference refuses to
 // use one without a client id and secret, and a custom one needs an issuer.
-func (c *Config) validateExternal() error {
+func (c *Config) externalProblems() []problem {
 	if c.OIDCCacheTTL <= 0 {
 		c.OIDCCacheTTL = time.Hour
 	}
-	for name, p := range c.External {
+	var ps []problem
+	for _, name := range slices.Sorted(maps.Keys(c.External)) {
+		p := c.External[name]
 		if !p.Enabled {
 			continue
 		}
+		k := "EXTERNAL_" + strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(name, customPrefix), "-", "_")) + "_"
 		if !strings.HasPrefix(name, customPrefix) && !slices.Contains(builtinProviders, name) {
-			return fmt.Errorf("auth: unknown external provider %q", name)
+			ps = append(ps, bad(k+"ENABLED", "unknown external provider %q", name))
+			continue
 		}
-		if len(p.ClientIDs) == 0 || p.Secret == "" {
-			return fmt.Errorf("auth: external provider %s needs a client id and a secret", name)
+		if len(p.ClientIDs) == 0 {
+			ps = append(ps, bad(k+"CLIENT_ID", "provider %s is enabled without a client id", name))
+		}
+		if p.Secret == "" {
+			ps = append(ps, bad(k+"SECRET", "provider %s is enabled without a secret", name))
 		}
 		if strings.HasPrefix(name, customPrefix) && p.Issuer == "" {
-			return fmt.Errorf("auth: custom provider %s needs an issuer (EXTERNAL_<NAME>_ISSUER)", name)
+			ps = append(ps, bad(k+"ISSUER", "custom provider %s needs an issuer", name))
 		}
-		for _, v := range []string{p.RedirectURI, p.URL, p.Issuer, p.DiscoveryURL} {
-			if v == "" {
-				continue
-			}
-			if u, err := url.Parse(v); err != nil || u.Scheme == "" || u.Host == "" {
-				return fmt.Errorf("auth: external provider %s: %q must be an absolute URL", name, v)
+		for _, u := range [][2]string{{"REDIRECT_URI", p.RedirectURI}, {"URL", p.URL}, {"ISSUER", p.Issuer}, {"DISCOVERY_URL", p.DiscoveryURL}} {
+			if u[1] != "" && !absoluteURL(u[1]) {
+				ps = append(ps, bad(k+u[0], "%q must be an absolute URL", u[1]))
 			}
 		}
 	}
-	return nil
+	return ps
 }

@@ -70,6 +70,19 @@ func (c *oidcCache) get(ctx context.Context, issuer, discoveryURL string) (*oidc
 	return p, nil
 }
 
+// forget drops what is cached for issuer (every discovery URL), so that
+// the next flow discovers it again: the admin API changed or removed a
+// provider of that issuer.
+func (c *oidcCache) forget(issuer string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key := range c.entries {
+		if strings.HasPrefix(key, issuer+" ") {
+			delete(c.entries, key)
+		}
+	}
+}
+
 // discover reads a discovery document from an explicit URL (go-oidc only
 // looks under the issuer) and checks that it names the expected issuer.
 func discover(ctx context.Context, client *http.Client, issuer, discoveryURL string) (*oidc.Provider, error) {
@@ -206,6 +219,9 @@ type oidcProvider struct {
 	// dropClientParams ignores the app's extra query parameters (Apple's
 	// endpoint rejects unknown ones, and the reference drops them).
 	dropClientParams bool
+	// shape is a custom provider's own parameters and claim handling
+	// (providers of the admin API only).
+	shape *claimShaping
 }
 
 func (p *oidcProvider) authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string {
@@ -216,7 +232,7 @@ func (p *oidcProvider) authCodeURL(state string, app []oauth2.AuthCodeOption, ow
 	if p.formPost {
 		opts = append(opts, oauth2.SetAuthURLParam("response_mode", "form_post"))
 	}
-	return p.conf.AuthCodeURL(state, append(opts, own...)...)
+	return p.conf.AuthCodeURL(state, append(append(opts, own...), p.shape.authParams()...)...)
 }
 
 func (p *oidcProvider) usesNonce() bool    { return true }
@@ -252,6 +268,14 @@ func (p *oidcProvider) userData(ctx context.Context, tok *oauth2.Token, nonce st
 			return nil, err
 		}
 	}
+	if p.shape != nil {
+		var raw map[string]any
+		if err := idt.Claims(&raw); err != nil {
+			return nil, err
+		}
+		// The addresses stay those of the token, as in the reference.
+		p.shape.apply(&pu.Claims, raw)
+	}
 	return pu, nil
 }
 
@@ -260,15 +284,7 @@ func (p *oidcProvider) userInfo(ctx context.Context, tok *oauth2.Token) (*provid
 	if p.oidc.UserInfoEndpoint() == "" {
 		return nil, errors.New("the provider returned no ID token and has no userinfo endpoint")
 	}
-	var c providerClaims
-	if err := getJSON(ctx, p.conf, tok, p.oidc.UserInfoEndpoint(), &c); err != nil {
-		return nil, err
-	}
-	pu := &providerUser{Claims: c}
-	if c.Email != "" {
-		pu.Emails = []providerEmail{{Email: c.Email, Verified: bool(c.EmailVerified), Primary: true}}
-	}
-	return pu, nil
+	return userinfoUser(ctx, p.conf, tok, p.oidc.UserInfoEndpoint(), p.shape)
 }
 
 // containsAny reports whether one of have is in want (empty ids never

@@ -62,6 +62,9 @@ func (s *Service) providerConfig(name string) (ProviderConfig, error) {
 // not the start of the server.
 func (s *Service) provider(ctx context.Context, name, scopes string) (oauthProvider, ProviderConfig, error) {
 	name = strings.ToLower(name)
+	if _, env := s.cfg.External[name]; strings.HasPrefix(name, customPrefix) && !env {
+		return s.storedProvider(ctx, name, scopes)
+	}
 	pc, err := s.providerConfig(name)
 	if err != nil {
 		return nil, pc, err

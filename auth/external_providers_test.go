@@ -189,8 +189,10 @@ func TestExternalCustomOIDCWithPKCE(t *testing.T) {
 	if q := h.Location.Query(); q.Get("error_code") != "oauth_client_state_not_found" || q.Get("error") != "server_error" {
 		t.Fatalf("missing verifier %v", h.Location)
 	}
+	// An unknown custom provider is looked for among the admin API's, as in
+	// the reference.
 	wantErr(t, e.req("GET", "/authorize?provider=custom:other", nil, ""), 400, "validation_failed",
-		"Unsupported provider: Provider custom:other could not be found")
+		"Unsupported provider: custom provider custom:other not found")
 }
 
 // Provider settings come from EXTERNAL_<NAME>_* (BASALT_AUTH_ or GOTRUE_)

@@ -23,7 +23,8 @@ type enrollParams struct {
 	Phone        string `json:"phone"`
 }
 
-// enrollFactor handles POST /factors (contract E21). Only TOTP is offered.
+// enrollFactor handles POST /factors (contract E21): TOTP and WebAuthn
+// factors.
 func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed) error {
 	var p enrollParams
 	if err := decode(r, &p); err != nil {
@@ -40,50 +41,36 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 		if !s.cfg.MFATOTPEnroll {
 			return unprocessable("mfa_totp_enroll_not_enabled", "MFA enroll is disabled for TOTP")
 		}
-	// Phone and WebAuthn factors answer as a reference server with them
-	// switched off (its default), so auth-js shows the same errors.
+	// Phone factors answer as a reference server with them switched off
+	// (its default), so auth-js shows the same errors.
 	case "phone":
 		return unprocessable("mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone")
 	case "webauthn":
-		return unprocessable("mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
+		if !s.cfg.WebAuthn.MFAEnroll {
+			return unprocessable("mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
+		}
 	default:
 		return badRequest("validation_failed", "factor_type needs to be totp, phone, or webauthn")
+	}
+	ctx := r.Context()
+	if err := s.checkNewFactor(ctx, a, p.FriendlyName); err != nil {
+		return err
+	}
+	id := newUUID()
+	if p.FactorType == "webauthn" {
+		// The credential comes with the first verification (a "create"
+		// challenge), which is what makes the factor verified.
+		if err := s.insertFactor(ctx, id, u.ID, p.FriendlyName, "webauthn", nil); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "type": "webauthn", "friendly_name": p.FriendlyName})
+		return nil
 	}
 	issuer := p.Issuer
 	if issuer == "" {
 		if site, err := url.Parse(s.cfg.SiteURL); err == nil {
 			issuer = site.Host
 		}
-	}
-	ctx := r.Context()
-	now := s.now()
-	// Unfinished enrolments expire, like the reference's cleanup.
-	if _, err := s.db.Exec(ctx, `DELETE FROM auth.mfa_factors WHERE user_id = $1 AND status = 'unverified' AND created_at < $2`,
-		u.ID, now.Add(-300*time.Second)); err != nil {
-		return fmt.Errorf("clean up factors of %s: %w", u.ID, err)
-	}
-	factors, err := loadFactors(ctx, s.db, u.ID)
-	if err != nil {
-		return err
-	}
-	verified := 0
-	for _, f := range factors {
-		if f.Status == "verified" {
-			verified++
-		}
-		if p.FriendlyName != "" && f.FriendlyName == p.FriendlyName {
-			return unprocessable("mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", p.FriendlyName)
-		}
-	}
-	// The cap counts unverified factors too: each holds a secret, and an
-	// endless loop of abandoned enrolments must not grow the table.
-	if len(factors) >= s.cfg.MFAMaxFactors {
-		return unprocessable("too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")
-	}
-	// Once MFA is on, adding a factor needs the second factor: otherwise a
-	// stolen password could enrol the attacker's authenticator.
-	if verified > 0 && (a.session == nil || a.session.AAL != "aal2") {
-		return forbidden("insufficient_aal", "AAL2 required to enroll a new factor")
 	}
 	account := u.Email
 	if account == "" {
@@ -97,20 +84,62 @@ func (s *Service) enrollFactor(w http.ResponseWriter, r *http.Request, a *authed
 	if err != nil {
 		return err
 	}
-	id := newUUID()
-	// Two enrolments racing with the same name are caught by the unique
-	// index on a user's non-blank friendly names and get the same answer as
-	// the check above.
-	_, err = s.db.Exec(ctx, `INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret)
-		VALUES ($1, $2, $3, 'totp', 'unverified', $4, $4, $5)`, id, u.ID, p.FriendlyName, now, secret)
-	if pg.Is(err, "23505") {
-		return unprocessable("mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", p.FriendlyName)
-	}
-	if err != nil {
-		return fmt.Errorf("enroll factor for %s: %w", u.ID, err)
+	if err := s.insertFactor(ctx, id, u.ID, p.FriendlyName, "totp", secret); err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"id": id, "type": "totp", "friendly_name": p.FriendlyName,
 		"totp": map[string]string{"qr_code": svg, "secret": secret, "uri": uri}})
+	return nil
+}
+
+// checkNewFactor applies the rules every enrolment follows: expired
+// unfinished enrolments go, names are unique, the count is capped, and once
+// MFA is on only an aal2 session may add a factor.
+func (s *Service) checkNewFactor(ctx context.Context, a *authed, name string) error {
+	u := a.user
+	// Unfinished enrolments expire, like the reference's cleanup.
+	if _, err := s.db.Exec(ctx, `DELETE FROM auth.mfa_factors WHERE user_id = $1 AND status = 'unverified' AND created_at < $2`,
+		u.ID, s.now().Add(-300*time.Second)); err != nil {
+		return fmt.Errorf("clean up factors of %s: %w", u.ID, err)
+	}
+	factors, err := loadFactors(ctx, s.db, u.ID)
+	if err != nil {
+		return err
+	}
+	verified := 0
+	for _, f := range factors {
+		if f.Status == "verified" {
+			verified++
+		}
+		if name != "" && f.FriendlyName == name {
+			return unprocessable("mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", name)
+		}
+	}
+	// The cap counts unverified factors too: each holds a secret, and an
+	// endless loop of abandoned enrolments must not grow the table.
+	if len(factors) >= s.cfg.MFAMaxFactors {
+		return unprocessable("too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")
+	}
+	// Once MFA is on, adding a factor needs the second factor: otherwise a
+	// stolen password could enrol the attacker's authenticator.
+	if verified > 0 && (a.session == nil || a.session.AAL != "aal2") {
+		return forbidden("insufficient_aal", "AAL2 required to enroll a new factor")
+	}
+	return nil
+}
+
+// insertFactor stores a new unverified factor. Two enrolments racing with
+// the same name are caught by the unique index on a user's non-blank
+// friendly names and get the same answer as checkNewFactor's check.
+func (s *Service) insertFactor(ctx context.Context, id, userID, name, typ string, secret any) error {
+	_, err := s.db.Exec(ctx, `INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret)
+		VALUES ($1, $2, $3, $4::auth.factor_type, 'unverified', $5, $5, $6)`, id, userID, name, typ, s.now(), secret)
+	if pg.Is(err, "23505") {
+		return unprocessable("mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", name)
+	}
+	if err != nil {
+		return fmt.Errorf("enroll factor for %s: %w", userID, err)
+	}
 	return nil
 }
 
@@ -146,17 +175,24 @@ func (s *Service) challengeFactor(w http.ResponseWriter, r *http.Request, a *aut
 	if err != nil {
 		return err
 	}
-	if f.FactorType == "totp" && !s.cfg.MFATOTPVerify {
-		return unprocessable("mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
+	if err := s.checkVerifyEnabled(f); err != nil {
+		return err
+	}
+	var webauthnData *webAuthnChallenge
+	var sessionData []byte
+	if f.FactorType == "webauthn" {
+		if webauthnData, sessionData, err = s.beginWebAuthnFactor(ctx, a.user, f); err != nil {
+			return err
+		}
 	}
 	// The challenge records the caller's address; verify must come from the
-	// same one (see verifyFactor). last_challenged_at is what the factor's
+	// same one (see lockChallenge). last_challenged_at is what the factor's
 	// JSON shows, as in the reference.
 	now := s.now()
 	id := newUUID()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO auth.mfa_challenges (id, factor_id, created_at, ip_address) VALUES ($1, $2, $3, $4)`,
-			id, f.ID, now, challengeIP(r)); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO auth.mfa_challenges (id, factor_id, created_at, ip_address, web_authn_session_data)
+			VALUES ($1, $2, $3, $4, $5)`, id, f.ID, now, challengeIP(r), sessionData); err != nil {
 			return fmt.Errorf("create challenge: %w", err)
 		}
 		_, err := tx.Exec(ctx, `UPDATE auth.mfa_factors SET last_challenged_at = $2, updated_at = $2 WHERE id = $1`, f.ID, now)
@@ -165,113 +201,87 @@ func (s *Service) challengeFactor(w http.ResponseWriter, r *http.Request, a *aut
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": id, "type": f.FactorType, "expires_at": now.Add(s.cfg.MFAChallengeExpiry).Unix()})
+	writeJSON(w, http.StatusOK, challengeResponse{ID: id, Type: f.FactorType,
+		ExpiresAt: now.Add(s.cfg.MFAChallengeExpiry).Unix(), WebAuthn: webauthnData})
 	return nil
 }
 
-// verifyFactorParams is the body of POST /factors/{id}/verify.
-type verifyFactorParams struct {
-	ChallengeID string `json:"challenge_id"`
-	Code        string `json:"code"`
+// challengeResponse is the answer to POST /factors/{id}/challenge.
+type challengeResponse struct {
+	ID        string             `json:"id"`
+	Type      string             `json:"type"`
+	ExpiresAt int64              `json:"expires_at"`
+	WebAuthn  *webAuthnChallenge `json:"webauthn,omitempty"`
 }
 
-// verifyFactor handles POST /factors/{id}/verify (contract E23): the session
-// becomes aal2 with a totp amr entry, other aal1 sessions are signed out,
-// and a fresh token pair is returned.
+// checkVerifyEnabled refuses challenges and verifications of a factor
+// type that is switched off.
+func (s *Service) checkVerifyEnabled(f *factor) error {
+	switch {
+	case f.FactorType == "totp" && !s.cfg.MFATOTPVerify:
+		return unprocessable("mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
+	case f.FactorType == "webauthn" && !s.cfg.WebAuthn.MFAVerify:
+		return unprocessable("mfa_webauthn_verify_not_enabled", "MFA verification is disabled for WebAuthn")
+	}
+	return nil
+}
+
+// verifyFactorParams is the body of POST /factors/{id}/verify: a code for
+// TOTP, the authenticator's response for WebAuthn.
+type verifyFactorParams struct {
+	ChallengeID string          `json:"challenge_id"`
+	Code        string          `json:"code"`
+	WebAuthn    *webAuthnVerify `json:"webauthn"`
+}
+
+// verifyFactor handles POST /factors/{id}/verify (contract E23): once the
+// factor is proven, the session becomes aal2 (see completeMFA).
 func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed) error {
 	var p verifyFactorParams
 	if err := decode(r, &p); err != nil {
 		return err
-	}
-	if p.Code == "" {
-		return badRequest("validation_failed", "Code needs to be non-empty")
 	}
 	ctx := r.Context()
 	f, err := s.pathFactor(ctx, r, a.user.ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	if f.FactorType == "totp" && !s.cfg.MFATOTPVerify {
-		return unprocessable("mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
+	if p.Code == "" && f.FactorType != "webauthn" {
+		return badRequest("validation_failed", "Code needs to be non-empty")
+	}
+	if err := s.checkVerifyEnabled(f); err != nil {
+		// The reference names the enroll switch when WebAuthn verification
+		// is off; clients see that code, so it is kept.
+		if f.FactorType == "webauthn" {
+			return unprocessable("mfa_webauthn_enroll_not_enabled", "MFA verification is disabled for WebAuthn")
+		}
+		return err
+	}
+	if f.FactorType == "webauthn" {
+		if err := p.WebAuthn.check(); err != nil {
+			return err
+		}
 	}
 	if a.session == nil {
 		return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
 	}
-	now := s.now()
 	var resp *tokenResponse
-	// The challenge row is locked, so two verifications of one challenge
-	// take turns and the second finds it already used: a code cannot be
-	// replayed, even concurrently.
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var created time.Time
-		var ip string
-		var verifiedAt *time.Time
-		err := tx.QueryRow(ctx, `SELECT created_at, host(ip_address), verified_at FROM auth.mfa_challenges
-			WHERE id = $1 AND factor_id = $2 FOR UPDATE`, p.ChallengeID, f.ID).Scan(&created, &ip, &verifiedAt)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && verifiedAt != nil) || (err != nil && pg.Is(err, "22P02")) {
-			return unprocessable("mfa_factor_not_found", "MFA factor with the provided challenge ID not found")
-		}
+		ch, err := s.lockChallenge(ctx, tx, r, f, p.ChallengeID)
 		if err != nil {
-			return fmt.Errorf("load challenge: %w", err)
+			return err
 		}
-		// A challenge is bound to the address that asked for it.
-		if ip != challengeIP(r) {
-			return unprocessable("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.")
-		}
-		if now.After(created.Add(s.cfg.MFAChallengeExpiry)) {
-			return unprocessable("mfa_challenge_expired", "MFA challenge %s has expired, verify against another challenge or create a new challenge.", p.ChallengeID)
-		}
-		// One step of clock skew either way, as authenticator apps drift.
-		if !totp.Validate(f.Secret, p.Code, now) {
+		method := "totp"
+		if f.FactorType == "webauthn" {
+			method = "mfa/webauthn"
+			if err := s.finishWebAuthnFactor(ctx, tx, a.user, f, ch, p.WebAuthn); err != nil {
+				return err
+			}
+		} else if !totp.Validate(f.Secret, p.Code, s.now()) {
+			// One step of clock skew either way, as authenticator apps drift.
 			return unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
 		}
-		for _, q := range []string{
-			`UPDATE auth.mfa_challenges SET verified_at = $2 WHERE id = $1`,
-		} {
-			if _, err := tx.Exec(ctx, q, p.ChallengeID, now); err != nil {
-				return fmt.Errorf("mark challenge verified: %w", err)
-			}
-		}
-		if _, err := tx.Exec(ctx, `UPDATE auth.mfa_factors SET status = 'verified', updated_at = $2 WHERE id = $1`, f.ID, now); err != nil {
-			return fmt.Errorf("verify factor: %w", err)
-		}
-		// Other half-finished enrolments of the same type are dropped once
-		// one succeeds, as the reference does; their secrets were shown once
-		// and never proven.
-		if _, err := tx.Exec(ctx, `DELETE FROM auth.mfa_factors WHERE user_id = $1 AND id <> $2 AND status = 'unverified'
-			AND factor_type = $3::auth.factor_type`, a.user.ID, f.ID, f.FactorType); err != nil {
-			return fmt.Errorf("drop other unverified factors: %w", err)
-		}
-		if err := addAMR(ctx, tx, a.session.ID, "totp", now); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE auth.sessions SET aal = 'aal2', factor_id = $2, updated_at = $3 WHERE id = $1`,
-			a.session.ID, f.ID, now); err != nil {
-			return fmt.Errorf("raise session aal: %w", err)
-		}
-		// Sessions that never passed the second factor are signed out, as the
-		// reference does once MFA is proven.
-		if _, err := tx.Exec(ctx, `DELETE FROM auth.sessions WHERE user_id = $1 AND id <> $2 AND coalesce(aal, 'aal1') = 'aal1'`,
-			a.user.ID, a.session.ID); err != nil {
-			return fmt.Errorf("sign out other aal1 sessions: %w", err)
-		}
-		// Rotate: the old refresh tokens of this session stop working.
-		if _, err := tx.Exec(ctx, `UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2
-			WHERE session_id = $1 AND NOT coalesce(revoked,false)`, a.session.ID, now); err != nil {
-			return fmt.Errorf("revoke refresh tokens: %w", err)
-		}
-		rt := newRefreshToken()
-		if _, err := tx.Exec(ctx, `INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
-			VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, a.user.ID, now, a.session.ID); err != nil {
-			return fmt.Errorf("issue refresh token: %w", err)
-		}
-		// The new access token must carry aal2 and the totp amr entry now,
-		// so the app can reach aal2-only data without another refresh.
-		u, err := userByID(ctx, tx, a.user.ID)
-		if err != nil {
-			return err
-		}
-		resp, err = s.tokenResponse(ctx, tx, u, a.session.ID, "aal2", rt, "totp")
+		resp, err = s.completeMFA(ctx, tx, a, f, p.ChallengeID, method)
 		return err
 	})
 	if err != nil {
@@ -279,6 +289,87 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// mfaChallenge is a row of auth.mfa_challenges being verified.
+type mfaChallenge struct {
+	CreatedAt   time.Time
+	IP          string
+	VerifiedAt  *time.Time
+	SessionData []byte
+}
+
+// lockChallenge loads and locks the factor's challenge id and checks it may
+// still be answered. The lock makes two verifications of one challenge take
+// turns, and the second finds it already used: a proof cannot be replayed,
+// even concurrently.
+func (s *Service) lockChallenge(ctx context.Context, tx pgx.Tx, r *http.Request, f *factor, id string) (*mfaChallenge, error) {
+	var ch mfaChallenge
+	err := tx.QueryRow(ctx, `SELECT created_at, host(ip_address), verified_at, web_authn_session_data FROM auth.mfa_challenges
+		WHERE id = $1 AND factor_id = $2 FOR UPDATE`, id, f.ID).Scan(&ch.CreatedAt, &ch.IP, &ch.VerifiedAt, &ch.SessionData)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && ch.VerifiedAt != nil) || (err != nil && pg.Is(err, "22P02")) {
+		return nil, unprocessable("mfa_factor_not_found", "MFA factor with the provided challenge ID not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load challenge: %w", err)
+	}
+	// A challenge is bound to the address that asked for it.
+	if ch.IP != challengeIP(r) {
+		return nil, unprocessable("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.")
+	}
+	if s.now().After(ch.CreatedAt.Add(s.cfg.MFAChallengeExpiry)) {
+		return nil, unprocessable("mfa_challenge_expired", "MFA challenge %s has expired, verify against another challenge or create a new challenge.", id)
+	}
+	return &ch, nil
+}
+
+// completeMFA finishes a proven verification inside its transaction: the
+// challenge is used up, the factor verified (other unfinished enrolments of
+// its type dropped, as the reference does), the session raised to aal2
+// with method in its amr, the user's aal1 sessions signed out, and the
+// session's refresh token rotated. It returns the new session.
+func (s *Service) completeMFA(ctx context.Context, tx pgx.Tx, a *authed, f *factor, challengeID, method string) (*tokenResponse, error) {
+	now := s.now()
+	if _, err := tx.Exec(ctx, `UPDATE auth.mfa_challenges SET verified_at = $2 WHERE id = $1`, challengeID, now); err != nil {
+		return nil, fmt.Errorf("mark challenge verified: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE auth.mfa_factors SET status = 'verified', updated_at = $2 WHERE id = $1`, f.ID, now); err != nil {
+		return nil, fmt.Errorf("verify factor: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM auth.mfa_factors WHERE user_id = $1 AND id <> $2 AND status = 'unverified'
+		AND factor_type = $3::auth.factor_type`, a.user.ID, f.ID, f.FactorType); err != nil {
+		return nil, fmt.Errorf("drop other unverified factors: %w", err)
+	}
+	if err := addAMR(ctx, tx, a.session.ID, method, now); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE auth.sessions SET aal = 'aal2', factor_id = $2, updated_at = $3 WHERE id = $1`,
+		a.session.ID, f.ID, now); err != nil {
+		return nil, fmt.Errorf("raise session aal: %w", err)
+	}
+	// Sessions that never passed the second factor are signed out, as the
+	// reference does once MFA is proven.
+	if _, err := tx.Exec(ctx, `DELETE FROM auth.sessions WHERE user_id = $1 AND id <> $2 AND coalesce(aal, 'aal1') = 'aal1'`,
+		a.user.ID, a.session.ID); err != nil {
+		return nil, fmt.Errorf("sign out other aal1 sessions: %w", err)
+	}
+	// Rotate: the old refresh tokens of this session stop working.
+	if _, err := tx.Exec(ctx, `UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2
+		WHERE session_id = $1 AND NOT coalesce(revoked,false)`, a.session.ID, now); err != nil {
+		return nil, fmt.Errorf("revoke refresh tokens: %w", err)
+	}
+	rt := newRefreshToken()
+	if _, err := tx.Exec(ctx, `INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, a.user.ID, now, a.session.ID); err != nil {
+		return nil, fmt.Errorf("issue refresh token: %w", err)
+	}
+	// The new access token must carry aal2 and the new amr entry now, so
+	// the app can reach aal2-only data without another refresh.
+	u, err := userByID(ctx, tx, a.user.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.tokenResponse(ctx, tx, u, a.session.ID, "aal2", rt, method)
 }
 
 // unenrollFactor handles DELETE /factors/{id} (contract E24).

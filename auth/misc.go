@@ -34,7 +34,7 @@ func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"external": ext, "disable_signup": s.cfg.DisableSignup, "mailer_autoconfirm": s.cfg.MailerAutoconfirm,
 		"phone_autoconfirm": s.cfg.SMSAutoconfirm, "sms_provider": "", "saml_enabled": s.cfg.SAML.Enabled,
-		"saml_private_key_next_configured": false, "passkeys_enabled": false,
+		"saml_private_key_next_configured": false, "passkeys_enabled": s.cfg.WebAuthn.PasskeyEnabled,
 	})
 	return nil
 }
@@ -57,14 +57,24 @@ func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// ssoCatchAll is the pattern of paths under /sso/ that no route serves.
+const ssoCatchAll = "/sso/"
+
+// oauthServerOff answers the OAuth 2.1 server's paths. Basalt does not offer
+// that server (auth/README.md, "Not offered"), so they answer as a reference
+// server with the feature switched off does.
+func (s *Service) oauthServerOff(w http.ResponseWriter, r *http.Request) error {
+	return notFound("feature_disabled", "OAuth server is disabled")
+}
+
 // notFound answers paths no route serves; a known path with another method
 // gets 405 with an Allow header and no body, as the reference's router does.
 func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
 	var allow []string
-	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != ssoCatchAll && pattern != "" {
 			allow = append(allow, m)
 		}
 	}

@@ -51,3 +51,44 @@ func TestMethodNotAllowedAndNotFound(t *testing.T) {
 	}
 	wantErr(t, e.req("GET", "/nope", nil, ""), 404, "not_found", "")
 }
+
+// The OAuth 2.1 server is not offered: each of its paths answers, whatever
+// the method, as a reference server with the feature off: 404
+// feature_disabled, the admin API and the user's grants only after their
+// usual authentication, in both error formats.
+func TestOAuthServerDisabled(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, autoconfirm)
+	const msg = "OAuth server is disabled"
+	for _, c := range [][2]string{
+		{"GET", "/oauth/authorize?client_id=x&response_type=code"}, {"POST", "/oauth/token"},
+		{"POST", "/oauth/clients/register"}, {"GET", "/oauth/userinfo"}, {"GET", "/oauth/authorizations/abc"},
+		{"POST", "/oauth/authorizations/abc/consent"}, {"PATCH", "/oauth"}, {"GET", "/.well-known/oauth-authorization-server"},
+	} {
+		wantErr(t, e.req(c[0], c[1], nil, ""), 404, "feature_disabled", msg)
+	}
+	user := e.signUp("oauth@example.com", "secret123")["access_token"].(string)
+	for _, c := range [][2]string{
+		{"GET", "/admin/oauth/clients"}, {"POST", "/admin/oauth/clients"}, {"GET", "/admin/oauth/clients/abc"},
+		{"PUT", "/admin/oauth/clients/abc"}, {"DELETE", "/admin/oauth/clients/abc"},
+		{"POST", "/admin/oauth/clients/abc/regenerate_secret"},
+	} {
+		wantErr(t, e.req(c[0], c[1], `{"client_name":"x"}`, ""), 401, "no_authorization", "")
+		wantErr(t, e.req(c[0], c[1], `{"client_name":"x"}`, user), 403, "not_admin", "User not allowed")
+		wantErr(t, e.req(c[0], c[1], `{"client_name":"x"}`, e.service()), 404, "feature_disabled", msg)
+	}
+	for _, method := range []string{"GET", "DELETE"} {
+		wantErr(t, e.req(method, "/user/oauth/grants", nil, ""), 401, "no_authorization", "")
+		wantErr(t, e.req(method, "/user/oauth/grants?client_id=abc", nil, user), 404, "feature_disabled", msg)
+	}
+	if r := e.req("POST", "/.well-known/oauth-authorization-server", nil, ""); r.Status != 405 || r.Header.Get("Allow") != "GET" {
+		t.Errorf("POST to the metadata document: %d %v", r.Status, r.Header)
+	}
+	r := httptest.NewRequest("GET", "/admin/oauth/clients", nil)
+	r.Header.Set("Authorization", "Bearer "+e.service())
+	w := httptest.NewRecorder()
+	e.svc.ServeHTTP(w, r)
+	if w.Code != 404 || strings.TrimSpace(w.Body.String()) != `{"code":404,"error_code":"feature_disabled","msg":"OAuth server is disabled"}` {
+		t.Errorf("legacy format: %d %s", w.Code, w.Body)
+	}
+}

@@ -11,13 +11,14 @@ import (
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
-// otpParams is the body of POST /otp (and /magiclink).
+// otpParams is the body of POST /otp (and /magiclink). A channel (sms or
+// whatsapp) only means something for phone codes.
 type otpParams struct {
-	Email               string         `json:"email"`
-	Phone               string         `json:"phone"`
+	Email               string         `json:"email" validate:"excluded_with=Phone" msg:"Only an email address or phone number should be provided"`
+	Phone               string         `json:"phone" validate:"required_without=Email" msg:"One of email or phone must be set"`
 	Data                map[string]any `json:"data"`
 	CreateUser          *bool          `json:"create_user"`
-	Channel             string         `json:"channel"`
+	Channel             string         `json:"channel" validate:"excluded_with=Email" msg:"Channel should only be specified with Phone OTP"`
 	CodeChallenge       string         `json:"code_challenge"`
 	CodeChallengeMethod string         `json:"code_challenge_method"`
 }
@@ -44,15 +45,8 @@ func (s *Service) otp(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &p); err != nil {
 		return err
 	}
-	if p.Email != "" && p.Phone != "" {
-		return badRequest("validation_failed", "Only an email address or phone number should be provided")
-	}
-	// channel (sms or whatsapp) only means something for phone codes.
-	if p.Email != "" && p.Channel != "" {
-		return badRequest("validation_failed", "Channel should only be specified with Phone OTP")
-	}
-	if p.Email == "" && p.Phone == "" {
-		return badRequest("validation_failed", "One of email or phone must be set")
+	if err := checkBody(&p); err != nil {
+		return err
 	}
 	// create_user defaults to true: an OTP request for a new address signs
 	// it up, unless the app opted out.

@@ -1,6 +1,9 @@
 package auth
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // routes lists every endpoint of /auth/v1 (paths arrive with the prefix
 // stripped by the gateway).
@@ -42,6 +45,20 @@ func (s *Service) routes() {
 	m.Handle("POST /factors/{id}/verify", s.handle(mfa(s.requireUser(s.verifyFactor))))
 	m.Handle("DELETE /factors/{id}", s.handle(s.requireUser(s.unenrollFactor)))
 
+	// Passkeys (404 passkey_disabled while off; passkeys.go).
+	pk := func(h handlerFunc) handlerFunc { return s.requirePasskeys(h) }
+	pkLimit := func(h handlerFunc) handlerFunc {
+		return s.limitIP("passkey", func() int { return rl.Passkey }, 5*time.Minute, h)
+	}
+	m.Handle("POST /passkeys/authentication/options", s.handle(pk(pkLimit(s.passkeyAuthenticationOptions))))
+	m.Handle("POST /passkeys/authentication/verify", s.handle(pk(s.passkeyAuthenticationVerify)))
+	m.Handle("POST /passkeys/registration/options", s.handle(pk(s.requireUser(s.passkeyRegistrationOptions))))
+	m.Handle("POST /passkeys/registration/verify", s.handle(pk(s.requireUser(s.passkeyRegistrationVerify))))
+	m.Handle("GET /passkeys", s.handle(pk(s.requireUser(s.passkeyList))))
+	m.Handle("GET /passkeys/{$}", s.handle(pk(s.requireUser(s.passkeyList))))
+	m.Handle("PATCH /passkeys/{id}", s.handle(pk(s.requireUser(s.passkeyUpdate))))
+	m.Handle("DELETE /passkeys/{id}", s.handle(pk(s.requireUser(s.passkeyDelete))))
+
 	// External providers: the browser's round trip, and linking.
 	m.Handle("GET /authorize", s.handle(s.authorizeExternal))
 	m.Handle("GET /callback", s.handle(s.externalCallback))
@@ -56,6 +73,10 @@ func (s *Service) routes() {
 	m.Handle("POST /sso", s.handle(s.requireSAML(sso(s.singleSignOn))))
 	m.Handle("GET /sso/saml/metadata", s.handle(s.requireSAML(s.samlMetadata)))
 	m.Handle("POST /sso/saml/acs", s.handle(s.requireSAML(s.samlACS)))
+	// Other paths under /sso/ (the advertised but unserved single logout
+	// service among them) answer as the reference's SSO router does:
+	// saml_provider_disabled while SSO is off, else not found.
+	m.Handle(ssoCatchAll, s.handle(s.requireSAML(s.notFound)))
 
 	// The admin API needs a service_role (JWTAdminRoles) token.
 	m.Handle("POST /invite", s.handle(s.requireAdmin(s.invite)))
@@ -66,12 +87,37 @@ func (s *Service) routes() {
 	m.Handle("DELETE /admin/users/{id}", s.handle(s.requireAdmin(s.adminDeleteUser)))
 	m.Handle("GET /admin/users/{id}/factors", s.handle(s.requireAdmin(s.adminListFactors)))
 	m.Handle("DELETE /admin/users/{id}/factors/{fid}", s.handle(s.requireAdmin(s.adminDeleteFactor)))
+	m.Handle("GET /admin/users/{id}/passkeys", s.handle(s.requireAdmin(s.adminPasskeyList)))
+	m.Handle("DELETE /admin/users/{id}/passkeys/{pid}", s.handle(s.requireAdmin(s.adminPasskeyDelete)))
 	m.Handle("POST /admin/generate_link", s.handle(s.requireAdmin(s.adminGenerateLink)))
 	m.Handle("GET /admin/sso/providers", s.handle(s.requireAdmin(s.adminSSOProvidersList)))
 	m.Handle("POST /admin/sso/providers", s.handle(s.requireAdmin(s.adminSSOProvidersCreate)))
 	m.Handle("GET /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersGet)))
 	m.Handle("PUT /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersUpdate)))
 	m.Handle("DELETE /admin/sso/providers/{idp_id}", s.handle(s.requireAdmin(s.adminSSOProvidersDelete)))
+	// Custom OAuth/OIDC providers (404 feature_disabled while CUSTOM_OAUTH_ENABLED is off).
+	cop := func(h handlerFunc) http.Handler { return s.handle(s.requireAdmin(s.requireCustomOAuth(h))) }
+	m.Handle("GET /admin/custom-providers", cop(s.adminCustomProvidersList))
+	m.Handle("POST /admin/custom-providers", cop(s.adminCustomProvidersCreate))
+	m.Handle("GET /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersGet))
+	m.Handle("PUT /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersUpdate))
+	m.Handle("DELETE /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersDelete))
+
+	// The OAuth 2.1 server is off: its public paths, its admin API (after the
+	// admin check) and the user's grants (after the user's) answer 404
+	// feature_disabled, whatever the method, as the reference's do.
+	for _, p := range []string{"/oauth", "/oauth/"} {
+		m.Handle(p, s.handle(s.oauthServerOff))
+	}
+	m.Handle("GET /.well-known/oauth-authorization-server", s.handle(s.oauthServerOff))
+	for _, p := range []string{"/admin/oauth", "/admin/oauth/"} {
+		m.Handle(p, s.handle(s.requireAdmin(s.oauthServerOff)))
+	}
+	for _, p := range []string{"/user/oauth/grants", "/user/oauth/grants/"} {
+		m.Handle(p, s.handle(s.requireUser(func(w http.ResponseWriter, r *http.Request, _ *authed) error {
+			return s.oauthServerOff(w, r)
+		})))
+	}
 	if s.mailbox != nil {
 		m.Handle("GET /admin/dev/mailbox", s.handle(s.requireAdmin(s.devMailbox)))
 	}

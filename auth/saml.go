@@ -39,6 +39,10 @@ func (s *Service) samlSP(idp *saml.EntityDescriptor, idpInitiated bool) *saml.Se
 		AuthnNameIDFormat: saml.PersistentNameIDFormat,
 		SignatureMethod:   "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
 		HTTPClient:        s.httpClient,
+		// The reference's metadata names one single logout service
+		// (HTTP-POST, at …/sso/saml/slo) that it does not serve; so does
+		// Basalt's, so metadata written for one fits the other.
+		LogoutBindings: []string{saml.HTTPPostBinding},
 	}
 }
 
@@ -54,8 +58,8 @@ func (s *Service) requireSAML(h handlerFunc) handlerFunc {
 
 // ssoParams is the body of POST /sso (signInWithSSO).
 type ssoParams struct {
-	ProviderID          string `json:"provider_id"`
-	Domain              string `json:"domain"`
+	ProviderID          string `json:"provider_id" validate:"excluded_with=Domain" msg:"Only one of provider_id or domain supported"`
+	Domain              string `json:"domain" validate:"required_without=ProviderID" msg:"A provider_id or domain needs to be provided"`
 	RedirectTo          string `json:"redirect_to"`
 	SkipHTTPRedirect    *bool  `json:"skip_http_redirect"`
 	CodeChallenge       string `json:"code_challenge"`
@@ -73,11 +77,8 @@ func (s *Service) singleSignOn(w http.ResponseWriter, r *http.Request) error {
 	if p.ProviderID != "" && !isUUID(p.ProviderID) {
 		return badRequest("bad_json", "Could not parse request body as JSON: provider_id is not a UUID")
 	}
-	switch {
-	case p.ProviderID != "" && p.Domain != "":
-		return badRequest("validation_failed", "Only one of provider_id or domain supported")
-	case p.ProviderID == "" && p.Domain == "":
-		return badRequest("validation_failed", "A provider_id or domain needs to be provided")
+	if err := checkBody(&p); err != nil {
+		return err
 	}
 	ctx := r.Context()
 	var prov *ssoProvider

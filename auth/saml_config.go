@@ -6,12 +6,13 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"math/big"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/config"
 )
 
 // SAMLConfig configures SAML 2.0 single sign-on (the reference's
@@ -33,19 +34,15 @@ type SAMLConfig struct {
 }
 
 // readSAML reads SAML_* settings.
-func (e *envReader) readSAML(c *Config) {
-	e.boolean("SAML_ENABLED", &c.SAML.Enabled)
-	e.boolean("SAML_ALLOW_ENCRYPTED_ASSERTIONS", &c.SAML.AllowEncryptedAssertions)
-	e.duration("SAML_RELAY_STATE_VALIDITY_PERIOD", &c.SAML.RelayStateValidity)
-	e.str("SAML_EXTERNAL_URL", &c.SAML.ExternalURL)
-	if v := e.get("SAML_PRIVATE_KEY"); v != "" {
-		k, err := parseSAMLKey(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("SAML_PRIVATE_KEY: %w", err))
-			return
-		}
-		c.SAML.PrivateKey = k
-	}
+func readSAML(r *config.Reader, c *Config) {
+	c.SAML.Enabled = r.Bool("SAML_ENABLED", c.SAML.Enabled)
+	c.SAML.AllowEncryptedAssertions = r.Bool("SAML_ALLOW_ENCRYPTED_ASSERTIONS", c.SAML.AllowEncryptedAssertions)
+	c.SAML.RelayStateValidity = r.Seconds("SAML_RELAY_STATE_VALIDITY_PERIOD", c.SAML.RelayStateValidity)
+	c.SAML.ExternalURL = r.String("SAML_EXTERNAL_URL", c.SAML.ExternalURL)
+	r.ParseSecret("SAML_PRIVATE_KEY", func(v string) (err error) {
+		c.SAML.PrivateKey, err = parseSAMLKey(v)
+		return err
+	})
 }
 
 // parseSAMLKey reads the reference's key format: base64 of a PKCS#1 DER
@@ -68,13 +65,14 @@ func parseSAMLKey(v string) (*rsa.PrivateKey, error) {
 	return k, nil
 }
 
-// validateSAML checks the SAML settings when SSO is on.
-func (c *Config) validateSAML() error {
+// samlProblems checks the SAML settings when SSO is on.
+func (c *Config) samlProblems() []problem {
 	if !c.SAML.Enabled {
 		return nil
 	}
+	var ps []problem
 	if c.SAML.PrivateKey == nil {
-		return errors.New("auth: SAML_ENABLED needs SAML_PRIVATE_KEY")
+		ps = append(ps, bad("SAML_ENABLED", "SSO needs a valid SAML_PRIVATE_KEY"))
 	}
 	if c.SAML.RelayStateValidity <= 0 {
 		c.SAML.RelayStateValidity = 2 * time.Minute
@@ -82,10 +80,10 @@ func (c *Config) validateSAML() error {
 	if c.SAML.ExternalURL == "" {
 		c.SAML.ExternalURL = c.APIURL + "/auth/v1"
 	}
-	if u, err := url.Parse(c.SAML.ExternalURL); err != nil || u.Scheme == "" || u.Host == "" {
-		return fmt.Errorf("auth: SAML external URL %q must be an absolute URL", c.SAML.ExternalURL)
+	if !absoluteURL(c.SAML.ExternalURL) {
+		ps = append(ps, bad("SAML_EXTERNAL_URL", "%q must be an absolute URL", c.SAML.ExternalURL))
 	}
-	return nil
+	return ps
 }
 
 // samlCertificate is the self-signed certificate of the SAML key that the

@@ -155,3 +155,25 @@ func (p *samlIdP) authenticate(t *testing.T, ssoURL string) (action string, form
 	}
 	return html.UnescapeString(m[1]), form
 }
+
+var samlRequestInput = regexp.MustCompile(`name="SAMLRequest" value="([^"]*)"`)
+
+// logoutRequest is the identity provider's signed LogoutRequest for the
+// user nameID, base64 as its HTTP-POST binding sends it to destination.
+// crewjam/saml builds logout requests on its service provider side, so one
+// holding the identity provider's key and entity id makes it.
+func (p *samlIdP) logoutRequest(t *testing.T, destination, nameID string) string {
+	t.Helper()
+	_, key := samlKeys(t)
+	as := &saml.ServiceProvider{EntityID: p.idp.MetadataURL.String(), Key: key, Certificate: p.idp.Certificate,
+		SignatureMethod: "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", IDPMetadata: p.idp.Metadata()}
+	req, err := as.MakeLogoutRequest(destination, nameID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := samlRequestInput.FindSubmatch(req.Post(""))
+	if m == nil {
+		t.Fatal("no SAMLRequest in the logout form")
+	}
+	return html.UnescapeString(string(m[1]))
+}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/auth/mail"
@@ -42,6 +43,14 @@ type Service struct {
 	oidc       *oidcCache
 	// samlCert is the SAML service provider's certificate (SSO on only).
 	samlCert *x509.Certificate
+	// passkeyRP and mfaRP run WebAuthn ceremonies for passkeys and for
+	// MFA factors (nil while both features are off).
+	passkeyRP, mfaRP *webauthn.WebAuthn
+	// localProviders lets the admin API's custom providers live on this
+	// machine or its network (checkProviderURL refuses them). Only tests
+	// set it: their providers listen on loopback, and the reference's
+	// tests step around its own check the same way.
+	localProviders bool
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
@@ -134,6 +143,9 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 	}
 	s.oidc = &oidcCache{ttl: cfg.OIDCCacheTTL, client: s.httpClient}
 	if err := s.initSAML(); err != nil {
+		return nil, err
+	}
+	if err := s.initWebAuthn(); err != nil {
 		return nil, err
 	}
 	s.routes()

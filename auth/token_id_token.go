@@ -45,7 +45,7 @@ type idTokenIssuer struct {
 
 // idTokenIssuerFor picks the provider an ID token is for, with the
 // reference's errors (contract E5).
-func (s *Service) idTokenIssuerFor(p idTokenParams) (*idTokenIssuer, error) {
+func (s *Service) idTokenIssuerFor(ctx context.Context, p idTokenParams) (*idTokenIssuer, error) {
 	cfgOf := func(name string) ProviderConfig { return s.cfg.External[name] }
 	var out idTokenIssuer
 	unverified, _ := jwt.ParseUnverified(p.IDToken)
@@ -81,7 +81,7 @@ func (s *Service) idTokenIssuerFor(p idTokenParams) (*idTokenIssuer, error) {
 	case strings.HasPrefix(p.Provider, customPrefix):
 		c, ok := s.cfg.External[p.Provider]
 		if !ok {
-			return nil, badRequest("validation_failed", "Custom provider %q not found", p.Provider)
+			return s.storedIDTokenIssuer(ctx, p.Provider)
 		}
 		if !c.Enabled {
 			return nil, badRequest("provider_disabled", "Custom provider %q is disabled", p.Provider)
@@ -130,7 +130,7 @@ func (s *Service) tokenIDToken(w http.ResponseWriter, r *http.Request) error {
 		}
 		target = a.user
 	}
-	iss, err := s.idTokenIssuerFor(p)
+	iss, err := s.idTokenIssuerFor(r.Context(), p)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,12 @@ import (
 // either a typed code with the address it was sent to, or the token hash
 // an email link carries, which names its user by itself.
 type verifyParams struct {
-	Type       string `json:"type"`
-	Token      string `json:"token"`
-	TokenHash  string `json:"token_hash"`
+	Type  string `json:"type" validate:"required" msg:"Verify requires a verification type"`
+	Token string `json:"token" validate:"required_without=TokenHash,excluded_with=TokenHash" msg:"Verify requires either a token or a token hash"`
+	// A token hash already identifies the user; extra fields are refused
+	// rather than ignored, as the reference does, so a client cannot think
+	// it verified one address while the hash belongs to another.
+	TokenHash  string `json:"token_hash" validate:"excluded_with=Email Phone RedirectTo" msg:"Only the token_hash and type should be provided"`
 	Email      string `json:"email"`
 	Phone      string `json:"phone"`
 	RedirectTo string `json:"redirect_to"`
@@ -50,19 +53,10 @@ func (s *Service) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &p); err != nil {
 		return err
 	}
-	if p.Type == "" {
-		return badRequest("validation_failed", "Verify requires a verification type")
-	}
 	// Codes may be typed with dashes ("123-456"), as the reference allows.
 	p.Token = strings.ReplaceAll(p.Token, "-", "")
-	if (p.Token == "") == (p.TokenHash == "") {
-		return badRequest("validation_failed", "Verify requires either a token or a token hash")
-	}
-	// A token hash already identifies the user; extra fields are refused
-	// rather than ignored, as the reference does, so a client cannot think
-	// it verified one address while the hash belongs to another.
-	if p.TokenHash != "" && (p.Email != "" || p.Phone != "" || p.RedirectTo != "") {
-		return badRequest("validation_failed", "Only the token_hash and type should be provided")
+	if err := checkBody(&p); err != nil {
+		return err
 	}
 	switch {
 	case p.Type == "sms" || p.Type == "phone_change":

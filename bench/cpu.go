@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -123,4 +124,47 @@ func ProcessRSS(pid int) (int64, bool) {
 		return kb << 10, err == nil
 	}
 	return 0, false
+}
+
+// CPUSpan measures the CPU time this process (client and in-process server
+// alike) and the database (see CountDatabaseCPU) spend over a span of work.
+// Unlike Result.CPUPerOp it leaves out other processes on the machine, so it
+// stays meaningful on a shared one.
+type CPUSpan struct {
+	self0, db0 time.Duration
+	dbOK       bool
+}
+
+// StartCPUSpan begins a span.
+func StartCPUSpan() CPUSpan {
+	s := CPUSpan{self0: selfCPU()}
+	if pid := int(databasePID.Load()); pid > 0 {
+		s.db0, s.dbOK = processTreeCPU(pid)
+	}
+	return s
+}
+
+// PerOp ends the span and divides what was spent by n operations; db is 0
+// when no database is counted.
+func (s CPUSpan) PerOp(n int) (self, db time.Duration) {
+	if n <= 0 {
+		return 0, 0
+	}
+	self = (selfCPU() - s.self0) / time.Duration(n)
+	if !s.dbOK {
+		return self, 0
+	}
+	if d1, ok := processTreeCPU(int(databasePID.Load())); ok {
+		db = (d1 - s.db0) / time.Duration(n)
+	}
+	return self, db
+}
+
+// selfCPU is this process's user and system time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { buildBasalt, compatDir, log, startBasalt, tempDir } from './lib/basalt.mjs'
+import { buildBasalt, compatDir, freePort, log, startBasalt, tempDir } from './lib/basalt.mjs'
 
 async function main() {
   if (!fs.existsSync(path.join(compatDir, 'node_modules', '@supabase', 'supabase-js'))) {
@@ -26,12 +26,21 @@ async function main() {
   let basalt
   try {
     const bin = buildBasalt(tmp)
+    // The passkey tests serve their page from this origin (WebAuthn binds
+    // credentials to the page's origin and host, so it is fixed up front).
+    const webauthnOrigin = `http://localhost:${await freePort()}`
     basalt = await startBasalt({
       bin,
       dir: tmp,
       env: {
         // A second exposed schema for the schema-switching tests (.schema()).
         REST_DB_SCHEMAS: 'public,compat_rest_extra',
+        BASALT_AUTH_WEBAUTHN_RP_ID: 'localhost',
+        BASALT_AUTH_WEBAUTHN_RP_DISPLAY_NAME: 'Basalt compat',
+        BASALT_AUTH_WEBAUTHN_RP_ORIGINS: webauthnOrigin,
+        BASALT_AUTH_PASSKEY_ENABLED: 'true',
+        BASALT_AUTH_MFA_WEB_AUTHN_ENROLL_ENABLED: 'true',
+        BASALT_AUTH_MFA_WEB_AUTHN_VERIFY_ENABLED: 'true',
       },
     })
     const { info, dataDir } = basalt
@@ -51,6 +60,7 @@ async function main() {
       SUPABASE_JWKS_URL: info.jwks_url,
       BASALT_APP_URL: info.app_url ?? '',
       BASALT_DATA_DIR: dataDir,
+      COMPAT_WEBAUTHN_ORIGIN: webauthnOrigin,
     }
     // supabase-js's realtime client needs a global WebSocket, which Node 20
     // has only behind a flag (Node 22 has it by default).

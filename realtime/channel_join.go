@@ -18,10 +18,11 @@ import (
 //
 // Everything a client may count on once it has the ok reply is in place
 // before the reply is queued: the channel is in the hub, and its
-// postgres_changes bindings are registered and, unless validating them
-// takes longer than changesReadyWait, validated. So a broadcast another
-// client sends, or a row committed, right after this client saw SUBSCRIBED
-// reaches it.
+// postgres_changes bindings are registered and validated (with
+// postgres_changes_options.wait, always, else the join fails; without it,
+// unless validating them takes longer than changesReadyWait). So a
+// broadcast another client sends, or a row committed, right after this
+// client saw SUBSCRIBED reaches it.
 func (s *Service) join(c *conn, m *message) {
 	name, ok := strings.CutPrefix(m.Topic, "realtime:")
 	if !ok {
@@ -41,7 +42,18 @@ func (s *Service) join(c *conn, m *message) {
 	var report func()
 	if len(bindings) > 0 {
 		ch.sub = changes.NewSubscriber(ch.caller(), bindingsOf(bindings), ch.deliverChange)
-		report = ch.subscribeChanges()
+		if cfg.waitChanges {
+			// postgres_changes_options.wait: live before the reply, or
+			// the join fails.
+			if err := s.awaitSubscription(ch.sub, cfg.waitTimeout); err != nil {
+				ch.stop()
+				s.replyJoinError(c, m, asJoinError(err))
+				return
+			}
+			report = func() { ch.system("postgres_changes", "ok", "Subscribed to PostgreSQL") }
+		} else {
+			report = ch.subscribeChanges()
+		}
 	}
 	c.mu.Lock()
 	c.channels[m.Topic] = ch
@@ -102,6 +114,36 @@ func (ch *channel) subscribeChanges() func() {
 	case <-t.C:
 		return func() { go func() { ch.reportSubscription(<-res) }() }
 	}
+}
+
+// awaitSubscription makes a subscription live before the join is
+// answered, for a join with postgres_changes_options.wait, as the
+// reference does (blocking the socket meanwhile, as the reference's
+// channel join blocks its socket process). If no node reads the slot
+// before the timeout, the join fails with PostgresChangesSubscribeTimeout
+// (a validation already under way is let finish); bindings the database
+// refuses fail it with RealtimeDisabledForConfiguration.
+func (s *Service) awaitSubscription(sub *changes.Subscriber, timeout time.Duration) error {
+	timedOut := refuse("PostgresChangesSubscribeTimeout: Timed out after " + strconv.FormatInt(timeout.Milliseconds(), 10) +
+		"ms waiting for the postgres_changes subscription")
+	wctx, cancel := context.WithTimeout(s.ctx, timeout)
+	defer cancel()
+	if s.changes == nil {
+		// Nothing will read the slot: the reference retries until the end.
+		<-wctx.Done()
+		return timedOut
+	}
+	if !s.changes.Ready(wctx) {
+		return timedOut
+	}
+	s.changes.Subscribe(sub)
+	vctx, vcancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer vcancel()
+	if err := s.changes.Validate(vctx, sub); err != nil {
+		s.changes.Unsubscribe(sub)
+		return refuse("RealtimeDisabledForConfiguration: " + err.Error())
+	}
+	return nil
 }
 
 // prepareJoin runs every check that can refuse the join and builds the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,10 +34,12 @@ type cluster struct {
 	node string
 	wg   sync.WaitGroup
 
-	mu       sync.Mutex
-	lastSeen map[string]time.Time // other nodes' last word
-	users    map[string]int64     // other nodes' connected users, as last reported
-	stored   atomic.Int64         // bodies stored for being too large
+	mu        sync.Mutex
+	lastSeen  map[string]time.Time     // other nodes' last word
+	users     map[string]int64         // other nodes' connected users, as last reported
+	fences    map[string]chan struct{} // see fence
+	stored    atomic.Int64             // bodies stored for being too large
+	listening atomic.Bool
 	// usersDirty says this node's user count changed since it last told
 	// the others.
 	usersDirty chan struct{}
@@ -44,7 +47,7 @@ type cluster struct {
 
 func newCluster(s *Service) *cluster {
 	return &cluster{s: s, node: uuid.NewString(), lastSeen: map[string]time.Time{},
-		users: map[string]int64{}, usersDirty: make(chan struct{}, 1)}
+		users: map[string]int64{}, fences: map[string]chan struct{}{}, usersDirty: make(chan struct{}, 1)}
 }
 
 // envelope is one message between nodes.
@@ -115,6 +118,8 @@ func (cl *cluster) listen(ctx context.Context) error {
 	if _, err := pc.Exec(ctx, listen); err != nil {
 		return err
 	}
+	cl.listening.Store(true)
+	defer cl.listening.Store(false)
 	// Ask the others for their presence and tell them ours: after a lost
 	// connection they may have expired it.
 	cl.send(ctx, envelope{Kind: "hi"})
@@ -148,11 +153,7 @@ func (cl *cluster) listen(ctx context.Context) error {
 				cl.receive(ctx, body)
 			}
 		case notifyChanges:
-			if eng := cl.s.changes; eng != nil && !eng.Leader() {
-				if body, ok := cl.resolve(ctx, n.Payload); ok {
-					eng.Ingest(ctx, body)
-				}
-			}
+			cl.changeMessage(ctx, n.Payload)
 		}
 	}
 }
@@ -175,37 +176,101 @@ func (cl *cluster) send(ctx context.Context, e envelope) {
 	if err != nil {
 		return
 	}
-	cl.notify(ctx, notifyCluster, b)
-}
-
-// publishChange hands a change the leader read to the other nodes.
-func (cl *cluster) publishChange(change []byte) {
-	if cl.hasPeers() {
-		cl.notify(cl.s.ctx, notifyChanges, change)
+	if err := cl.notify(ctx, notifyCluster, "", b); err != nil {
+		cl.s.log.Warn("realtime: notify", "err", err)
 	}
 }
 
-// notify sends body on a channel. A body larger than a NOTIFY payload is
-// stored in realtime.cluster_messages and the notification carries
-// "@<id>" instead; stored bodies older than a minute are removed now and
-// then.
-func (cl *cluster) notify(ctx context.Context, channel string, body []byte) {
-	payload := string(body)
-	if len(body) > notifyLimit {
+// publishChange hands a change the leader read to the other nodes; the
+// notification starts with this node's id. It returns once the
+// notification is committed (PostgreSQL then delivers it to every
+// listening node).
+func (cl *cluster) publishChange(ctx context.Context, change []byte) error {
+	if !cl.hasPeers() {
+		return nil
+	}
+	return cl.notify(ctx, notifyChanges, cl.node+" ", change)
+}
+
+// changeMessage handles a notification on the changes channel: another
+// node's change, or this node's fence.
+func (cl *cluster) changeMessage(ctx context.Context, payload string) {
+	from, body := "", payload
+	if payload != "" && payload[0] != '{' && payload[0] != '@' {
+		from, body, _ = strings.Cut(payload, " ")
+	}
+	if token, ok := strings.CutPrefix(body, "!"); ok {
+		if from == cl.node {
+			cl.passFence(token)
+		}
+		return
+	}
+	eng := cl.s.changes
+	if eng == nil || from == cl.node {
+		return // this node applied its own changes as it read them
+	}
+	if b, ok := cl.resolve(ctx, body); ok {
+		eng.Ingest(ctx, b)
+	}
+}
+
+// fence returns once this node's listener has handled every change
+// notification committed before the call: notifications arrive in commit
+// order, so it sends one to itself and waits for it. Without a listener
+// there is nothing to wait for.
+func (cl *cluster) fence(ctx context.Context) error {
+	if !cl.listening.Load() {
+		return nil
+	}
+	token := uuid.NewString()
+	passed := make(chan struct{})
+	cl.mu.Lock()
+	cl.fences[token] = passed
+	cl.mu.Unlock()
+	defer func() {
+		cl.mu.Lock()
+		delete(cl.fences, token)
+		cl.mu.Unlock()
+	}()
+	if err := cl.notify(ctx, notifyChanges, cl.node+" ", []byte("!"+token)); err != nil {
+		return err
+	}
+	select {
+	case <-passed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (cl *cluster) passFence(token string) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if ch := cl.fences[token]; ch != nil {
+		close(ch)
+		delete(cl.fences, token)
+	}
+}
+
+// notify sends prefix+body on a channel. A body too large for a NOTIFY
+// payload is stored in realtime.cluster_messages and the notification
+// carries prefix+"@<id>" instead; stored bodies older than a minute are
+// removed now and then.
+func (cl *cluster) notify(ctx context.Context, channel, prefix string, body []byte) error {
+	payload := prefix + string(body)
+	if len(payload) > notifyLimit {
 		var id int64
 		if err := cl.s.admin.QueryRow(ctx, `INSERT INTO realtime.cluster_messages (body) VALUES ($1) RETURNING id`,
-			payload).Scan(&id); err != nil {
-			cl.s.log.Warn("realtime: store cross-node message", "bytes", len(body), "err", err)
-			return
+			string(body)).Scan(&id); err != nil {
+			return fmt.Errorf("store cross-node message of %d bytes: %w", len(body), err)
 		}
-		payload = "@" + strconv.FormatInt(id, 10)
+		payload = prefix + "@" + strconv.FormatInt(id, 10)
 		if cl.stored.Add(1)%100 == 1 {
 			_, _ = cl.s.admin.Exec(ctx, `DELETE FROM realtime.cluster_messages WHERE inserted_at < now() - interval '1 minute'`)
 		}
 	}
-	if _, err := cl.s.admin.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload); err != nil {
-		cl.s.log.Warn("realtime: notify", "err", err)
-	}
+	_, err := cl.s.admin.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload)
+	return err
 }
 
 // resolve returns a notification's body, reading a stored one.

@@ -84,6 +84,99 @@ func TestCluster(t *testing.T) {
 	}
 }
 
+// TestClusterReaderCrash kills the node reading the slot in the middle of
+// a stream of inserts. A client of the other node, subscribed all along,
+// receives every row exactly once: the survivor takes the slot over where
+// it was last confirmed, and the rows both the dead node and the survivor
+// read are delivered once.
+func TestClusterReaderCrash(t *testing.T) {
+	t.Parallel()
+	cfg := realtime.Config{PostgresChanges: true, Cluster: true, MaxEventsPerSecond: 1_000_000}
+	n1 := setup(t, cfg)
+	n2 := node(t, n1.db, n1.keys, cfg)
+	if _, err := n1.db.Admin.Exec(context.Background(), notesSQL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for !n1.svc.ReadsChanges() && !n2.svc.ReadsChanges() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	reader, survivor := n1, n2
+	if n2.svc.ReadsChanges() {
+		reader, survivor = n2, n1
+	}
+	waitPeers(t, n1, n2)
+	f := joinFeed(t, survivor.dial(t, "2.0.0"), "realtime:feed", n1.token(t, "authenticated", userA, time.Hour),
+		map[string]any{"event": "INSERT", "schema": "public", "table": "notes"})
+
+	w := startWriter(n1.db.Admin, userA)
+	w.waitFor(t, 100)
+	realtime.Crash(reader.svc)
+	crashed := w.committed.Load()
+	deadline = time.Now().Add(15 * time.Second)
+	for !survivor.svc.ReadsChanges() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !survivor.svc.ReadsChanges() {
+		t.Fatal("no node took over the slot")
+	}
+	w.waitFor(t, w.committed.Load()+100)
+	last := w.finish(t)
+	got := map[int64]int{}
+	f.until(t, got, last)
+	var missing []int64
+	for id := int64(1); id <= last; id++ {
+		switch got[id] {
+		case 0:
+			missing = append(missing, id)
+		case 1:
+		default:
+			t.Errorf("row %d arrived %d times", id, got[id])
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%d of %d rows never arrived (the reader died after row %d), first %v", len(missing), last, crashed,
+			missing[:min(len(missing), 20)])
+	}
+}
+
+// TestClusterFollowerStop stops, gracefully, a node that does not read the
+// slot while rows stream in: its client receives every row committed
+// before the stop began (published by the reader, some after the stop
+// began) before its socket is closed.
+func TestClusterFollowerStop(t *testing.T) {
+	t.Parallel()
+	cfg := realtime.Config{PostgresChanges: true, Cluster: true, MaxEventsPerSecond: 1_000_000}
+	n1 := setup(t, cfg)
+	n2 := node(t, n1.db, n1.keys, cfg)
+	if _, err := n1.db.Admin.Exec(context.Background(), notesSQL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for !n1.svc.ReadsChanges() && !n2.svc.ReadsChanges() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	follower := n1
+	if !n2.svc.ReadsChanges() {
+		follower = n2
+	}
+	waitPeers(t, n1, n2)
+	f := joinFeed(t, follower.dial(t, "2.0.0"), "realtime:feed", n1.token(t, "authenticated", userA, time.Hour),
+		map[string]any{"event": "INSERT", "schema": "public", "table": "notes"})
+	w := startWriter(n1.db.Admin, userA)
+	w.waitFor(t, 100)
+	beforeStop := w.committed.Load()
+	follower.svc.Close()
+	w.finish(t)
+	got := map[int64]int{}
+	f.until(t, got, 0)
+	for id := int64(1); id <= beforeStop; id++ {
+		if got[id] != 1 {
+			t.Errorf("row %d, committed before the stop, arrived %d times", id, got[id])
+		}
+	}
+}
+
 // waitPeers waits until every node has heard from the others.
 func waitPeers(t *testing.T, nodes ...*bundle) {
 	t.Helper()

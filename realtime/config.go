@@ -57,8 +57,10 @@ type Config struct {
 	// PostgresChanges turns the replication stream on; with it off,
 	// postgres_changes subscriptions get a system error.
 	PostgresChanges bool
-	// SlotName is the logical replication slot (temporary, one per
-	// database; the node holding the advisory lock owns it).
+	// SlotName prefixes the logical replication slot (permanent, one per
+	// database, created when missing; the node holding the advisory lock
+	// reads it). With PostgresChanges off, the slot is dropped if no node
+	// reads it.
 	SlotName string
 	// Cluster turns on cross-node fan-out through LISTEN/NOTIFY (several
 	// nodes on one database). Nodes announce themselves every few seconds;

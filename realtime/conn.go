@@ -30,11 +30,14 @@ type conn struct {
 	claims  *jwt.Claims // its verified claims
 	headers json.RawMessage
 
-	mu       sync.Mutex
-	queue    []frame
-	queued   int
-	closed   bool
-	writing  bool                // a writer goroutine is draining the queue
+	mu     sync.Mutex
+	queue  []frame
+	queued int
+	closed bool
+	// writing: a writer goroutine is draining the queue; it stays set
+	// while the writer holds a batch taken from it, until it finds the
+	// queue empty.
+	writing  bool
 	channels map[string]*channel // by topic
 	counted  bool                // counts toward the concurrent users limit
 	opened   time.Time
@@ -147,7 +150,8 @@ func (c *conn) abort(cause endCause) {
 	_ = c.ws.NetConn().Close()
 }
 
-// closeGracefully flushes what is queued, then closes with a close frame.
+// closeGracefully writes what is queued (including the batch the writer
+// holds), then closes with a close frame.
 func (c *conn) closeGracefully(code int, reason string, cause endCause) {
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,41 @@ type joinConfig struct {
 	postgresChanges    []json.RawMessage // each a JSON object, in request order
 	hasConfig          bool
 	accessToken        *string
+	// waitChanges holds the join reply until the postgres_changes
+	// subscription is live, for at most waitTimeout
+	// (postgres_changes_options).
+	waitChanges bool
+	waitTimeout time.Duration
+}
+
+// postgres_changes_options.timeout: the reference's default and the most
+// it allows (it blocks the socket meanwhile).
+const (
+	defaultWaitTimeout = 15 * time.Second
+	maxWaitTimeout     = 20 * time.Second
+)
+
+// changesOptions is postgres_changes_options as sent.
+type changesOptions struct {
+	Wait    flexBool        `json:"wait"`
+	Timeout json.RawMessage `json:"timeout"`
+}
+
+// timeout reads the timeout in milliseconds as the reference casts it (an
+// integer, or a string holding one), clamped to its maximum; anything else
+// is the default.
+func (o changesOptions) timeout() time.Duration {
+	var n json.Number
+	if s, err := strconv.Unquote(string(o.Timeout)); err == nil {
+		n = json.Number(s)
+	} else {
+		n = json.Number(o.Timeout)
+	}
+	ms, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil {
+		return defaultWaitTimeout
+	}
+	return min(time.Duration(ms)*time.Millisecond, maxWaitTimeout)
 }
 
 // parseJoin reads a join payload leniently.
@@ -73,6 +109,7 @@ func parseJoin(payload json.RawMessage) joinConfig {
 			Key     json.RawMessage `json:"key"`
 		} `json:"presence"`
 		PostgresChanges []json.RawMessage `json:"postgres_changes"`
+		ChangesOptions  changesOptions    `json:"postgres_changes_options"`
 		Private         flexBool          `json:"private"`
 	}
 	if len(raw.Config) == 0 || bytes.Equal(raw.Config, jsonNull) {
@@ -86,8 +123,11 @@ func parseJoin(payload json.RawMessage) joinConfig {
 		_ = json.Unmarshal(parts["broadcast"], &cfg.Broadcast)
 		_ = json.Unmarshal(parts["presence"], &cfg.Presence)
 		_ = json.Unmarshal(parts["postgres_changes"], &cfg.PostgresChanges)
+		_ = json.Unmarshal(parts["postgres_changes_options"], &cfg.ChangesOptions)
 		_ = json.Unmarshal(parts["private"], &cfg.Private)
 	}
+	jc.waitChanges = bool(cfg.ChangesOptions.Wait)
+	jc.waitTimeout = cfg.ChangesOptions.timeout()
 	jc.ack, jc.self = bool(cfg.Broadcast.Ack), bool(cfg.Broadcast.Self)
 	jc.replicationReady = bool(cfg.Broadcast.ReplicationReady)
 	jc.replay = nullable(cfg.Broadcast.Replay)

@@ -56,6 +56,10 @@ type Service struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
+	// closing ends when Close starts closing sockets (closeSockets).
+	closing      context.Context
+	closeSockets context.CancelFunc
+	closeOnce    sync.Once
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -103,10 +107,15 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.closing, s.closeSockets = context.WithCancel(context.Background())
 	s.routes()
 	go s.tick()
 	s.cluster = newCluster(s)
-	if cfg.PostgresChanges {
+	if !cfg.PostgresChanges {
+		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		changes.DropIdleSlot(ctx, admin, cfg.SlotName, s.log)
+		cancel()
+	} else {
 		ccfg := changes.Config{SlotName: cfg.SlotName}
 		if s.metrics != nil {
 			ccfg.SlotLag = func(slot string, bytes float64, reading bool) {
@@ -119,6 +128,7 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 		}
 		if cfg.Cluster {
 			ccfg.Publish = s.cluster.publishChange
+			ccfg.Fence = s.cluster.fence
 		}
 		eng, err := changes.New(s.ctx, ccfg, admin, user, s.log)
 		if err != nil {
@@ -131,8 +141,30 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	return s, nil
 }
 
-// Close stops the background work and disconnects every socket.
+// drainTimeout bounds the graceful part of Close.
+const drainTimeout = 5 * time.Second
+
+// Close stops the service gracefully: changes committed before the call
+// are delivered to this node's subscribers, every socket's queue is
+// written and the socket closed (1001), then the background work stops.
+// The replication slot stays for the next reader.
 func (s *Service) Close() {
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(s.ctx, drainTimeout)
+		defer cancel()
+		if s.changes != nil {
+			s.changes.Drain(ctx)
+		}
+		s.closeSockets()
+		for s.conns.Load() > 0 && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+		s.stop()
+	})
+}
+
+// stop ends the background work and drops every socket at once.
+func (s *Service) stop() {
 	s.cancel()
 	if s.changes != nil {
 		s.changes.Close()
@@ -228,15 +260,21 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 	if s.metrics != nil {
 		s.metrics.Sockets.Inc()
 	}
-	// No goroutine per socket waits for the service to stop.
-	stop := context.AfterFunc(s.ctx, func() { c.abort(endCause{why: "server shutting down", byServer: true}) })
+	// No goroutine per socket waits for the service to stop: a graceful
+	// stop writes out the socket's queue and closes it with 1001; a hard
+	// one (or the end of the graceful stop's bound) drops it.
+	graceful := context.AfterFunc(s.closing, func() {
+		c.closeGracefully(websocket.CloseGoingAway, "", endCause{why: "server stopping", byServer: true})
+	})
+	hard := context.AfterFunc(s.ctx, func() { c.abort(endCause{why: "server shutting down", byServer: true}) })
 	// The socket is read on a goroutine of its own and the HTTP handler
 	// returns: the server's state for the request (its write buffer, the
 	// handler's deep stack) is freed instead of held for the socket's life.
 	// The access log line is written at the upgrade; the socket's end has
 	// its own line.
 	go func() {
-		defer stop()
+		defer graceful()
+		defer hard()
 		c.readLoop()
 	}()
 }

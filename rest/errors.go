@@ -27,6 +27,8 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 
+// orNull turns an empty Postgres detail or hint into JSON null, which is
+// what PostgREST sends and what postgrest-js tests for.
 func orNull(s string) any {
 	if s == "" {
 		return nil
@@ -39,7 +41,9 @@ func pgrstErr(status int, code, msg string, details any, hint any) *apiError {
 	return &apiError{Status: status, Code: code, Message: msg, Details: details, Hint: hint}
 }
 
-// fromPgError maps a Postgres error to PostgREST's HTTP status.
+// fromPgError maps a Postgres error to PostgREST's HTTP status. The body
+// keeps Postgres's own code, message, detail and hint: clients branch on
+// the SQLSTATE (23505 for a duplicate) and show the hint.
 func fromPgError(pe *pgconn.PgError, anon bool) *apiError {
 	e := &apiError{Code: pe.Code, Message: pe.Message, Details: orNull(pe.Detail), Hint: orNull(pe.Hint)}
 	switch pe.Code {
@@ -50,14 +54,20 @@ func fromPgError(pe *pgconn.PgError, anon bool) *apiError {
 	return e
 }
 
+// statusForSQLState is PostgREST's table of SQLSTATE to HTTP status
+// (Error.hs, pgErrorStatus): the specific codes first, then whole classes.
 func statusForSQLState(code, msg string, anon bool) int {
 	switch {
 	case code == "42501":
+		// Permission denied: 401 without a token (authenticating may
+		// help), 403 with one (it would not).
 		if anon {
 			return 401
 		}
 		return 403
 	case code == "21000":
+		// Cardinality violation is a server error, except safeupdate's
+		// refusal of an unfiltered UPDATE/DELETE, which is the client's.
 		if strings.HasSuffix(msg, "requires a WHERE clause") {
 			return 400
 		}
@@ -70,6 +80,8 @@ func statusForSQLState(code, msg string, anon bool) int {
 	case code == "23503", code == "23505":
 		return 409
 	case code == "25006":
+		// A write in a read-only transaction: a GET (or a stable
+		// function) tried to modify data, so the method is wrong.
 		return 405
 	case code == "42883":
 		if strings.HasPrefix(msg, "function xmlagg(") {
@@ -84,6 +96,7 @@ func statusForSQLState(code, msg string, anon bool) int {
 		return 503
 	case code == "P0001":
 		return 400
+	// RAISE … USING ERRCODE = 'PT404' picks the status itself.
 	case strings.HasPrefix(code, "PT") && len(code) == 5:
 		if n, err := strconv.Atoi(code[2:]); err == nil {
 			return n
@@ -152,6 +165,8 @@ func jwtError(err error) *apiError {
 	return e
 }
 
+// partsCount takes the number of parts from the verifier's message, so
+// PGRST301's text matches PostgREST's for a malformed token.
 func partsCount(msg string) string {
 	const k = "got "
 	if i := strings.LastIndex(msg, k); i >= 0 {
@@ -215,17 +230,24 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		}
 	}
 	h := w.Header()
+	// Headers from a RAISE SQLSTATE 'PGRST' error or a JWT failure come
+	// first; the defaults below only fill what they left unset.
 	for k, v := range ae.Headers {
 		h.Set(k, v)
 	}
+	// RFC 6750: a 401 names the scheme it wants.
 	if ae.Status == 401 && h.Get("WWW-Authenticate") == "" {
 		h.Set("WWW-Authenticate", "Bearer")
 	}
+	// A 503 is the database's outage, not the request's fault: a retry
+	// may well land after the reconnect. Proxy-Status (RFC 9209) names
+	// the error for gateways and logs, as PostgREST's responses do.
 	if ae.Status == 503 {
 		h.Set("Retry-After", "0")
 	}
 	h.Set("Proxy-Status", "PostgREST; error="+ae.Code)
 	h.Set("Content-Type", "application/json; charset=utf-8")
+	// Field order as PostgREST writes it: code, details, hint, message.
 	body, _ := json.Marshal(struct {
 		Code    string `json:"code"`
 		Details any    `json:"details"`
@@ -237,4 +259,10 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
+}
+
+// rangeErr is 416 PGRST103: a page that cannot be served (a negative
+// limit, an inverted Range, an offset past the total).
+func rangeErr(details string) *apiError {
+	return pgrstErr(416, "PGRST103", "Requested range not satisfiable", details, nil)
 }

@@ -11,6 +11,7 @@ import (
 // json.Valid has accepted, without decoding values or recursing, so a body
 // costs no memory beyond its own bytes however it is nested.
 
+// skipSpace skips JSON whitespace (the four characters RFC 8259 allows).
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
@@ -55,6 +56,7 @@ func skipValue(b []byte, i int) int {
 		}
 		return i
 	}
+	// A number, true, false or null ends at the next delimiter.
 	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' &&
 		b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
 		i++
@@ -104,6 +106,7 @@ func eachKey(obj []byte, fn func(key []byte) error) error {
 }
 
 // keyString decodes a key as eachKey gives it.
+// Keys are nearly always plain; only one with an escape pays for a decode.
 func keyString(raw []byte) string {
 	for _, c := range raw {
 		if c == '\\' {
@@ -118,6 +121,8 @@ func keyString(raw []byte) string {
 }
 
 // objectKeys lists the distinct keys of the object obj, sorted.
+// Sorted so that the same key set always yields the same column list,
+// and so the same statement text (prepared once per connection).
 func objectKeys(obj []byte) []string {
 	n := 0
 	_ = eachKey(obj, func([]byte) error { n++; return nil })
@@ -132,6 +137,8 @@ func objectKeys(obj []byte) []string {
 
 // appendJSONString appends s as a JSON string; invalid UTF-8 becomes
 // U+FFFD, as encoding/json does.
+// CSV bodies are turned into JSON with it, field by field, without
+// building Go values first.
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')

@@ -1,10 +1,5 @@
 package rest
 
-import (
-	"net/http"
-	"strconv"
-)
-
 // Limits on the query string, far above what clients send, checked while
 // parsing (before any recursion goes deeper) so that a hostile URL is a
 // 400 instead of SQL that exhausts Postgres's stack or target lists.
@@ -24,16 +19,6 @@ const (
 	// (Node's limit is 16 KiB for all of them).
 	maxContentLocation = 4 << 10
 )
-
-// checkURLLength refuses an over-long URL before it is split (or a long
-// name is compared with every table's for a hint).
-func checkURLLength(r *http.Request) error {
-	if n := len(r.URL.EscapedPath()) + len(r.URL.RawQuery); n > maxURLBytes {
-		return pgrstErr(http.StatusBadRequest, "PGRST100", "URL too long",
-			"The URL has "+strconv.Itoa(n)+" bytes; at most "+strconv.Itoa(maxURLBytes)+" are accepted", nil)
-	}
-	return nil
-}
 
 // term counts one more item of the parameter being parsed.
 func (p *scanner) term() error {

@@ -21,6 +21,8 @@ func (s *Service) serveRoot(rc *reqCtx) error {
 	default:
 		return pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
 	}
+	// openapi-mode=disabled hides the schema from anonymous probing
+	// without turning the API off; PostgREST answers PGRST126.
 	if rc.cfg.OpenAPIMode == "disabled" {
 		return pgrstErr(404, "PGRST126", "Root endpoint metadata is disabled", nil, nil)
 	}
@@ -32,6 +34,8 @@ func (s *Service) serveRoot(rc *reqCtx) error {
 	if err != nil {
 		return err
 	}
+	// The document is built per request: it depends on the caller's
+	// privileges (follow-privileges), so it cannot be cached per snapshot.
 	doc := s.openAPI(rc, visible)
 	body, err := json.Marshal(doc)
 	if err != nil {
@@ -46,6 +50,8 @@ func (s *Service) serveRoot(rc *reqCtx) error {
 // use (follow-privileges), checked in one query as that role.
 func (s *Service) visibleObjects(rc *reqCtx) (map[string]bool, error) {
 	vis := map[string]bool{}
+	// ignore-privileges lists everything in the schema cache, with no
+	// round trip to the database.
 	if rc.cfg.OpenAPIMode == "ignore-privileges" {
 		for k := range rc.cache.Tables {
 			vis[k] = true
@@ -66,6 +72,8 @@ func (s *Service) visibleObjects(rc *reqCtx) (map[string]bool, error) {
 			fns = append(fns, k)
 		}
 	}
+	// Sorted so that the statement's arguments, and so its text, do not
+	// depend on map order.
 	sort.Strings(tables)
 	sort.Strings(fns)
 	tj, _ := json.Marshal(tables)
@@ -80,9 +88,11 @@ func (s *Service) visibleObjects(rc *reqCtx) (map[string]bool, error) {
 		"UNION ALL SELECT 'rpc:' || f FROM json_array_elements_text(" + f1 + "::json) f " +
 		"WHERE EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace " +
 		"WHERE n.nspname || '.' || p.proname = f AND has_function_privilege(p.oid, 'EXECUTE'))) s"
+	// Run through the same statement shape and pipeline as a read, so the
+	// check happens as the caller's role with its settings.
 	st := &statement{sql: mainSQL(src, "SELECT * FROM pgrst_source", "null", "coalesce(json_agg(_postgrest_t.x)->0, '[]')", "''"),
 		args: b.args, readOnly: true}
-	res, err := s.execute(rc, st)
+	res, err := s.run(rc, st, accept{}) // a JSON answer, never a plan
 	if err != nil {
 		return nil, err
 	}
@@ -96,12 +106,17 @@ func (s *Service) visibleObjects(rc *reqCtx) (map[string]bool, error) {
 	return vis, nil
 }
 
+// pgToSwagger maps Postgres types with a Swagger counterpart to {type,
+// format}; every other type is a string whose format names the Postgres
+// type, as in PostgREST's document.
 var pgToSwagger = map[string][2]string{
 	"integer": {"integer", "integer"}, "smallint": {"integer", "smallint"}, "bigint": {"integer", "bigint"},
 	"numeric": {"number", "numeric"}, "real": {"number", "real"}, "double precision": {"number", "double precision"},
 	"boolean": {"boolean", "boolean"}, "json": {"", "json"}, "jsonb": {"", "jsonb"},
 }
 
+// swaggerType describes one column or parameter type. Modifiers such as
+// varchar(20) are dropped for the lookup but kept in format.
 func swaggerType(pgType string) map[string]any {
 	base := pgType
 	if i := strings.IndexByte(base, '('); i > 0 {
@@ -120,6 +135,10 @@ func swaggerType(pgType string) map[string]any {
 	return map[string]any{"type": "string", "format": pgType}
 }
 
+// openAPI builds the Swagger 2.0 document PostgREST serves at the root:
+// one definition and path per visible table or view, one path per visible
+// function, with the shared parameters referenced by name. Its shape
+// follows PostgREST's OpenAPI module, since clients generate code from it.
 func (s *Service) openAPI(rc *reqCtx, visible map[string]bool) map[string]any {
 	paths := map[string]any{"/": map[string]any{"get": map[string]any{"produces": []string{"application/openapi+json", "application/json"},
 		"responses": map[string]any{"200": map[string]any{"description": "OK"}}, "summary": "OpenAPI description (this document)", "tags": []string{"Introspection"}}}}
@@ -192,6 +211,8 @@ func (s *Service) openAPI(rc *reqCtx, visible map[string]bool) map[string]any {
 		}
 		post := map[string]any{"tags": []string{"(rpc) " + f.Name}, "produces": []string{"application/json", "application/vnd.pgrst.object+json"},
 			"responses": ok, "parameters": []any{map[string]any{"in": "body", "name": "args", "required": true, "schema": schema}, ref("preferParams")}}
+		// A volatile function returning nothing is called for its
+		// effect, which a GET (run read-only) cannot have: POST only.
 		ops := map[string]any{"post": post}
 		if f.Kind != rpc.Void || !f.Volatile {
 			ops["get"] = map[string]any{"tags": []string{"(rpc) " + f.Name}, "responses": ok}
@@ -219,8 +240,11 @@ func (s *Service) openAPI(rc *reqCtx, visible map[string]bool) map[string]any {
 	}
 }
 
+// ref points at one of sharedParameters.
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/parameters/" + name} }
 
+// sharedParameters are the query and header parameters every path may
+// reference (select, order, Range, Prefer …).
 func sharedParameters() map[string]any {
 	q := func(name, desc string) map[string]any {
 		return map[string]any{"name": name, "description": desc, "required": false, "in": "query", "type": "string"}

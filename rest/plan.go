@@ -1,132 +1,114 @@
 package rest
 
 import (
+	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 )
 
-// buildTree resolves the embeds of items under a root resource.
-func (s *Service) buildTree(c *Cache, t *Table, name, qual string, items []*selectItem) (*node, error) {
-	root := &node{table: t, name: name, qual: qual, items: items}
-	if err := s.resolveEmbeds(c, root); err != nil {
+// Stage 2, plan: what the request asks for, resolved against the schema
+// cache into a tree of nodes (plan_embed.go) with their filters, order and
+// page (plan_filter.go), before any SQL is written. The handlers here and
+// in write.go and rpc_handler.go then walk the remaining stages in order.
+
+// serveTable finds the table or view the path names and the action the
+// method asks for. A missing table is PGRST205 with a "Perhaps you meant"
+// hint among the tables of the same schema, as in PostgREST.
+func (s *Service) serveTable(rc *reqCtx) error {
+	t := rc.cache.Table(rc.schema, rc.route.table)
+	if t == nil {
+		var names []string
+		for _, c := range rc.cache.Tables {
+			if c.Schema == rc.schema {
+				names = append(names, c.Name)
+			}
+		}
+		sort.Strings(names)
+		var hint any
+		if best := fuzzyBest(rc.route.table, names, fuzzyNames); best != "" {
+			hint = "Perhaps you meant the table '" + rc.schema + "." + best + "'"
+		}
+		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, hint)
+	}
+	switch rc.r.Method {
+	case http.MethodGet, http.MethodHead:
+		return s.read(rc, t)
+	case http.MethodPost:
+		return s.insert(rc, t)
+	case http.MethodPatch:
+		return s.update(rc, t)
+	case http.MethodPut:
+		return s.put(rc, t)
+	case http.MethodDelete:
+		return s.delete(rc, t)
+	case http.MethodOptions:
+		allow := []string{"OPTIONS", "GET", "HEAD"}
+		if t.Insertable {
+			allow = append(allow, "POST")
+		}
+		if t.Insertable && t.Updatable && len(t.PK) > 0 {
+			allow = append(allow, "PUT")
+		}
+		if t.Updatable {
+			allow = append(allow, "PATCH")
+		}
+		if t.Deletable {
+			allow = append(allow, "DELETE")
+		}
+		rc.w.Header().Set("Allow", strings.Join(allow, ","))
+		write(rc, http.StatusOK, "", nil)
+		return nil
+	}
+	return pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
+}
+
+// read answers GET and HEAD on a table or view: the tree of what to read
+// (planRead), the one statement that reads it (readStatement), that
+// statement run as the caller (run), and the answer (respondRead).
+func (s *Service) read(rc *reqCtx, t *Table) error {
+	p, err := s.planRead(rc, t)
+	if err != nil {
+		return err
+	}
+	st, err := readStatement(rc, p)
+	if err != nil {
+		return err
+	}
+	res, err := s.run(rc, st, p.acc)
+	if err != nil {
+		return err
+	}
+	return s.respondRead(rc, p, res)
+}
+
+// readPlan is a planned read: the negotiated representation and the tree
+// of the root resource, its embeds, filters, order and page.
+type readPlan struct {
+	acc  accept
+	root *node
+	// from is the quoted table the root reads, its qualifier in the SQL.
+	from string
+}
+
+// planRead plans a read, its checks in a fixed order: media type first (a
+// bad Accept is 406 before the select is parsed), then the select and its
+// embeds, then filters, order and paging from the query string.
+func (s *Service) planRead(rc *reqCtx, t *Table) (*readPlan, error) {
+	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), false)
+	if err != nil {
 		return nil, err
 	}
-	return root, nil
-}
-
-func (s *Service) resolveEmbeds(c *Cache, n *node) error {
-	for _, it := range n.items {
-		if it.Kind != itemEmbed && it.Kind != itemSpread {
-			continue
-		}
-		rel, err := c.findRelationship(n.table, it.Rel, it.Hint)
-		if err != nil {
-			return err
-		}
-		key := it.Rel
-		if it.Alias != "" {
-			key = it.Alias
-		}
-		d := n.depth + 1
-		child := &node{table: rel.Foreign, name: rel.Foreign.Name, depth: d, items: it.Children,
-			qual: quoteIdent(rel.Foreign.Name + "_" + strconv.Itoa(d))}
-		e := &embed{item: it, rel: rel, key: key, node: child,
-			alias: n.name + "_" + key + "_" + strconv.Itoa(d)}
-		n.children = append(n.children, e)
-		if err := s.resolveEmbeds(c, child); err != nil {
-			return err
-		}
+	items, err := parseSelect(selectParam(rc.params))
+	if err != nil {
+		return nil, err
 	}
-	return nil
-}
-
-// reserved parameters are never filters.
-var reserved = map[string]bool{"select": true, "columns": true, "on_conflict": true}
-
-// applyParams distributes filters, trees, order and paging to the nodes
-// they name. isArg reports parameters that are RPC arguments (GET /rpc).
-func applyParams(root *node, ps []param, isArg func(p param) bool) error {
-	for _, p := range ps {
-		if reserved[p.key] || (isArg != nil && isArg(p)) {
-			continue
-		}
-		parts, err := splitKey(p.key)
-		if err != nil {
-			return err
-		}
-		last := parts[len(parts)-1]
-		path := parts[:len(parts)-1]
-		not := false
-		if (last == "or" || last == "and") && len(path) > 0 && path[len(path)-1] == "not" {
-			not, path = true, path[:len(path)-1]
-		}
-		target := root
-		for i, seg := range path {
-			e := target.child(unquote(seg))
-			if e == nil {
-				return errNotEmbedded(strings.Join(path[:i+1], "."))
-			}
-			target = e.node
-		}
-		switch last {
-		case "order":
-			o, err := parseOrder(p.value)
-			if err != nil {
-				return err
-			}
-			target.order = append(target.order, o...)
-		case "limit":
-			if n, ok := parseInt(p.value); ok {
-				target.limit = &n
-			}
-		case "offset":
-			if n, ok := parseInt(p.value); ok {
-				target.offset = &n
-			}
-		case "or", "and":
-			t, err := parseLogicTree(last, not, p.value)
-			if err != nil {
-				return err
-			}
-			target.trees = append(target.trees, t)
-		default:
-			f, err := parseFieldString("filter", last)
-			if err != nil {
-				return err
-			}
-			flt, err := parseFilterValue(f, p.value)
-			if err != nil {
-				return err
-			}
-			target.filters = append(target.filters, flt)
-		}
+	from := quoteIdent(t.Schema) + "." + quoteIdent(t.Name)
+	root, err := s.buildTree(rc.cache, t, t.Name, from, items)
+	if err != nil {
+		return nil, err
 	}
-	return nil
-}
-
-func unquote(s string) string {
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		return s[1 : len(s)-1]
+	if err := applyQuery(rc, root, nil); err != nil {
+		return nil, err
 	}
-	return s
+	return &readPlan{acc: acc, root: root, from: from}, nil
 }
-
-// hasNegativeLimit walks the tree for a limit below zero (416 PGRST103).
-func hasNegativeLimit(n *node) bool {
-	if n.limit != nil && *n.limit < 0 {
-		return true
-	}
-	for _, e := range n.children {
-		if hasNegativeLimit(e.node) {
-			return true
-		}
-	}
-	return false
-}
-
-func rangeErr(details string) *apiError {
-	return pgrstErr(416, "PGRST103", "Requested range not satisfiable", details, nil)
-}
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -1,14 +1,210 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
+
+// Stage 1, request: what the client sent, checked before anything is
+// planned. ServeHTTP hands the result to the plan stage (plan.go,
+// rpc_handler.go, openapi.go) and renders whatever error comes back.
+
+// ServeHTTP routes "/" (OpenAPI), "/{table}" and "/rpc/{fn}". It is the
+// first stage, reading the request, and the last, rendering any error.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// newRequest always returns rc: its role is the anonymous one until
+	// the token is read, which decides 401 or 403 for an early error.
+	rc, err := s.newRequest(w, r)
+	if err == nil {
+		switch {
+		case rc.route.root:
+			err = s.serveRoot(rc)
+		case rc.route.fn != "":
+			err = s.serveRPC(rc)
+		default:
+			err = s.serveTable(rc)
+		}
+	}
+	if err != nil {
+		s.writeError(w, r, err, rc.role == s.cfg.AnonRole)
+	}
+}
+
+// route is the parsed request path: the root (OpenAPI), a table or view,
+// or a function under /rpc.
+type route struct {
+	root  bool
+	table string
+	fn    string
+}
+
+// parsePath splits the escaped path, so that an encoded slash (%2F) stays
+// inside a name rather than adding a segment. One trailing slash is
+// tolerated; anything deeper than /rpc/{fn} is PGRST125.
+func parsePath(p string) (route, bool) {
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return route{root: true}, true
+	}
+	segs := strings.Split(strings.TrimSuffix(p, "/"), "/")
+	for i, s := range segs {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			return route{}, false
+		}
+		segs[i] = u
+	}
+	switch {
+	case len(segs) == 1:
+		return route{table: segs[0]}, true
+	case len(segs) == 2 && segs[0] == "rpc":
+		return route{fn: segs[1]}, true
+	}
+	return route{}, false
+}
+
+// reqCtx is everything one request needs, read once by newRequest and
+// carried through every stage.
+type reqCtx struct {
+	w           http.ResponseWriter
+	r           *http.Request
+	route       route
+	cache       *Cache
+	schema      string
+	profileSent bool
+	role        string
+	claims      []byte
+	prefs       prefs
+	params      []param
+	// cfg is the configuration in force: the service's, overridden by the
+	// in-database pgrst.* settings of the snapshot's reload.
+	cfg *Config
+	// rollback: the transaction ends in ROLLBACK (db-tx-end, Prefer: tx);
+	// txApplied: Prefer: tx was honoured, for Preference-Applied.
+	rollback, txApplied bool
+}
+
+// newRequest reads what every route needs, in a fixed order: URL size and
+// path, the token, the schema cache, the role, the profile header, the
+// query string and Prefer. The first failure is the answer, so the order
+// decides which error a request with several problems gets; the tests pin
+// it.
+func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
+	rc := &reqCtx{w: w, r: r, role: s.cfg.AnonRole}
+	if err := checkURLLength(r); err != nil {
+		return rc, err
+	}
+	rt, ok := parsePath(r.URL.EscapedPath())
+	if !ok {
+		return rc, pgrstErr(404, "PGRST125", "Invalid path specified in request URL", nil, nil)
+	}
+	rc.route = rt
+	// The gateway verified the token once; a failure is rendered here in
+	// PostgREST's words (PGRST301/303), before the schema cache matters.
+	caller := jwt.FromContext(r.Context())
+	if caller.Err != nil {
+		return rc, jwtError(caller.Err)
+	}
+	// One snapshot for the whole request, even if a reload lands meanwhile.
+	cache := s.cache.Load()
+	if cache == nil {
+		return rc, pgrstErr(503, "PGRST002", "Could not query the database for the schema cache. Retrying.", nil, nil)
+	}
+	rc.cache = cache
+	rc.cfg = &cache.cfg
+	if caller.Claims != nil {
+		if caller.Claims.Role != "" {
+			rc.role = caller.Claims.Role
+		}
+		rc.claims = claimsWithRole(caller.Claims, rc.role)
+	}
+	// A role outside the allow-list never reaches Postgres. The error is
+	// what PostgREST would get from SET ROLE: 22023 for a role that does
+	// not exist, 42501 for one the authenticator may not become.
+	if !pg.AllowedRole(rc.role) {
+		if !cache.Roles[rc.role] {
+			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
+		}
+		return rc, &apiError{Status: 403, Code: "42501", Message: `permission denied to set role "` + rc.role + `"`}
+	}
+	// Reads pick the schema with Accept-Profile, writes with
+	// Content-Profile (the body's schema); no header means the first
+	// exposed schema.
+	hdr := "Content-Profile"
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+		hdr = "Accept-Profile"
+	}
+	rc.schema = s.cfg.Schemas[0]
+	if p := r.Header.Get(hdr); p != "" {
+		rc.profileSent = true
+		found := false
+		for _, sc := range s.cfg.Schemas {
+			if sc == p {
+				found = true
+			}
+		}
+		if !found {
+			return rc, pgrstErr(406, "PGRST106", "Invalid schema: "+p, nil,
+				"Only the following schemas are exposed: "+strings.Join(s.cfg.Schemas, ", "))
+		}
+		rc.schema = p
+	}
+	rc.params = parseQuery(r.URL.RawQuery)
+	rc.prefs = parsePrefer(r.Header)
+	// handling=lenient (the default) ignores preferences it does not know;
+	// strict refuses the request instead.
+	if rc.prefs.handling == "strict" && len(rc.prefs.invalid) > 0 {
+		return rc, pgrstErr(400, "PGRST122", "Invalid preferences given with handling=strict",
+			"Invalid preferences: "+strings.Join(rc.prefs.invalid, ", "), nil)
+	}
+	rc.rollback, rc.txApplied = rollbackWanted(rc.cfg, rc.prefs)
+	return rc, nil
+}
+
+// checkURLLength refuses an over-long URL before it is split (or a long
+// name is compared with every table's for a hint).
+func checkURLLength(r *http.Request) error {
+	if n := len(r.URL.EscapedPath()) + len(r.URL.RawQuery); n > maxURLBytes {
+		return pgrstErr(http.StatusBadRequest, "PGRST100", "URL too long",
+			"The URL has "+strconv.Itoa(n)+" bytes; at most "+strconv.Itoa(maxURLBytes)+" are accepted", nil)
+	}
+	return nil
+}
+
+// claimsWithRole returns the claims JSON with "role" set to the effective
+// role, reusing the verified bytes when they already say so.
+func claimsWithRole(c *jwt.Claims, role string) []byte {
+	if c.Role == role && len(c.Raw) > 0 {
+		return c.Raw
+	}
+	m := make(map[string]any, len(c.Map)+1)
+	for k, v := range c.Map {
+		m[k] = v
+	}
+	m["role"] = role
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// txOutcome decides commit vs rollback from db-tx-end and Prefer: tx.
+func rollbackWanted(cfg *Config, p prefs) (rollback bool, applied bool) {
+	switch cfg.TxEnd {
+	case "rollback":
+		return true, false
+	case "commit-allow-override", "rollback-allow-override":
+		if p.tx != "" {
+			return p.tx == "rollback", true
+		}
+		return cfg.TxEnd == "rollback-allow-override", false
+	}
+	return false, false
+}
 
 // param is one decoded query parameter, in request order.
 type param struct{ key, value string }
@@ -36,16 +232,6 @@ func parseQuery(raw string) []param {
 	return out
 }
 
-// first returns the first value of key and whether it was present.
-func first(ps []param, key string) (string, bool) {
-	for _, p := range ps {
-		if p.key == key {
-			return p.value, true
-		}
-	}
-	return "", false
-}
-
 // prefs is the parsed Prefer header.
 type prefs struct {
 	ret, count, resolution, missing, handling, tx, timezone string
@@ -53,6 +239,9 @@ type prefs struct {
 	invalid                                                 []string
 }
 
+// parsePrefer reads every Prefer header, comma-separated tokens each. The
+// first valid value of a preference wins, as in PostgREST; unknown tokens
+// and bad values are kept in invalid for handling=strict.
 func parsePrefer(h http.Header) prefs {
 	var p prefs
 	for _, line := range h.Values("Prefer") {
@@ -87,6 +276,8 @@ func parsePrefer(h http.Header) prefs {
 				set(&p.handling, "strict", "lenient")
 			case "tx":
 				set(&p.tx, "commit", "rollback")
+			// The time zone is checked against pg_timezone_names later,
+			// when the snapshot is known (an unknown one is ignored).
 			case "timezone":
 				if p.timezone == "" {
 					p.timezone = v
@@ -104,212 +295,4 @@ func parsePrefer(h http.Header) prefs {
 		}
 	}
 	return p
-}
-
-// media is the negotiated response representation.
-type media int
-
-const (
-	mediaJSON media = iota
-	mediaObject
-	mediaCSV
-	mediaGeoJSON
-	mediaPlan
-	mediaOpenAPI
-	// mediaCustom is a media-type handler's type (accept.custom).
-	mediaCustom
-)
-
-type accept struct {
-	kind       media
-	stripNulls bool
-	// custom is the Content-Type a media-type handler answers with.
-	custom string
-	// plan options
-	planJSON    bool
-	planFor     media
-	planOptions []string
-}
-
-type mediaRange struct {
-	typ    string
-	params map[string]string
-	q      float64
-}
-
-func parseAcceptHeader(h string) []mediaRange {
-	var out []mediaRange
-	for _, part := range strings.Split(h, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		segs := strings.Split(part, ";")
-		m := mediaRange{typ: strings.ToLower(strings.TrimSpace(segs[0])), params: map[string]string{}, q: 1}
-		for _, s := range segs[1:] {
-			k, v, _ := strings.Cut(strings.TrimSpace(s), "=")
-			k, v = strings.ToLower(strings.TrimSpace(k)), strings.Trim(strings.TrimSpace(v), `"`)
-			if k == "q" {
-				if f, err := strconv.ParseFloat(v, 64); err == nil {
-					m.q = f
-				}
-				continue
-			}
-			if k != "" {
-				m.params[k] = v
-			}
-		}
-		out = append(out, m)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
-	return out
-}
-
-// negotiate picks the response media type; root allows OpenAPI.
-func negotiate(cfg *Config, h string, root bool) (accept, error) {
-	return negotiateWith(cfg, h, root, "")
-}
-
-// negotiateWith is negotiate for an endpoint with a media-type handler: a
-// function returning a domain named after a media type. The handler serves
-// its type wherever the Accept list names it first (also over a built-in
-// type of the same name); a "*/*" handler serves every request, even one
-// without Accept. PostgREST's own vendor types cannot be taken over.
-func negotiateWith(cfg *Config, h string, root bool, handler string) (accept, error) {
-	if strings.HasPrefix(handler, "application/vnd.pgrst.") {
-		handler = ""
-	}
-	if handler == "*/*" {
-		ct := "application/octet-stream"
-		for _, m := range parseAcceptHeader(h) {
-			if !strings.Contains(m.typ, "*") {
-				ct = m.typ
-				break
-			}
-		}
-		return accept{kind: mediaCustom, custom: ct}, nil
-	}
-	if strings.TrimSpace(h) == "" {
-		if root {
-			return accept{kind: mediaOpenAPI}, nil
-		}
-		return accept{kind: mediaJSON}, nil
-	}
-	for _, m := range parseAcceptHeader(h) {
-		if handler != "" && m.typ == handler {
-			return accept{kind: mediaCustom, custom: handler}, nil
-		}
-		if a, ok := builtinMedia(cfg, m, root); ok {
-			return a, nil
-		}
-	}
-	return accept{}, pgrstErr(406, "PGRST107", "None of these media types are available: "+h, nil, nil)
-}
-
-// builtinMedia matches one Accept range against the built-in media types.
-func builtinMedia(cfg *Config, m mediaRange, root bool) (accept, bool) {
-	strip := m.params["nulls"] == "stripped"
-	switch m.typ {
-	case "*/*", "application/*":
-		if root {
-			return accept{kind: mediaOpenAPI}, true
-		}
-		return accept{kind: mediaJSON}, true
-	case "application/json":
-		if root {
-			return accept{kind: mediaOpenAPI}, true
-		}
-		return accept{kind: mediaJSON}, true
-	case "application/openapi+json":
-		if root {
-			return accept{kind: mediaOpenAPI}, true
-		}
-	case "application/vnd.pgrst.array+json", "application/vnd.pgrst.array":
-		if !root {
-			return accept{kind: mediaJSON, stripNulls: strip}, true
-		}
-	case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
-		if !root {
-			return accept{kind: mediaObject, stripNulls: strip}, true
-		}
-	case "text/csv":
-		if !root {
-			return accept{kind: mediaCSV}, true
-		}
-	case "application/geo+json":
-		if !root && cfg.postgis {
-			return accept{kind: mediaGeoJSON}, true
-		}
-	case "application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json":
-		if root || !cfg.PlanEnabled {
-			return accept{}, false
-		}
-		a := accept{kind: mediaPlan, planJSON: m.typ == "application/vnd.pgrst.plan+json", planFor: mediaJSON}
-		switch m.params["for"] {
-		case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
-			a.planFor = mediaObject
-		case "text/csv":
-			a.planFor = mediaCSV
-		}
-		for _, o := range strings.Split(m.params["options"], "|") {
-			switch o {
-			case "analyze", "verbose", "settings", "buffers", "wal":
-				a.planOptions = append(a.planOptions, strings.ToUpper(o))
-			}
-		}
-		return a, true
-	}
-	return accept{}, false
-}
-
-// contentType renders the response Content-Type for a.
-func (a accept) contentType() string {
-	switch a.kind {
-	case mediaObject:
-		if a.stripNulls {
-			return "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8"
-		}
-		return "application/vnd.pgrst.object+json; charset=utf-8"
-	case mediaCSV:
-		return "text/csv; charset=utf-8"
-	case mediaGeoJSON:
-		return "application/geo+json; charset=utf-8"
-	case mediaOpenAPI:
-		return "application/openapi+json; charset=utf-8"
-	case mediaCustom:
-		return a.custom
-	case mediaPlan:
-		f := map[media]string{mediaJSON: "application/json", mediaObject: "application/vnd.pgrst.object+json", mediaCSV: "text/csv"}[a.planFor]
-		if a.planJSON {
-			return `application/vnd.pgrst.plan+json; for="` + f + `"; charset=utf-8`
-		}
-		return `application/vnd.pgrst.plan+text; for="` + f + `"; charset=utf-8`
-	}
-	if a.stripNulls {
-		return "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
-	}
-	return "application/json; charset=utf-8"
-}
-
-// rangeHeader parses "Range: a-b" / "a-" (an optional "items=" is allowed)
-// with PostgREST's grammar: decimal digits only, anything else is ignored.
-// Bounds beyond int64 read as math.MaxInt64 (past every row).
-func rangeHeader(h string) (lo int64, hi *int64, ok bool) {
-	h = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(h), "items="))
-	a, b, found := strings.Cut(h, "-")
-	if !found {
-		return 0, nil, false
-	}
-	l, ok := httpx.ParseDigits(a)
-	if !ok {
-		return 0, nil, false
-	}
-	if b == "" {
-		return l, nil, true
-	}
-	u, ok := httpx.ParseDigits(b)
-	if !ok {
-		return 0, nil, false
-	}
-	return l, &u, true
 }

@@ -13,6 +13,8 @@ import (
 func rpcHint(c *Cache, schema, name string, keys []string) any {
 	overloads := c.Functions[schema+"."+name]
 	var best string
+	// No function of that name: suggest another name. Otherwise the name
+	// was right and the arguments wrong: suggest a parameter list.
 	if len(overloads) == 0 {
 		var names []string
 		for _, list := range c.Functions {
@@ -45,6 +47,11 @@ func rpcHint(c *Cache, schema, name string, keys []string) any {
 // maxFuncArgs is PostgreSQL's FUNC_MAX_ARGS.
 const maxFuncArgs = 100
 
+// rpcResolveError renders a failed overload resolution as PostgREST does:
+// PGRST203 (300) when several functions fit, else PGRST202 (404) whose
+// message and details spell out what was searched for (the argument names,
+// sorted, or the single unnamed body parameter), so a client sees why its
+// call matched nothing.
 func rpcResolveError(cache *Cache, schema, name string, a *rpc.Args, err error) error {
 	var amb *rpc.AmbiguousError
 	if errors.As(err, &amb) {
@@ -55,6 +62,7 @@ func rpcResolveError(cache *Cache, schema, name string, a *rpc.Args, err error) 
 		return pgrstErr(300, "PGRST203", "Could not choose the best candidate function between: "+strings.Join(sigs, ", "),
 			nil, "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
 	}
+	// Sorted on a copy: the arguments are still bound in request order.
 	keys := a.Keys
 	if !sort.StringsAreSorted(keys) {
 		keys = append([]string(nil), keys...)
@@ -102,6 +110,7 @@ func rpcResolveError(cache *Cache, schema, name string, a *rpc.Args, err error) 
 	return pgrstErr(404, "PGRST202", msg, details, hint)
 }
 
+// plural is the "s" of "parameters" in PGRST202's details.
 func plural(n int) string {
 	if n == 1 {
 		return ""

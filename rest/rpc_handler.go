@@ -13,6 +13,15 @@ import (
 	"github.com/basaltdev/basalt/rpc"
 )
 
+// POST/GET /rpc/{fn}: the request's arguments (rpcArguments), the function
+// they resolve to (package rpc, against the schema cache), one statement
+// that calls it and shapes its result like a read, then execute and
+// respond as for tables. Argument binding and result shaping are package
+// rpc's; this file only feeds it the request and uses its SQL pieces.
+
+// isRPCArg tells, on GET /rpc, an argument (a=1) from a filter on the
+// result (a=eq.1) the way PostgREST does: a plain name whose value does not
+// start with an operator, and no reserved or paging parameter.
 func isRPCArg(p param) bool {
 	return !strings.Contains(p.key, ".") && !reserved[p.key] && !looksLikeFilter(p.value) &&
 		p.key != "order" && p.key != "limit" && p.key != "offset" && p.key != "or" && p.key != "and"
@@ -34,6 +43,9 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpc.Args, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A single unnamed parameter of type text, xml or bytea takes the raw
+	// body for these types, as PostgREST allows; JSON and CSV bodies name
+	// the arguments.
 	mt := "application/json"
 	if ct := rc.r.Header.Get("Content-Type"); ct != "" {
 		if m, _, err := mime.ParseMediaType(ct); err == nil {
@@ -57,6 +69,8 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpc.Args, error) {
 	default:
 		return nil, pgrstErr(400, "PGRST102", "Content-Type not acceptable: "+mt, nil, nil)
 	}
+	// No body is a call without arguments; a CSV body's first line
+	// is the one object of arguments.
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		trimmed = []byte("{}")
@@ -74,6 +88,8 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpc.Args, error) {
 	if !json.Valid(trimmed) {
 		return nil, invalidJSON()
 	}
+	// The keys pick the overload. ?columns= names them instead (the body
+	// may then carry more); an array body (bulk call) has none.
 	var keys []string
 	if trimmed[0] == '{' {
 		if cols, ok := first(rc.params, "columns"); ok {
@@ -87,6 +103,9 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpc.Args, error) {
 	return rpc.JSONArgs(trimmed, keys), nil
 }
 
+// serveRPC calls a function. GET and HEAD run it read-only, and so does
+// POST unless the function is volatile (PostgREST's rule): a write inside
+// then fails with 25006, answered 405.
 func (s *Service) serveRPC(rc *reqCtx) error {
 	switch rc.r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodPost:
@@ -97,6 +116,8 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	default:
 		return pgrstErr(405, "PGRST101", "Cannot use the "+rc.r.Method+" method on RPC", nil, nil)
 	}
+	// On POST the body holds the arguments, so a plain a=1 in the query
+	// string is a filter without an operator: PostgREST's parse error.
 	if rc.r.Method == http.MethodPost {
 		for _, p := range rc.params {
 			if isRPCArg(p) {
@@ -122,6 +143,8 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	if !fn.SetOf && rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil {
 		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
 	}
+	// The arguments travel as one bound JSON value ($1), which the call
+	// unpacks by name; the statement text depends only on the names.
 	b := newBuilder(rc)
 	from, call, uses := rpc.Call(fn, args.Keys, "$1")
 	if uses {
@@ -130,6 +153,9 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	head := rc.r.Method == http.MethodHead
 	readOnly := rc.r.Method != http.MethodPost || !fn.Volatile
 	source := rpc.Source(fn, from, call)
+	// The result is shaped by what the function returns: nothing, scalars
+	// (one value or a set), or rows, which are read like a table's with
+	// select, filters, order and paging over the call.
 	inner, count, body := "SELECT * FROM pgrst_source", "null", "''"
 	var root *node
 	switch fn.Shape() {
@@ -155,15 +181,17 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		body = "''"
 	}
 	st := &statement{sql: mainSQL(source, inner, count, body, "''"), args: b.args, readOnly: readOnly}
+	// Only a set can have the wrong number of rows; a scalar result is
+	// always exactly one.
 	if fn.SetOf {
 		st.verify = chain(singleCheck(acc), maxAffectedCheck(rc))
 	}
-	if acc.kind == mediaPlan {
-		return s.explain(rc, st, acc)
-	}
-	res, err := s.execute(rc, st)
+	res, err := s.run(rc, st, acc)
 	if err != nil {
 		return err
+	}
+	if res.plan {
+		return respondPlan(rc, acc, res)
 	}
 	h := rc.w.Header()
 	status := http.StatusOK
@@ -177,6 +205,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	h.Set("Content-Range", contentRange(lower, res.page, res.total))
 	s.preferenceApplied(rc, false, false)
 	s.profileHeader(rc)
+	// A void function answers 204 unless response.status says otherwise.
 	if fn.Kind == rpc.Void {
 		status = http.StatusNoContent
 	}
@@ -187,6 +216,8 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		write(rc, status, "", nil)
 		return nil
 	}
+	// A bytea media-type handler's result comes back as text in hex form
+	// (the pipeline reads text); the client gets the bytes.
 	if acc.kind == mediaCustom && fn.MediaBase == "bytea" {
 		raw, err := hex.DecodeString(string(res.body))
 		if err != nil {
@@ -194,6 +225,8 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		}
 		res.body = raw
 	}
+	// A function returning one row or value is one object already: the
+	// answer is labelled plain vnd.pgrst.object+json, without nulls=.
 	ct := acc.contentType()
 	if acc.kind == mediaObject && !fn.SetOf {
 		ct = "application/vnd.pgrst.object+json; charset=utf-8"
@@ -225,10 +258,7 @@ func (s *Service) rpcRowsSQL(rc *reqCtx, b *builder, fn *rpc.Function) (root *no
 	if rc.r.Method != http.MethodPost {
 		isArg = isRPCArg
 	}
-	if err := applyParams(root, rc.params, isArg); err != nil {
-		return nil, "", "", err
-	}
-	if err := pageBounds(rc, root); err != nil {
+	if err := applyQuery(rc, root, isArg); err != nil {
 		return nil, "", "", err
 	}
 	srcFrom := "pgrst_source AS " + quoteIdent(alias)
@@ -250,7 +280,9 @@ func (s *Service) rpcRowsSQL(rc *reqCtx, b *builder, fn *rpc.Function) (root *no
 	return root, inner, count, nil
 }
 
-// syntheticTable describes a RETURNS TABLE(...) / OUT-parameter result.
+// syntheticTable describes a RETURNS TABLE(...) / OUT-parameter result, so
+// the read machinery can select and filter its columns like a table's. It
+// has no keys, so nothing can be embedded from it.
 func syntheticTable(fn *rpc.Function) *Table {
 	t := &Table{Schema: fn.Schema, Name: fn.Name, cols: map[string]*Column{}}
 	for _, c := range fn.OutCols {

@@ -11,15 +11,25 @@ import (
 	"github.com/basaltdev/basalt/rpc"
 )
 
+// The schema cache: what PostgREST's SchemaCache module reads from the
+// catalogs before it serves anything. Every request plans against one
+// snapshot (tables, keys, relationships, functions, role settings), so a
+// request never queries the catalogs itself and its plan cannot see half a
+// migration.
+
 // Column is one column of a table or view.
 type Column struct {
-	Name     string
-	Type     string // format_type
+	Name string
+	Type string // format_type
+	// Nullable and Default only feed the OpenAPI document's "required"
+	// list and missing=default inserts; Postgres enforces both itself.
 	Nullable bool
 	Default  string // default expression, "" when none
 	// JSONWrap is true for composite and array columns: JSON paths on them
 	// go through to_jsonb first.
-	JSONWrap  bool
+	JSONWrap bool
+	// TSVector columns are searched as they are; any other column is
+	// wrapped in to_tsvector() by the full-text operators.
 	TSVector  bool
 	Generated bool
 }
@@ -32,10 +42,13 @@ type Table struct {
 	cols         map[string]*Column
 	PK           []string
 	Uniques      [][]string // unique and PK column sets, for one-to-one detection
-	Insertable   bool
-	Updatable    bool
-	Deletable    bool
-	Description  string
+	// Insertable, Updatable and Deletable come from
+	// pg_relation_is_updatable, so a view answers OPTIONS (Allow) and
+	// the OpenAPI document the way PostgREST shows it.
+	Insertable  bool
+	Updatable   bool
+	Deletable   bool
+	Description string
 }
 
 // Column returns the named column or nil.
@@ -44,7 +57,9 @@ func (t *Table) Column(name string) *Column { return t.cols[name] }
 // IsView reports whether t is a view or materialized view.
 func (t *Table) IsView() bool { return t.Kind == 'v' || t.Kind == 'm' }
 
-// cardinality of a relationship seen from its origin.
+// cardinality of a relationship seen from its origin. It decides the JSON
+// shape of an embed: an object for to-one, an array for to-many, as in
+// PostgREST's relationship types (M2O, O2M, O2O, M2M).
 type cardinality int
 
 const (
@@ -68,12 +83,15 @@ type Relationship struct {
 	Card           cardinality
 	Constraint     string
 	Cols, FCols    []string
-	// many-to-many
+	// Many-to-many: the junction's two constraints are kept so that a hint
+	// may name either, as PostgREST accepts.
 	Junction      *Table
 	JConstraint1  string
 	JConstraint2  string
 	JCols, JFCols []string
-	SelfRef       bool
+	// SelfRef marks a table that references itself: its embeds are named
+	// differently (selfRelMatches in plan_embed.go).
+	SelfRef bool
 	// Computed is set for computed relationships: fn(Table) RETURNS
 	// [SETOF] Foreign.
 	Computed *rpc.Function
@@ -108,6 +126,10 @@ type Cache struct {
 // Table finds schema.name.
 func (c *Cache) Table(schema, name string) *Table { return c.Tables[schema+"."+name] }
 
+// tablesSQL lists the exposed relations. Partitions are left out (their
+// parent is the API's table, as in PostgREST). Plain and partitioned tables
+// take every command (privileges aside), as PostgREST assumes; only views
+// and foreign tables ask pg_relation_is_updatable.
 const tablesSQL = `
 SELECT n.nspname, c.relname, c.relkind::text,
   CASE WHEN c.relkind IN ('r','p') THEN 28 ELSE pg_relation_is_updatable(c.oid::regclass, true) END,
@@ -135,6 +157,10 @@ LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
 WHERE n.nspname = ANY($1) AND c.relkind IN ('r','v','m','f','p') AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY n.nspname, c.relname, a.attnum`
 
+// keysSQL reads primary keys, unique constraints and foreign keys in every
+// schema, not only the exposed ones: a view in an exposed schema inherits
+// the keys of a table in a private one. Column arrays keep the constraint's
+// column order, which the join conditions pair up position by position.
 const keysSQL = `
 SELECT n.nspname, c.relname, con.contype::text, con.conname,
   array(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(n, o)
@@ -169,6 +195,10 @@ JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`
 
+// roleSettingsSQL reads ALTER ROLE … SET values, database-specific ones
+// after the global ones so that they win (the later entry is applied
+// later). PostgREST applies them per request because SET ROLE alone does
+// not: role settings only take effect at login.
 const roleSettingsSQL = `
 SELECT r.rolname, split_part(kv, '=', 1), substr(kv, strpos(kv, '=') + 1)
 FROM pg_db_role_setting s
@@ -177,6 +207,8 @@ CROSS JOIN LATERAL unnest(s.setconfig) kv
 WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
 ORDER BY r.rolname, s.setdatabase`
 
+// querier is what loading needs from a pool; tests and type generation
+// pass a plain connection.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
@@ -193,6 +225,7 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 			return err
 		}
 		t.Kind = kind[0]
+		// pg_relation_is_updatable's bits: 4 UPDATE, 8 INSERT, 16 DELETE.
 		t.Insertable, t.Updatable, t.Deletable = upd&8 != 0, upd&4 != 0, upd&16 != 0
 		c.Tables[t.Schema+"."+t.Name] = t
 		return nil
@@ -240,6 +273,8 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 	}); err != nil {
 		return nil, fmt.Errorf("load keys: %w", err)
 	}
+	// Views have no constraints of their own: their keys are inferred from
+	// the columns they expose, so embedding works through them.
 	lineage, err := loadViewLineage(ctx, q, schemas)
 	if err != nil {
 		return nil, err
@@ -265,6 +300,8 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 	}); err != nil {
 		return nil, fmt.Errorf("load roles: %w", err)
 	}
+	// Prefer: timezone is only honoured for a name Postgres knows; an
+	// unknown one would fail the whole request at SET time.
 	c.Timezones = map[string]bool{}
 	if err := scanRows(ctx, q, `SELECT name FROM pg_timezone_names`, nil, func(r pgx.Rows) error {
 		var n string
@@ -287,11 +324,15 @@ func loadCache(ctx context.Context, q querier, schemas []string) (*Cache, error)
 		return nil, err
 	}
 	c.Functions = fns
+	// Computed relationships go last: one replaces a detected
+	// relationship of the same name, as PostgREST lets a function
+	// override a foreign key.
 	c.buildRelationships(fks)
 	c.addComputed()
 	return c, nil
 }
 
+// scanRows runs one catalog query and hands each row to fn.
 func scanRows(ctx context.Context, q querier, sql string, args []any, fn func(pgx.Rows) error) error {
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
@@ -306,6 +347,7 @@ func scanRows(ctx context.Context, q querier, sql string, args []any, fn func(pg
 	return rows.Err()
 }
 
+// allIn reports whether every column of cols is in set.
 func allIn(cols []string, set map[string]bool) bool {
 	for _, c := range cols {
 		if !set[c] {
@@ -328,6 +370,7 @@ func loadViewLineage(ctx context.Context, q querier, schemas []string) (lineage,
 	out := lineage{}
 	for _, s := range srcs {
 		view, base := s.ViewSchema+"."+s.View, s.Schema+"."+s.Relation
+		// A self-reference (a recursive view) carries no key over.
 		if base == view {
 			continue
 		}
@@ -367,7 +410,11 @@ func (c *Cache) inferViews(fks []fk, pks map[string][]string, lin lineage) []fk 
 	for v := range lin {
 		views = append(views, v)
 	}
+	// Sorted, so that which base table's key a view takes, when two
+	// could give one, does not depend on map order between reloads.
 	sort.Strings(views)
+	// Three passes reach views stacked three deep; deeper stacks are rare
+	// and then simply embed without the inferred keys.
 	for pass := 0; pass < 3; pass++ {
 		base := append([]fk(nil), fks...)
 		for _, v := range views {
@@ -410,6 +457,8 @@ func (c *Cache) inferViews(fks []fk, pks map[string][]string, lin lineage) []fk 
 	return fks
 }
 
+// hasFK reports whether the same constraint already links the two
+// relations, so that a later pass does not infer it twice.
 func hasFK(fks []fk, s, t, name, fs, ft string) bool {
 	for _, k := range fks {
 		if k.schema == s && k.table == t && k.name == name && k.fschema == fs && k.ftable == ft {
@@ -419,6 +468,8 @@ func hasFK(fks []fk, s, t, name, fs, ft string) bool {
 	return false
 }
 
+// sameSet compares column sets regardless of order: a unique constraint
+// on (b, a) makes a foreign key on (a, b) one-to-one.
 func sameSet(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -430,6 +481,7 @@ func sameSet(a, b []string) bool {
 	return allIn(b, m)
 }
 
+// isUnique reports whether cols are exactly a unique or primary key of t.
 func (t *Table) isUnique(cols []string) bool {
 	for _, u := range t.Uniques {
 		if sameSet(u, cols) {
@@ -451,6 +503,8 @@ func (c *Cache) buildRelationships(fks []fk) {
 		if t == nil || f == nil {
 			continue
 		}
+		// Each foreign key gives two relationships, one from each end; a
+		// key that is also unique makes both ends one-to-one.
 		self := t == f
 		fwd, back := m2o, o2m
 		if t.isUnique(k.cols) {
@@ -487,12 +541,16 @@ func (c *Cache) buildRelationships(fks []fk) {
 			}
 		}
 	}
+	// A stable order makes PGRST201's list of candidates (and the hint
+	// built from it) the same on every reload.
 	for k := range c.Rels {
 		rs := c.Rels[k]
 		sort.SliceStable(rs, func(i, j int) bool { return relSortKey(rs[i]) < relSortKey(rs[j]) })
 	}
 }
 
+// relSortKey orders relationships by constraint name, junctions by name
+// and then by their two constraints.
 func relSortKey(r *Relationship) string {
 	if r.Card == m2m {
 		return r.Junction.Name + "\x00" + r.JConstraint1 + "\x00" + r.JConstraint2
@@ -539,6 +597,8 @@ func (c *Cache) addComputed() {
 			if pt == nil {
 				continue
 			}
+			// SETOF is to-many unless the function declares ROWS 1,
+			// PostgREST's way of marking a set-returning function to-one.
 			card := m2o
 			if f.SetOf && f.Rows != 1 {
 				card = o2m

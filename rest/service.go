@@ -5,6 +5,27 @@
 // builds without decoding it. Functions are called through package rpc at
 // /rpc/{fn}. The schema cache is read from pg_catalog at start and reloaded
 // on NOTIFY pgrst (sent by the DDL event trigger in sql/platform).
+//
+// A request passes five stages, and the files are named after them. A GET
+// goes through them in this order and enters each file once:
+//
+//	request   request.go (ServeHTTP: path, caller, profile, query string,
+//	          Prefer), request_body.go (bodies, for writes)
+//	plan      plan.go (which table, which action; the read handler),
+//	          plan_media.go (Accept), plan_select.go (select grammar),
+//	          plan_embed.go (embeds, relationships, "Perhaps you meant"),
+//	          plan_filter.go (filters, order, paging), plan_write.go
+//	SQL       sql_select.go (the SELECT over the tree, its conditions and
+//	          count), sql.go (the statement's shape and checks),
+//	          sql_write.go (INSERT, UPDATE, DELETE)
+//	execute   execute.go (the caller's setup), execute_tx.go (pool and
+//	          transaction), execute_pipeline.go (one round trip, prepared
+//	          statements)
+//	respond   respond.go (status, headers, body), errors.go (errors)
+//
+// write.go and rpc_handler.go hold the write and function handlers, which
+// pass the same stages; openapi.go answers the root; schema.go and its
+// helpers load the schema cache every stage reads.
 package rest
 
 import (
@@ -14,8 +35,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +42,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -53,8 +71,6 @@ type Service struct {
 }
 
 var _ http.Handler = (*Service)(nil)
-
-var errPoolTimeout = errors.New("pool acquire timeout")
 
 // Option changes how New builds the service.
 type Option func(*Service)
@@ -185,130 +201,4 @@ func (s *Service) listenOnce(ctx context.Context) error {
 			s.log.Warn("rest: schema reload", "err", err)
 		}
 	}
-}
-
-// route is the parsed request path.
-type route struct {
-	root  bool
-	table string
-	fn    string
-}
-
-func parsePath(p string) (route, bool) {
-	p = strings.TrimPrefix(p, "/")
-	if p == "" {
-		return route{root: true}, true
-	}
-	segs := strings.Split(strings.TrimSuffix(p, "/"), "/")
-	for i, s := range segs {
-		u, err := url.PathUnescape(s)
-		if err != nil {
-			return route{}, false
-		}
-		segs[i] = u
-	}
-	switch {
-	case len(segs) == 1:
-		return route{table: segs[0]}, true
-	case len(segs) == 2 && segs[0] == "rpc":
-		return route{fn: segs[1]}, true
-	}
-	return route{}, false
-}
-
-// ServeHTTP routes "/" (OpenAPI), "/{table}" and "/rpc/{fn}".
-func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rc, err := s.newRequest(w, r)
-	if err != nil {
-		s.writeError(w, r, err, rc == nil || rc.role == s.cfg.AnonRole)
-		return
-	}
-	switch {
-	case rc.route.root:
-		err = s.serveRoot(rc)
-	case rc.route.fn != "":
-		err = s.serveRPC(rc)
-	default:
-		err = s.serveTable(rc)
-	}
-	if err != nil {
-		s.writeError(w, r, err, rc.role == s.cfg.AnonRole)
-	}
-}
-
-// reqCtx is everything one request needs.
-type reqCtx struct {
-	w           http.ResponseWriter
-	r           *http.Request
-	route       route
-	cache       *Cache
-	schema      string
-	profileSent bool
-	role        string
-	claims      []byte
-	prefs       prefs
-	params      []param
-	// cfg is the configuration in force: the service's, overridden by the
-	// in-database pgrst.* settings of the snapshot's reload.
-	cfg *Config
-}
-
-func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
-	rc := &reqCtx{w: w, r: r, role: s.cfg.AnonRole}
-	if err := checkURLLength(r); err != nil {
-		return rc, err
-	}
-	rt, ok := parsePath(r.URL.EscapedPath())
-	if !ok {
-		return rc, pgrstErr(404, "PGRST125", "Invalid path specified in request URL", nil, nil)
-	}
-	rc.route = rt
-	caller := jwt.FromContext(r.Context())
-	if caller.Err != nil {
-		return rc, jwtError(caller.Err)
-	}
-	cache := s.cache.Load()
-	if cache == nil {
-		return rc, pgrstErr(503, "PGRST002", "Could not query the database for the schema cache. Retrying.", nil, nil)
-	}
-	rc.cache = cache
-	rc.cfg = &cache.cfg
-	if caller.Claims != nil {
-		if caller.Claims.Role != "" {
-			rc.role = caller.Claims.Role
-		}
-		rc.claims = claimsWithRole(caller.Claims, rc.role)
-	}
-	if !pg.AllowedRole(rc.role) {
-		if !cache.Roles[rc.role] {
-			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
-		}
-		return rc, &apiError{Status: 403, Code: "42501", Message: `permission denied to set role "` + rc.role + `"`}
-	}
-	hdr := "Content-Profile"
-	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
-		hdr = "Accept-Profile"
-	}
-	rc.schema = s.cfg.Schemas[0]
-	if p := r.Header.Get(hdr); p != "" {
-		rc.profileSent = true
-		found := false
-		for _, sc := range s.cfg.Schemas {
-			if sc == p {
-				found = true
-			}
-		}
-		if !found {
-			return rc, pgrstErr(406, "PGRST106", "Invalid schema: "+p, nil,
-				"Only the following schemas are exposed: "+strings.Join(s.cfg.Schemas, ", "))
-		}
-		rc.schema = p
-	}
-	rc.params = parseQuery(r.URL.RawQuery)
-	rc.prefs = parsePrefer(r.Header)
-	if rc.prefs.handling == "strict" && len(rc.prefs.invalid) > 0 {
-		return rc, pgrstErr(400, "PGRST122", "Invalid preferences given with handling=strict",
-			"Invalid preferences: "+strings.Join(rc.prefs.invalid, ", "), nil)
-	}
-	return rc, nil
 }

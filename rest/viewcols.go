@@ -28,6 +28,9 @@ func viewColumnOrigins(tree string) ([]viewColumn, error) {
 	if len(toks) < 3 || toks[0].text != "(" || toks[1].text != "{" || toks[2].text != "QUERY" {
 		return nil, fmt.Errorf("rest: view rule is not a query list")
 	}
+	// Depth 2 is the first QUERY node's own fields; deeper :targetList
+	// fields belong to subqueries and CTEs, whose columns the view does
+	// not expose directly.
 	depth := 0
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -51,6 +54,8 @@ func targetEntries(toks []nodeToken) ([]viewColumn, error) {
 	if len(toks) == 0 || toks[0].text != "(" {
 		return nil, nil
 	}
+	// Each {TARGETENTRY …} at depth 2 is one output column; its fields are
+	// collected as they come and the entry is kept when it closes.
 	var out []viewColumn
 	var cur viewColumn
 	var junk, named bool

@@ -55,6 +55,8 @@ func ViewColumnSources(ctx context.Context, q querier, schemas []string) ([]View
 	type rel struct{ schema, name string }
 	rels := map[uint32]rel{}
 	names := map[attr]string{}
+	// Names are looked up by oid in one query for all views, wherever
+	// the origins live.
 	if len(oids) > 0 {
 		list := make([]uint32, 0, len(oids))
 		for o := range oids {
@@ -74,6 +76,8 @@ func ViewColumnSources(ctx context.Context, q querier, schemas []string) ([]View
 			return nil, fmt.Errorf("load view columns: %w", err)
 		}
 	}
+	// A column whose origin is missing from the names (a dropped or
+	// system column) is left out rather than guessed.
 	var out []ViewColumnSource
 	for _, v := range views {
 		for _, c := range v.cols {

@@ -152,10 +152,11 @@ func (s *Service) getBucket(w http.ResponseWriter, r *http.Request) error {
 }
 
 // bucketInput is the body of create and update; raw fields keep "absent"
-// apart from null.
+// apart from null. Its validate tags are create's schema (update requires
+// nothing).
 type bucketInput struct {
 	ID               *string         `json:"id"`
-	Name             *string         `json:"name"`
+	Name             *string         `json:"name" validate:"required"`
 	Public           *bool           `json:"public"`
 	FileSizeLimit    json.RawMessage `json:"file_size_limit"`
 	AllowedMimeTypes json.RawMessage `json:"allowed_mime_types"`
@@ -242,8 +243,8 @@ func (s *Service) createBucket(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if in.Name == nil {
-		return errSchema("body must have required property 'name'")
+	if err := checkBody(&in); err != nil {
+		return err
 	}
 	id := *in.Name
 	if in.ID != nil && *in.ID != "" {

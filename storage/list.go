@@ -21,9 +21,6 @@ type listEntry struct {
 	Metadata       json.RawMessage `json:"metadata"`
 }
 
-// sortColumns are the columns list requests may sort by.
-var sortColumns = map[string]bool{"name": true, "updated_at": true, "created_at": true, "last_accessed_at": true}
-
 // listSQL lists one level below a prefix, as the caller (RLS SELECT). $1
 // bucket, $2 the prefix (folder, with its trailing '/'), $3 the LIKE pattern
 // (prefix + search, case-insensitive), $4 limit, $5 offset. Each name is cut
@@ -51,20 +48,20 @@ func (s *Service) listObjects(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		Prefix *string `json:"prefix"`
+		Prefix *string `json:"prefix" validate:"required"`
 		Limit  *int64  `json:"limit"`
 		Offset *int64  `json:"offset"`
 		Search string  `json:"search"`
 		SortBy *struct {
-			Column string `json:"column"`
+			Column string `json:"column" validate:"omitempty,oneof=name updated_at created_at last_accessed_at"`
 			Order  string `json:"order"`
 		} `json:"sortBy"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if in.Prefix == nil {
-		return errSchema("body must have required property 'prefix'")
+	if err := checkBody(&in); err != nil {
+		return err
 	}
 	b, err := s.findBucket(r, param(r, "bucket"))
 	if err != nil {
@@ -87,9 +84,6 @@ func (s *Service) listObjects(w http.ResponseWriter, r *http.Request) error {
 	col, order := "name", "ASC"
 	if in.SortBy != nil {
 		if in.SortBy.Column != "" {
-			if !sortColumns[in.SortBy.Column] {
-				return errSchema("body/sortBy/column must be equal to one of the allowed values")
-			}
 			col = in.SortBy.Column
 		}
 		if strings.EqualFold(in.SortBy.Order, "desc") {
@@ -171,11 +165,14 @@ func (s *Service) listObjectsV2(w http.ResponseWriter, r *http.Request) error {
 		Cursor        string `json:"cursor"`
 		WithDelimiter bool   `json:"with_delimiter"`
 		SortBy        *struct {
-			Column string `json:"column"`
+			Column string `json:"column" validate:"omitempty,oneof=name updated_at created_at"`
 			Order  string `json:"order"`
 		} `json:"sortBy"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if err := checkBody(&in); err != nil {
 		return err
 	}
 	b, err := s.findBucket(r, param(r, "bucket"))
@@ -199,9 +196,6 @@ func (s *Service) listObjectsV2(w http.ResponseWriter, r *http.Request) error {
 	col, order := "name", "ASC"
 	if in.SortBy != nil {
 		if in.SortBy.Column != "" {
-			if in.SortBy.Column != "name" && in.SortBy.Column != "updated_at" && in.SortBy.Column != "created_at" {
-				return errSchema("body/sortBy/column must be equal to one of the allowed values")
-			}
 			col = in.SortBy.Column
 		}
 		if strings.EqualFold(in.SortBy.Order, "desc") {

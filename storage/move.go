@@ -15,20 +15,17 @@ import (
 
 // moveInput is the body of /object/move and /object/copy.
 type moveInput struct {
-	BucketID          string          `json:"bucketId"`
-	SourceKey         string          `json:"sourceKey"`
-	DestinationKey    string          `json:"destinationKey"`
+	BucketID          string          `json:"bucketId" validate:"required"`
+	SourceKey         string          `json:"sourceKey" validate:"required"`
+	DestinationKey    string          `json:"destinationKey" validate:"required"`
 	DestinationBucket string          `json:"destinationBucket"`
 	CopyMetadata      *bool           `json:"copyMetadata"`
 	Metadata          json.RawMessage `json:"metadata"`
 }
 
 func (in *moveInput) validate() error {
-	for _, f := range []struct{ v, name string }{{in.BucketID, "bucketId"}, {in.SourceKey, "sourceKey"},
-		{in.DestinationKey, "destinationKey"}} {
-		if f.v == "" {
-			return errSchema("body must have required property '" + f.name + "'")
-		}
+	if err := checkBody(in); err != nil {
+		return err
 	}
 	if in.DestinationBucket == "" {
 		in.DestinationBucket = in.BucketID

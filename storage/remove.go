@@ -20,12 +20,12 @@ func (s *Service) removeObjects(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		Prefixes []string `json:"prefixes"`
+		Prefixes []string `json:"prefixes" validate:"required,min=1"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if err := checkBulkList("prefixes", in.Prefixes); err != nil {
+	if err := checkBulkList(&in, in.Prefixes); err != nil {
 		return err
 	}
 	b, err := s.findBucket(r, param(r, "bucket"))
@@ -101,16 +101,14 @@ func (s *Service) deleteObject(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, map[string]string{"message": "Successfully deleted"})
 }
 
-// checkBulkList validates the name list of a bulk request (remove's
-// "prefixes", batch signing's "paths") with the reference's schema errors:
-// required, at least one item, at most maxBulk.
-func checkBulkList(field string, names []string) error {
-	switch {
-	case names == nil:
-		return errSchema("body must have required property '" + field + "'")
-	case len(names) < 1:
-		return errSchema("body/" + field + " must NOT have fewer than 1 items")
-	case len(names) > maxBulk:
+// checkBulkList validates the body of a bulk request and its name list
+// (remove's "prefixes", batch signing's "paths"): the schema's rules
+// (required, at least one item), then the reference's cap of maxBulk.
+func checkBulkList(body any, names []string) error {
+	if err := checkBody(body); err != nil {
+		return err
+	}
+	if len(names) > maxBulk {
 		return errInvalid("Bulk object requests are limited to 1000 objects per request.")
 	}
 	return nil

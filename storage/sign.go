@@ -19,11 +19,16 @@ import (
 // scope:"upload", iat, exp}. The url claim is "<bucket>/<path>" and must
 // match the request exactly, so a token opens one object and nothing else.
 
-// signInput is the body of POST /object/sign/...
+// signInput is the body of POST /object/sign/{bucket}/{path}.
 type signInput struct {
 	ExpiresIn json.RawMessage `json:"expiresIn"`
-	Paths     []string        `json:"paths"`
 	Transform *transform      `json:"transform"`
+}
+
+// signManyInput is the body of POST /object/sign/{bucket}.
+type signManyInput struct {
+	signInput
+	Paths []string `json:"paths" validate:"required,min=1"`
 }
 
 // expiry validates expiresIn (an integer number of seconds, at least 1).
@@ -116,7 +121,7 @@ func (s *Service) signURLs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in signInput
+	var in signManyInput
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -124,7 +129,7 @@ func (s *Service) signURLs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := checkBulkList("paths", in.Paths); err != nil {
+	if err := checkBulkList(&in, in.Paths); err != nil {
 		return err
 	}
 	b, err := s.findBucket(r, param(r, "bucket"))

@@ -9,13 +9,21 @@ package testidp
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
 	"github.com/oauth2-proxy/mockoidc"
@@ -27,12 +35,31 @@ type IdP struct {
 	*mockoidc.MockOIDC
 	mu   sync.Mutex
 	deny bool
+	// roots trusts the certificate of a provider started with StartTLS.
+	roots *x509.CertPool
 }
 
 var scopesOnce sync.Once
 
 // Start runs a provider on addr ("127.0.0.1:0" for any free port).
-func Start(addr string) (*IdP, error) {
+func Start(addr string) (*IdP, error) { return start(addr, false) }
+
+// StartTLS runs a provider over HTTPS, with a certificate of its own for
+// 127.0.0.1 that HTTPClient trusts: for flows that accept only https
+// provider URLs.
+func StartTLS(addr string) (*IdP, error) { return start(addr, true) }
+
+// HTTPClient is a client for talking to the provider (trusting its
+// certificate when it has one).
+func (p *IdP) HTTPClient() *http.Client {
+	c := &http.Client{Timeout: 10 * time.Second}
+	if p.roots != nil {
+		c.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: p.roots}}
+	}
+	return c
+}
+
+func start(addr string, withTLS bool) (*IdP, error) {
 	m, err := mockoidc.NewServer(nil)
 	if err != nil {
 		return nil, err
@@ -47,10 +74,45 @@ func Start(addr string) (*IdP, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Start(ln, nil); err != nil {
+	var tlsCfg *tls.Config
+	if withTLS {
+		cert, roots, err := selfSigned()
+		if err != nil {
+			return nil, err
+		}
+		tlsCfg, p.roots = &tls.Config{Certificates: []tls.Certificate{cert}}, roots
+		// mockoidc serves the listener as it is: TLS must be in it.
+		ln = tls.NewListener(ln, tlsCfg)
+	}
+	if err := m.Start(ln, tlsCfg); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// selfSigned makes a certificate for 127.0.0.1 and localhost, and a pool
+// that trusts it.
+func selfSigned() (tls.Certificate, *x509.CertPool, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "testidp"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, roots, nil
 }
 
 // Close stops the provider.
@@ -107,7 +169,9 @@ func (p *IdP) IDToken(ctx context.Context, u *User, hashedNonce string) (string,
 	if hashedNonce != "" {
 		opts = append(opts, oauth2.SetAuthURLParam("nonce", hashedNonce))
 	}
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := p.HTTPClient()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, p.HTTPClient())
 	res, err := c.Get(conf.AuthCodeURL("native", opts...))
 	if err != nil {
 		return "", err

@@ -63,7 +63,9 @@ func cases(midUser, midStream, midTx [2]any, streamKey, heavySponsor, busyTrack,
 		{name: "track detail, busiest", fn: "admin_track_detail", sql: `SELECT public.admin_track_detail($1)`, args: []any{busyTrack},
 			base: `SELECT * FROM public.tracks WHERE id = $1`, baseArgs: []any{busyTrack}},
 		{name: "system status", fn: "admin_system_status", sql: `SELECT public.admin_system_status()`, base: `SELECT 1`},
-		{name: "ledger check (whole table)", fn: "admin_ledger_summary", sql: `SELECT public.admin_ledger_summary()`,
+		{name: "ledger check on load", fn: "admin_ledger_summary", sql: `SELECT public.admin_ledger_summary()`,
+			base: `SELECT * FROM public.wallets WHERE account IS NOT NULL`},
+		{name: "ledger full recheck (whole tables)", fn: "admin_ledger_recheck", sql: `SELECT public.admin_ledger_recheck()`,
 			base: `SELECT count(*) FROM public.transactions`, notAList: true},
 	}
 }

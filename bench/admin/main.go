@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/bench"
+	"github.com/basaltdev/basalt/bench/appseed"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -38,9 +39,10 @@ func main() {
 	dsn := flag.String("dsn", "", "owner URL of a migrated, empty database (default: a throwaway cluster)")
 	userDSN := flag.String("user-dsn", "", "URL of the same database as the authenticator role (with -dsn)")
 	opts := bench.ParseFlagsFor(1, 2*time.Second)
-	sz := sizes{Users: *users, Streams: *streams, Tracks: *tracks, Payments: 1_000}
+	sz := appseed.Full
+	sz.Users, sz.Streams, sz.Tracks = *users, *streams, *tracks
 	if opts.Smoke {
-		sz = sizes{Users: 2_000, Streams: 20_000, Tracks: 200, Payments: 50}
+		sz = appseed.Smoke
 	}
 	ctx := context.Background()
 	adminURL, userURL, stop, err := bench.AppDatabase(ctx, "badm", map[string]string{"shared_buffers": "256MB", "work_mem": "16MB"}, *dsn, *userDSN)
@@ -54,7 +56,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, opts bench.Options, sz sizes, adminURL, userURL string) error {
+func run(ctx context.Context, opts bench.Options, sz appseed.Sizes, adminURL, userURL string) error {
 	owner, err := pg.Connect(ctx, adminURL, func(c *pgxpool.Config) { c.MaxConns = int32(opts.Concurrency) + 1 })
 	if err != nil {
 		return err
@@ -66,7 +68,7 @@ func run(ctx context.Context, opts bench.Options, sz sizes, adminURL, userURL st
 	}
 	defer users.Close()
 	start := time.Now()
-	if err := seed(ctx, owner, sz); err != nil {
+	if err := appseed.Seed(ctx, owner, sz); err != nil {
 		return err
 	}
 	log.Printf("seeded %d users, %d streams, %d tracks in %s", sz.Users, sz.Streams, sz.Tracks, time.Since(start).Round(time.Second))
@@ -97,20 +99,20 @@ func run(ctx context.Context, opts bench.Options, sz sizes, adminURL, userURL st
 		return err
 	}
 	admin := adminCaller()
-	fan := "00000000-0000-4000-8000-000000000002"
+	fan := appseed.UserID(2)
 	streamKey := fmt.Sprintf("s:%s", midStream[1])
 
 	var cmp []bench.Comparison
 	over := map[string]time.Duration{}
 	for _, c := range cases(midUser, midStream, midTx, streamKey, heavySponsor, busyTrack, fan) {
 		base := bench.Run(ctx, "plain read", opts, func(ctx context.Context) (int64, error) {
-			return rows(ctx, owner, c.base, c.baseArgs...)
+			return bench.Rows(ctx, owner, c.base, c.baseArgs...)
 		})
 		cand := bench.Run(ctx, c.fn, opts, func(ctx context.Context) (int64, error) {
 			var n int64
 			err := pg.AsCaller(ctx, users, admin, func(tx pgx.Tx) error {
 				var err error
-				n, err = rows(ctx, tx, c.sql, c.args...)
+				n, err = bench.Rows(ctx, tx, c.sql, c.args...)
 				return err
 			})
 			if err == nil && n == 0 && !c.mayBeEmpty {
@@ -134,25 +136,6 @@ func run(ctx context.Context, opts bench.Options, sz sizes, adminURL, userURL st
 
 // adminCaller is user 1, the seeded admin, as the REST layer presents it.
 func adminCaller() pg.Caller {
-	claims, _ := json.Marshal(map[string]string{"sub": "00000000-0000-4000-8000-000000000001", "role": "authenticated"})
+	claims, _ := json.Marshal(map[string]string{"sub": appseed.UserID(1), "role": "authenticated"})
 	return pg.Caller{Role: "authenticated", Claims: claims, Headers: []byte(`{"x-real-ip": "127.0.0.1"}`)}
-}
-
-// querier is a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-// rows runs a query, reads every row and returns how many there were.
-func rows(ctx context.Context, q querier, sql string, args ...any) (int64, error) {
-	r, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	var n int64
-	for r.Next() {
-		n++
-	}
-	return n, r.Err()
 }

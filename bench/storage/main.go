@@ -173,9 +173,9 @@ func run(cases []benchCase, rounds int, hugeSize int64) error {
 
 	fmt.Printf("median of %d rounds; ratio = API / direct, API/bare = API / bare HTTP\n", rounds)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\tconc\tAPI\tbare HTTP\tdirect\tratio\tAPI/bare\t")
+	fmt.Fprintln(tw, "case\tconc\tAPI\tbare HTTP\tdirect\tratio\tAPI/bare\tAPI CPU/op (process + db)\t")
 	for _, c := range cases {
-		up, down, err := e.runCase(ctx, c, rounds)
+		up, down, cpu, err := e.runCase(ctx, c, rounds)
 		if err != nil {
 			return err
 		}
@@ -184,11 +184,12 @@ func run(cases []benchCase, rounds int, hugeSize int64) error {
 			unit = "req/s"
 		}
 		for _, row := range []struct {
-			op string
-			r  [3]float64
-		}{{"upload", up}, {"download", down}} {
-			fmt.Fprintf(tw, "%s %s\t%d\t%.1f %s\t%.1f %s\t%.1f %s\t%.2f\t%.2f\t\n", row.op, c.name, c.concurrency,
-				row.r[0], unit, row.r[1], unit, row.r[2], unit, row.r[0]/row.r[2], row.r[0]/row.r[1])
+			op  string
+			r   [3]float64
+			cpu [2]float64
+		}{{"upload", up, cpu.up}, {"download", down, cpu.down}} {
+			fmt.Fprintf(tw, "%s %s\t%d\t%.1f %s\t%.1f %s\t%.1f %s\t%.2f\t%.2f\t%.0f + %.0f µs\t\n", row.op, c.name, c.concurrency,
+				row.r[0], unit, row.r[1], unit, row.r[2], unit, row.r[0]/row.r[2], row.r[0]/row.r[1], row.cpu[0], row.cpu[1])
 		}
 		tw.Flush()
 	}
@@ -230,7 +231,7 @@ type side struct {
 // runCase runs rounds of uploads then downloads on the three sides and
 // returns the median throughput of each (API, bare, direct), in the case's
 // unit.
-func (e *env) runCase(ctx context.Context, c benchCase, rounds int) (up, down [3]float64, err error) {
+func (e *env) runCase(ctx context.Context, c benchCase, rounds int) (up, down [3]float64, cpu caseCPU, err error) {
 	data := make([]byte, c.size)
 	_, _ = rand.Read(data)
 	scale := func(d time.Duration) float64 { return float64(c.size*int64(c.count)) / d.Seconds() / 1e6 }
@@ -238,6 +239,7 @@ func (e *env) runCase(ctx context.Context, c benchCase, rounds int) (up, down [3
 		scale = func(d time.Duration) float64 { return float64(c.count) / d.Seconds() }
 	}
 	var ups, downs [3][]float64
+	var upCPU, downCPU [2][]float64 // API side: this process, database (µs per op)
 	for round := range rounds {
 		prefix := fmt.Sprintf("%s/r%d", c.name, round)
 		// The backend sides write the key shape the service writes
@@ -277,28 +279,50 @@ func (e *env) runCase(ctx context.Context, c benchCase, rounds int) (up, down [3
 		order := [3]int{round % 3, (round + 1) % 3, (round + 2) % 3}
 		for _, s := range order {
 			syscall.Sync()
+			span := bench.StartCPUSpan()
 			d, err := parallel(c, sides[s].up)
 			if err != nil {
-				return up, down, fmt.Errorf("%s upload (side %d): %w", c.name, s, err)
+				return up, down, cpu, fmt.Errorf("%s upload (side %d): %w", c.name, s, err)
 			}
 			ups[s] = append(ups[s], scale(d))
+			if s == 0 {
+				recordCPU(&upCPU, span, c.count)
+			}
 		}
 		for _, s := range order {
 			syscall.Sync()
+			span := bench.StartCPUSpan()
 			d, err := parallel(c, sides[s].down)
 			if err != nil {
-				return up, down, fmt.Errorf("%s download (side %d): %w", c.name, s, err)
+				return up, down, cpu, fmt.Errorf("%s download (side %d): %w", c.name, s, err)
 			}
 			downs[s] = append(downs[s], scale(d))
+			if s == 0 {
+				recordCPU(&downCPU, span, c.count)
+			}
 		}
 		if err := e.cleanRound(ctx, prefix, bareKeys, directKeys); err != nil {
-			return up, down, err
+			return up, down, cpu, err
 		}
 	}
 	for s := range 3 {
 		up[s], down[s] = median(ups[s]), median(downs[s])
 	}
-	return up, down, nil
+	for i := range 2 {
+		cpu.up[i], cpu.down[i] = median(upCPU[i]), median(downCPU[i])
+	}
+	return up, down, cpu, nil
+}
+
+// caseCPU is the API side's CPU per operation in µs, median over the
+// rounds: [0] this process (client, gateway and service), [1] PostgreSQL.
+type caseCPU struct{ up, down [2]float64 }
+
+// recordCPU ends span over n operations and appends its per-op figures.
+func recordCPU(to *[2][]float64, span bench.CPUSpan, n int) {
+	self, db := span.PerOp(n)
+	to[0] = append(to[0], float64(self.Nanoseconds())/1e3)
+	to[1] = append(to[1], float64(db.Nanoseconds())/1e3)
 }
 
 // versionKeys names count backend keys under prefix the way the service

@@ -121,13 +121,17 @@ func TestServeConfigErrors(t *testing.T) {
 	bad := map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x", "JWT_SECRET": "short",
 		"BASALT_READ_REPLICA_MAX_LAG": "xyz", "REST_MAX_BODY_BYTES": "abc", "REST_DB_MAX_ROWS": "many",
 		"STORAGE_FILE_SIZE_LIMIT": "huge", "STORAGE_BACKEND": "tape", "FUNCTIONS_TIMEOUT": "-1s",
-		"BACKLINE_PAYMENT_SANDBOX": "maybe", "BASALT_AUTH_RATE_LIMIT_OTP": "lots"}
+		"BACKLINE_PAYMENT_SANDBOX": "maybe",
+		// auth: values that do not parse and values it cannot use, under
+		// both of its prefixes, all named by the variable that was set.
+		"BASALT_AUTH_RATE_LIMIT_OTP": "lots", "GOTRUE_JWT_EXP": "soon", "BASALT_AUTH_DISABLE_SIGNUP": "maybe",
+		"GOTRUE_SITE_URL": "not a url", "BASALT_AUTH_MAILER_OTP_LENGTH": "4", "GOTRUE_BCRYPT_COST": "99"}
 	err = run(context.Background(), []string{"serve"}, io.Discard, io.Discard, func(k string) string { return bad[k] })
 	for name := range bad {
 		if name == "DATABASE_URL" {
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(name, "BASALT_AUTH_")) {
+		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("the refusal does not name %s: %v", name, err)
 		}
 	}

@@ -94,6 +94,13 @@ export const suites = {
       // The suite's stack has no SMS provider (twilio disabled): no dev
       // mailbox standing in for one.
       BASALT_AUTH_DEV_MAILBOX: 'false',
+      // [auth.mfa.web_authn], [auth.passkey], [auth.webauthn]
+      BASALT_AUTH_MFA_WEB_AUTHN_ENROLL_ENABLED: 'true',
+      BASALT_AUTH_MFA_WEB_AUTHN_VERIFY_ENABLED: 'true',
+      BASALT_AUTH_PASSKEY_ENABLED: 'true',
+      BASALT_AUTH_WEBAUTHN_RP_ID: 'localhost',
+      BASALT_AUTH_WEBAUTHN_RP_DISPLAY_NAME: 'auth-js tests',
+      BASALT_AUTH_WEBAUTHN_RP_ORIGINS: 'http://localhost:5173',
     },
     ignore: ['/docker-tests/', '/example/'],
   },

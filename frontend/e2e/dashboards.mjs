@@ -1,9 +1,10 @@
 // Money journeys through the dashboards, end to end in the browser: an
 // artist uploads a track (resumable, with progress), a sponsor tops up in
 // the payment sandbox and invites the artist, the artist accepts in the
-// notifications panel, a fan streams for 30 s and both dashboards show the
-// ₦50, the artist cashes out ₦1,000 and a concurrent over-balance request
-// is refused. Screenshots of every dashboard at both sizes.
+// notifications panel while the sponsor's dashboard is open and follows, a
+// fan streams for 30 s and both open dashboards show the ₦50 (realtime, no
+// reload), the artist cashes out ₦1,000 and a concurrent over-balance
+// request is refused. Screenshots of every dashboard at both sizes.
 import assert from 'node:assert/strict'
 
 /** register adds the journeys to the suite; h carries run.mjs's helpers. */
@@ -42,6 +43,28 @@ export function register(test, h) {
     const culprits = over > 0 ? await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)}`)) : []
     assert.ok(over <= 0, `${path} scrolls sideways by ${over}px at 360 px: ${culprits.join(' | ')}`)
   }
+  /** stayPut starts watching a page: the check it returns fails if the page navigated or reloaded since. */
+  const stayPut = async (page) => {
+    let navigations = 0
+    page.on('framenavigated', (f) => f === page.mainFrame() && navigations++)
+    await page.evaluate(() => {
+      window.__e2eSamePage = true
+    })
+    return async (what) => {
+      assert.equal(navigations, 0, `${what}: the page navigated`)
+      assert.equal(await page.evaluate(() => window.__e2eSamePage === true), true, `${what}: the page was reloaded`)
+    }
+  }
+  /** liveDashboard signs someone in on their dashboard and waits until it follows their rows in realtime. */
+  const liveDashboard = async (who, role) => {
+    const p = await newPage(desktop)
+    await signIn(p.page, who.email, who.password)
+    await p.page.locator(`[data-testid="${role}-dashboard"][data-live="true"]`).waitFor({ timeout: 15000 })
+    p.samePage = await stayPut(p.page)
+    return p
+  }
+  /** LIVE_MS bounds how long a change may take to reach an open dashboard. */
+  const LIVE_MS = 5000
   const trackTitle = `Dash Upload ${stamp}`
 
   test('dashboards: the artist uploads a track with progress and it appears on home', async () => {
@@ -110,14 +133,24 @@ export function register(test, h) {
     await context.close()
   })
 
-  test('dashboards: the artist accepts in the notifications panel; a second answer is refused', async () => {
+  test("dashboards: the artist accepts in the notifications panel, the sponsor's open dashboard follows without a reload; a second answer is refused", async () => {
     const { artist, sponsor } = people
+    // The sponsor's dashboard is open before the artist answers.
+    const s = await liveDashboard(sponsor, 'sponsor')
+    const sponsorInvite = s.page.getByTestId('invite').filter({ hasText: trackTitle })
+    await sponsorInvite.getByText('Pending').waitFor()
     const { context, page } = await newPage(desktop)
     await signIn(page, artist.email, artist.password)
     await page.getByRole('button', { name: 'Notifications' }).click()
     const item = page.getByRole('listitem').filter({ hasText: 'Your tone is the sound of the summer' })
     await item.getByRole('button', { name: 'Accept' }).click()
     await page.getByText('Invitation Accepted').first().waitFor()
+    const accepted = Date.now()
+    await sponsorInvite.getByText('Accepted').waitFor({ timeout: LIVE_MS })
+    await s.page.getByTestId('sponsored-tracks').getByText(trackTitle).waitFor({ timeout: LIVE_MS - (Date.now() - accepted) })
+    console.log(`    the sponsor's open dashboard showed the acceptance ${Date.now() - accepted} ms after it`)
+    await s.samePage("the sponsor's dashboard")
+    await s.context.close()
     await item.getByTestId('invite-state').getByText('Accepted').waitFor()
     const [t] = await rest(`tracks?id=eq.${people.track.id}&select=is_sponsored,sponsor_id`)
     assert.deepEqual(t, { is_sponsored: true, sponsor_id: sponsor.id })
@@ -135,13 +168,36 @@ export function register(test, h) {
     await context.close()
   })
 
-  test('dashboards: a fan streams 30 s and both dashboards show the ₦50', async () => {
+  test("dashboards: a fan streams 30 s and both open dashboards show the ₦50 without a reload", async () => {
     const { fan, artist, sponsor } = people
+    // Both dashboards are open, and live, before the fan plays.
+    const a = await liveDashboard(artist, 'artist')
+    const s = await liveDashboard(sponsor, 'sponsor')
+    await a.page.getByTestId('wallet-balance').getByText('₦0').waitFor()
+    await s.page.getByTestId('wallet-balance').getByText('₦5,000').waitFor()
     const { context, page } = await newPage(desktop)
     await signIn(page, fan.email, fan.password)
     await page.goto(`${app}/profile/${artist.id}`)
     await page.getByRole('button', { name: `Play ${trackTitle}` }).first().click()
     await page.getByText('Sponsored stream counted!').waitFor({ timeout: 50000 })
+    const paid = Date.now()
+    const left = () => Math.max(1, LIVE_MS - (Date.now() - paid))
+    await a.page.getByTestId('wallet-balance').getByText('₦50').waitFor({ timeout: left() })
+    await a.page.getByTestId('artist-track-row').filter({ hasText: trackTitle }).getByText('₦50').waitFor({ timeout: left() })
+    await s.page.getByTestId('wallet-balance').getByText('₦4,950').waitFor({ timeout: left() })
+    await s.page.getByTestId('sponsored-artists').getByText('₦50').waitFor({ timeout: left() })
+    console.log(`    both open dashboards showed the ₦50 ${Date.now() - paid} ms after the payment`)
+    await a.samePage("the artist's dashboard")
+    await s.samePage("the sponsor's dashboard")
+    // Leaving the dashboard leaves its channels (the app's other ones stay).
+    await a.page.getByRole('link', { name: 'Charts' }).first().click()
+    await a.page.getByRole('heading', { name: 'Charts' }).waitFor()
+    await a.page.waitForFunction(() => {
+      const live = window.__backlineLive?.() ?? []
+      return live.some((t) => t.startsWith('live:suspension:')) && !live.some((t) => /^live:(wallets|sponsor_artist_invites|cashout_requests|kyc_submissions):/.test(t))
+    }, null, { timeout: 5000 })
+    await a.context.close()
+    await s.context.close()
     await page.goto(`${app}/dashboard/fan`)
     await page.getByTestId('history-item').filter({ hasText: trackTitle }).getByText(/Counted/).waitFor()
     await page.getByTestId('reset-countdown').waitFor()
@@ -151,17 +207,6 @@ export function register(test, h) {
     await context.close()
     assert.equal(await balance(artist.id), 50)
     assert.equal(await balance(sponsor.id), 4950)
-
-    const a = await newPage(desktop)
-    await signIn(a.page, artist.email, artist.password)
-    await a.page.getByTestId('wallet-balance').getByText('₦50').waitFor()
-    await a.page.getByTestId('artist-track-row').filter({ hasText: trackTitle }).getByText('₦50').waitFor()
-    await a.context.close()
-    const s = await newPage(desktop)
-    await signIn(s.page, sponsor.email, sponsor.password)
-    await s.page.getByTestId('wallet-balance').getByText('₦4,950').waitFor()
-    await s.page.getByTestId('sponsored-artists').getByText('₦50').waitFor()
-    await s.context.close()
   })
 
   test('dashboards: the artist cashes out ₦1,000 (held at once); concurrent over-balance requests are refused', async () => {

@@ -1,12 +1,15 @@
 // Runs the e2e suite against a private `basalt dev`: free ports, a fresh data
 // directory, keys read from `basalt status --json`, and a clean stop at the
 // end. The binary is ../bin/basalt (built by `just build`) or BASALT_BIN; the
-// frontend must be built into dist/ first.
+// frontend must be built into dist/ first. For this run only, Google sign-in
+// goes to a local OpenID Connect provider (auth/testidp, built here with go
+// unless TESTIDP_BIN names it), so "Continue with Google" works offline.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 
 const root = new URL('../../', import.meta.url).pathname
 const bin = process.env.BASALT_BIN ?? join(root, 'bin/basalt')
@@ -20,11 +23,35 @@ const freePort = () =>
     })
   })
 
+// The provider prints its issuer, client and control origin on its first line.
+const toolDir = mkdtempSync(join(tmpdir(), 'backline-e2e-idp-'))
+const idpBin = process.env.TESTIDP_BIN ?? join(toolDir, 'testidp')
+if (!process.env.TESTIDP_BIN) {
+  const b = spawnSync('go', ['build', '-o', idpBin, './auth/testidp/cmd/testidp'], { cwd: root, stdio: 'inherit' })
+  if (b.status !== 0) {
+    console.error('go build ./auth/testidp/cmd/testidp failed')
+    rmSync(dataDir, { recursive: true, force: true })
+    rmSync(toolDir, { recursive: true, force: true })
+    process.exit(1)
+  }
+}
+const idp = spawn(idpBin, ['-addr', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'inherit'] })
+const idpInfo = JSON.parse(
+  await new Promise((resolve, reject) => {
+    createInterface({ input: idp.stdout }).once('line', resolve)
+    idp.once('exit', (code) => reject(new Error(`testidp exited (${code})`)))
+  }),
+)
+
 const env = {
   ...process.env,
   BASALT_API_PORT: String(await freePort()),
   BASALT_DB_PORT: String(await freePort()),
   BASALT_APP_PORT: String(await freePort()),
+  BASALT_AUTH_EXTERNAL_GOOGLE_ENABLED: 'true',
+  BASALT_AUTH_EXTERNAL_GOOGLE_CLIENT_ID: idpInfo.client_id,
+  BASALT_AUTH_EXTERNAL_GOOGLE_SECRET: idpInfo.client_secret,
+  BASALT_AUTH_EXTERNAL_GOOGLE_ISSUER: idpInfo.issuer,
 }
 // basalt dev serves frontend/dist relative to the repository root.
 const basalt = spawn(bin, ['dev', '--data-dir', dataDir], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -43,8 +70,11 @@ const ready = new Promise((resolve, reject) => {
   basalt.on('exit', (code) => reject(new Error(`basalt dev exited with ${code}:\n${log}`)))
 })
 
-// Stop basalt (and with it PostgreSQL) also when this runner is interrupted.
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => basalt.kill('SIGINT'))
+// Stop basalt (and with it PostgreSQL) and the provider also when this runner is interrupted.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => {
+  basalt.kill('SIGINT')
+  idp.stdin.end()
+})
 
 let code = 1
 try {
@@ -61,6 +91,7 @@ try {
       BASALT_ANON_KEY: s.anon_key,
       BASALT_SERVICE_ROLE_KEY: s.service_role_key,
       DATABASE_URL: s.db_url,
+      E2E_OIDC_CONTROL: idpInfo.control,
     },
   })
   code = await new Promise((resolve) => run.on('exit', (c) => resolve(c ?? 1)))
@@ -72,5 +103,8 @@ try {
   basalt.kill('SIGINT')
   await new Promise((r) => (basalt.exitCode !== null ? r() : basalt.on('exit', r)))
   rmSync(dataDir, { recursive: true, force: true })
+  idp.stdin.end() // testidp stops when its stdin closes
+  await new Promise((r) => (idp.exitCode !== null ? r() : idp.on('exit', r)))
+  rmSync(toolDir, { recursive: true, force: true })
 }
 process.exit(code)

@@ -22,6 +22,9 @@ type completion struct {
 	AlreadyProcessed bool        `json:"already_processed"`
 	SessionMismatch  bool        `json:"session_mismatch"`
 	Amount           json.Number `json:"amount"`
+	// CreditedToWallet: a verification payment that arrived while a
+	// verification was already valid went to the wallet instead.
+	CreditedToWallet bool `json:"credited_to_wallet"`
 }
 
 // errRefused wraps a business refusal raised by complete_payment.
@@ -74,6 +77,7 @@ type verifyOutcome struct {
 	amount    json.Number
 	mismatch  bool
 	processed bool
+	credited  bool // a verification payment credited to the wallet
 	provStat  string
 }
 
@@ -129,7 +133,8 @@ func (b *Backline) verifyPayment(r *http.Request, prov, ref string,
 			detail: "The payment could not be recorded"}
 	}
 	out := verifyOutcome{status: http.StatusOK, success: c.Success && tx.Successful(), message: c.Message,
-		amount: c.Amount, mismatch: c.SessionMismatch, processed: c.AlreadyProcessed, provStat: tx.Status}
+		amount: c.Amount, mismatch: c.SessionMismatch, processed: c.AlreadyProcessed, credited: c.CreditedToWallet,
+		provStat: tx.Status}
 	if out.amount == "" {
 		out.amount = json.Number(tx.Amount)
 	}
@@ -185,7 +190,7 @@ func (b *Backline) flutterwaveVerify(w http.ResponseWriter, r *http.Request) err
 	httpx.WriteJSON(w, o.status, map[string]any{
 		"success": o.success, "message": o.message, "error_detail": detail,
 		"data": map[string]any{"amount": amount, "session_mismatch": o.mismatch, "already_processed": o.processed,
-			"status": o.provStat, "tx_ref": req.TxRef},
+			"credited_to_wallet": o.credited, "status": o.provStat, "tx_ref": req.TxRef},
 	})
 	return nil
 }
@@ -229,7 +234,7 @@ func (b *Backline) paystackVerify(w http.ResponseWriter, r *http.Request) error 
 	httpx.WriteJSON(w, o.status, map[string]any{
 		"status": o.success, "message": msg,
 		"data": map[string]any{"amount": amount, "session_mismatch": o.mismatch, "already_processed": o.processed,
-			"status": o.provStat, "reference": req.Reference, "error_detail": o.detail},
+			"credited_to_wallet": o.credited, "status": o.provStat, "reference": req.Reference, "error_detail": o.detail},
 	})
 	return nil
 }

@@ -2,6 +2,7 @@ package backline_test
 
 import (
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -255,6 +256,74 @@ func TestVerificationPurchase(t *testing.T) {
 	}
 	if bal := b.balance(id); bal != "0.00" {
 		t.Errorf("a verification purchase credited the wallet: %s", bal)
+	}
+}
+
+// TestConcurrentVerificationPurchases: two verification checkouts opened at
+// once (both allowed: neither is paid yet), both paid, and both returns
+// verified at the same moment. The badge is extended once, by a year; the
+// other payment is credited to the wallet and its answer says so.
+func TestConcurrentVerificationPurchases(t *testing.T) {
+	t.Parallel()
+	b := setup(t, noWebhooks)
+	id, tok := b.signUp("artist")
+	body := map[string]any{"provider": provider.Flutterwave, "purpose": "verification"}
+	checkouts := make([]map[string]any, 2)
+	var wg sync.WaitGroup
+	for i := range checkouts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, checkouts[i] = b.call("create-payment", tok, body)
+		}()
+	}
+	wg.Wait()
+	for _, co := range checkouts {
+		if co["success"] != true {
+			t.Fatalf("checkout: %v", co)
+		}
+		b.pay(co["checkout_url"].(string), "pay")
+	}
+
+	answers := make([]map[string]any, 2)
+	start := make(chan struct{})
+	for i, co := range checkouts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, answers[i] = b.call("flutterwave-verify", tok, map[string]any{"action": "verify", "tx_ref": co["tx_ref"],
+				"userId": id, "verification": true})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	granted, credited := 0, 0
+	for _, a := range answers {
+		if a["success"] != true {
+			t.Fatalf("verify: %v", a)
+		}
+		if a["data"].(map[string]any)["credited_to_wallet"] == true {
+			credited++
+			if msg, _ := a["message"].(string); !strings.HasSuffix(msg, "₦60,000 from this payment has been added to your wallet.") {
+				t.Errorf("credited payment's message %q", msg)
+			}
+		} else {
+			granted++
+		}
+	}
+	if granted != 1 || credited != 1 {
+		t.Fatalf("%d verified, %d credited to the wallet; want 1 and 1: %v", granted, credited, answers)
+	}
+	if n := scalar[int64](b, `SELECT count(*) FROM public.verifications WHERE user_id = $1`, id); n != 1 {
+		t.Errorf("%d verification rows, want 1", n)
+	}
+	days := scalar[float64](b, `SELECT extract(epoch FROM verification_expires_at - now()) / 86400 FROM public.public_profiles WHERE id = $1`, id)
+	if days < 364 || days > 366.01 {
+		t.Errorf("verified for %.1f days, want a year", days)
+	}
+	if bal := b.balance(id); bal != "60000.00" {
+		t.Errorf("balance %s, want the second payment's 60000.00", bal)
 	}
 }
 

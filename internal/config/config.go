@@ -10,6 +10,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -21,7 +22,10 @@ import (
 // misconfigured process reports all bad variables in one message.
 type Reader struct {
 	getenv func(string) string
-	errs   []error
+	// prefixes, when set, are tried in order before every name (a
+	// service's own prefix, then the reference server's).
+	prefixes []string
+	errs     *[]error
 }
 
 // NewReader returns a Reader over getenv (os.Getenv in the binary).
@@ -29,12 +33,40 @@ func NewReader(getenv func(string) string) *Reader {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	return &Reader{getenv: getenv}
+	return &Reader{getenv: getenv, errs: new([]error)}
+}
+
+// WithPrefixes returns a Reader that reads each name as prefix+name, from
+// the first prefix whose variable is set (BASALT_AUTH_, then GOTRUE_, so an
+// environment written for the reference server carries over). It records
+// its problems with r's, under the name of the variable that was set.
+func (r *Reader) WithPrefixes(prefixes ...string) *Reader {
+	return &Reader{getenv: r.getenv, prefixes: prefixes, errs: r.errs}
+}
+
+// lookup returns the variable that supplies name and its trimmed value.
+func (r *Reader) lookup(name string) (variable, value string) {
+	if len(r.prefixes) == 0 {
+		return name, strings.TrimSpace(r.getenv(name))
+	}
+	for _, p := range r.prefixes {
+		if v := strings.TrimSpace(r.getenv(p + name)); v != "" {
+			return p + name, v
+		}
+	}
+	return r.prefixes[0] + name, ""
+}
+
+// Name returns the variable that supplies name (with prefixes, the first
+// one set, else the first prefix's), for problems the caller finds itself.
+func (r *Reader) Name(name string) string {
+	variable, _ := r.lookup(name)
+	return variable
 }
 
 // String returns the variable, or def when it is unset or empty.
 func (r *Reader) String(name, def string) string {
-	if v := strings.TrimSpace(r.getenv(name)); v != "" {
+	if _, v := r.lookup(name); v != "" {
 		return v
 	}
 	return def
@@ -42,52 +74,75 @@ func (r *Reader) String(name, def string) string {
 
 // Int returns the variable as an integer, or def when unset.
 func (r *Reader) Int(name string, def int) int {
-	v := strings.TrimSpace(r.getenv(name))
+	return int(r.IntBetween(name, int64(def), math.MinInt, math.MaxInt))
+}
+
+// IntBetween returns the variable as an integer from lo to hi, or def.
+func (r *Reader) IntBetween(name string, def, lo, hi int64) int64 {
+	variable, v := r.lookup(name)
 	if v == "" {
 		return def
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
-		return def
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil:
+		r.Fail("%s=%q: not an integer", variable, v)
+	case n < lo || n > hi:
+		r.Fail("%s=%d: must be from %d to %d", variable, n, lo, hi)
+	default:
+		return n
 	}
-	return n
+	return def
 }
 
 // Port returns the variable as a TCP port (0-65535), or def when unset.
 func (r *Reader) Port(name string, def int) int {
-	n := r.Int(name, def)
-	if n < 0 || n > 65535 {
-		r.errs = append(r.errs, fmt.Errorf("%s=%d: not a TCP port", name, n))
-		return def
-	}
-	return n
+	return int(r.IntBetween(name, int64(def), 0, 65535))
 }
 
-// Bool returns the variable as a boolean (true/false/1/0/yes/no), or def.
+// Bool returns the variable as a boolean, or def: true/false, 1/0, yes/no,
+// on/off, and t/f as Go's strconv.ParseBool (and so GoTrue) takes them.
 func (r *Reader) Bool(name string, def bool) bool {
-	v := strings.ToLower(strings.TrimSpace(r.getenv(name)))
-	switch v {
+	variable, v := r.lookup(name)
+	switch strings.ToLower(v) {
 	case "":
 		return def
-	case "1", "true", "yes", "on":
+	case "1", "t", "true", "yes", "on":
 		return true
-	case "0", "false", "no", "off":
+	case "0", "f", "false", "no", "off":
 		return false
 	}
-	r.errs = append(r.errs, fmt.Errorf("%s=%q: not a boolean (use true or false)", name, v))
+	r.Fail("%s=%q: not a boolean (use true or false)", variable, v)
 	return def
 }
 
 // Duration returns the variable as a Go duration ("30s", "1h"), or def.
 func (r *Reader) Duration(name string, def time.Duration) time.Duration {
-	v := strings.TrimSpace(r.getenv(name))
+	variable, v := r.lookup(name)
 	if v == "" {
 		return def
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		r.errs = append(r.errs, fmt.Errorf("%s=%q: not a duration (examples: 30s, 5m, 1h)", name, v))
+		r.Fail("%s=%q: not a duration (examples: 30s, 5m, 1h)", variable, v)
+		return def
+	}
+	return d
+}
+
+// Seconds is Duration that also takes a whole number of seconds ("3600"),
+// the form GoTrue's settings use.
+func (r *Reader) Seconds(name string, def time.Duration) time.Duration {
+	variable, v := r.lookup(name)
+	if v == "" {
+		return def
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && n <= math.MaxInt64/int64(time.Second) {
+		return time.Duration(n) * time.Second
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		r.Fail("%s=%q: not a number of seconds or a duration (examples: 60, 30s, 5m, 1h)", variable, v)
 		return def
 	}
 	return d
@@ -95,7 +150,7 @@ func (r *Reader) Duration(name string, def time.Duration) time.Duration {
 
 // List returns the comma-separated variable, trimmed, without empty items.
 func (r *Reader) List(name string, def []string) []string {
-	v := strings.TrimSpace(r.getenv(name))
+	_, v := r.lookup(name)
 	if v == "" {
 		return def
 	}
@@ -108,26 +163,36 @@ func (r *Reader) List(name string, def []string) []string {
 	return out
 }
 
-// Int64 returns the variable as a 64-bit integer, or def when unset.
-func (r *Reader) Int64(name string, def int64) int64 {
-	v := strings.TrimSpace(r.getenv(name))
+// Map returns the comma-separated key:value pairs of the variable
+// ("15550001111:123456,15550002222:654321"), or def when unset.
+func (r *Reader) Map(name string, def map[string]string) map[string]string {
+	variable, v := r.lookup(name)
 	if v == "" {
 		return def
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		r.errs = append(r.errs, fmt.Errorf("%s=%q: not an integer", name, v))
-		return def
+	out := map[string]string{}
+	for _, pair := range r.List(name, nil) {
+		k, val, ok := strings.Cut(pair, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			r.Fail("%s: %q is not key:value", variable, pair)
+			continue
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	}
-	return n
+	return out
+}
+
+// Int64 returns the variable as a 64-bit integer, or def when unset.
+func (r *Reader) Int64(name string, def int64) int64 {
+	return r.IntBetween(name, def, math.MinInt64, math.MaxInt64)
 }
 
 // PositiveInt64 is Int64 for settings that must be above zero (sizes, caps).
 func (r *Reader) PositiveInt64(name string, def int64) int64 {
-	bad := len(r.errs)
+	bad := len(*r.errs)
 	n := r.Int64(name, def)
-	if len(r.errs) == bad && n <= 0 && strings.TrimSpace(r.getenv(name)) != "" {
-		r.errs = append(r.errs, fmt.Errorf("%s=%d: must be a positive number", name, n))
+	if variable, v := r.lookup(name); len(*r.errs) == bad && n <= 0 && v != "" {
+		r.Fail("%s=%d: must be a positive number", variable, n)
 		return def
 	}
 	return n
@@ -135,13 +200,13 @@ func (r *Reader) PositiveInt64(name string, def int64) int64 {
 
 // PositiveDuration is Duration for settings where zero makes no sense.
 func (r *Reader) PositiveDuration(name string, def time.Duration) time.Duration {
-	v := strings.TrimSpace(r.getenv(name))
+	variable, v := r.lookup(name)
 	if v == "" {
 		return def
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		r.errs = append(r.errs, fmt.Errorf("%s=%q: not a positive duration (examples: 30s, 5m, 1h)", name, v))
+		r.Fail("%s=%q: not a positive duration (examples: 30s, 5m, 1h)", variable, v)
 		return def
 	}
 	return d
@@ -151,26 +216,38 @@ func (r *Reader) PositiveDuration(name string, def time.Duration) time.Duration 
 // (sizes such as "50MB", enumerations); its error is recorded as a problem
 // of that variable.
 func (r *Reader) Parse(name string, parse func(string) error) {
-	v := strings.TrimSpace(r.getenv(name))
+	variable, v := r.lookup(name)
 	if v == "" {
 		return
 	}
 	if err := parse(v); err != nil {
-		r.errs = append(r.errs, fmt.Errorf("%s=%q: %w", name, v, err))
+		r.Fail("%s=%q: %w", variable, v, err)
+	}
+}
+
+// ParseSecret is Parse for keys and passwords: a problem names the
+// variable but never repeats its value, which would land in logs.
+func (r *Reader) ParseSecret(name string, parse func(string) error) {
+	variable, v := r.lookup(name)
+	if v == "" {
+		return
+	}
+	if err := parse(v); err != nil {
+		r.Fail("%s: %w", variable, err)
 	}
 }
 
 // Fail records a problem found by the caller's own validation.
 func (r *Reader) Fail(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Errorf(format, args...))
+	*r.errs = append(*r.errs, fmt.Errorf(format, args...))
 }
 
 // Err returns every problem found, or nil.
 func (r *Reader) Err() error {
-	if len(r.errs) == 0 {
+	if len(*r.errs) == 0 {
 		return nil
 	}
-	return &Problems{List: r.errs}
+	return &Problems{List: *r.errs}
 }
 
 // Problems is every bad setting of a configuration: what Reader.Err and

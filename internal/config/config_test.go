@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +116,72 @@ func TestReplicaUserURL(t *testing.T) {
 				t.Errorf("ReplicaUserURL() = %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// A prefixed Reader takes each setting from its first prefix that is set,
+// names that variable in its problems, and shares them with its parent.
+func TestReaderPrefixes(t *testing.T) {
+	t.Parallel()
+	parent := config.NewReader(env(map[string]string{
+		"SVC_A": "own", "REF_A": "reference", "REF_B": "fallback", "REF_N": "x", "PLAIN": "many",
+	}))
+	r := parent.WithPrefixes("SVC_", "REF_")
+	if a, b, c := r.String("A", ""), r.String("B", ""), r.String("C", "def"); a != "own" || b != "fallback" || c != "def" {
+		t.Errorf("String = %q, %q, %q; want own, fallback, def", a, b, c)
+	}
+	if got, want := r.Name("B"), "REF_B"; got != want {
+		t.Errorf("Name(B) = %q, want %q", got, want)
+	}
+	if got, want := r.Name("C"), "SVC_C"; got != want {
+		t.Errorf("Name(C) = %q, want %q (the first prefix when none is set)", got, want)
+	}
+	r.Int("N", 1)
+	parent.Int("PLAIN", 1)
+	err := parent.Err()
+	if err == nil || !strings.Contains(err.Error(), `REF_N="x": not an integer`) || !strings.Contains(err.Error(), `PLAIN="many"`) {
+		t.Errorf("problems of both readers, by variable: %v", err)
+	}
+}
+
+// The parsers Reader offers beyond the basic ones, with what each accepts
+// and what each reports.
+func TestReaderParsers(t *testing.T) {
+	t.Parallel()
+	r := config.NewReader(env(map[string]string{
+		"SECS": "90", "DUR": "2m", "BADSECS": "-5", "T": "t", "F": "F", "ON": "on",
+		"PAIRS": "+1555:123, 1666:456", "BADPAIRS": "1777:1,oops", "RANGE": "11", "KEY": "hunter2",
+	}))
+	if got := r.Seconds("SECS", 0); got != 90*time.Second {
+		t.Errorf("Seconds(90) = %v", got)
+	}
+	if got := r.Seconds("DUR", 0); got != 2*time.Minute {
+		t.Errorf("Seconds(2m) = %v", got)
+	}
+	if got := r.Seconds("BADSECS", time.Hour); got != time.Hour {
+		t.Errorf("Seconds(-5) = %v, want the default", got)
+	}
+	if !r.Bool("T", false) || r.Bool("F", true) || !r.Bool("ON", false) {
+		t.Error("Bool: t, F and on are booleans (strconv.ParseBool's forms and on/off)")
+	}
+	if diff := cmp.Diff(map[string]string{"+1555": "123", "1666": "456"}, r.Map("PAIRS", nil)); diff != "" {
+		t.Errorf("Map (-want +got):\n%s", diff)
+	}
+	if got := r.Map("BADPAIRS", nil); got["1777"] != "1" {
+		t.Errorf("Map keeps the good pairs of a bad list: %v", got)
+	}
+	if got := r.IntBetween("RANGE", 6, 6, 10); got != 6 {
+		t.Errorf("IntBetween(11, 6..10) = %d, want the default", got)
+	}
+	r.ParseSecret("KEY", func(string) error { return errors.New("not a key") })
+	err := r.Err()
+	for _, want := range []string{`BADSECS="-5": not a number of seconds or a duration`, `BADPAIRS: "oops" is not key:value`,
+		`RANGE=11: must be from 6 to 10`, `KEY: not a key`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("problems lack %s: %v", want, err)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("ParseSecret repeated the value: %v", err)
 	}
 }

@@ -17,6 +17,10 @@ import (
 // Change is one committed row change, with the values as pgoutput sends
 // them (text format). It is what the leader publishes to other nodes.
 type Change struct {
+	// LSN (its transaction's commit record) and Seq (its place in the
+	// transaction, from 1) order the changes as the slot sends them.
+	LSN     uint64    `json:"l,omitempty"`
+	Seq     int       `json:"i,omitempty"`
 	Rel     uint32    `json:"r"`
 	Xid     uint32    `json:"x"`
 	Type    string    `json:"k"` // INSERT, UPDATE, DELETE
@@ -44,6 +48,34 @@ type match struct {
 	ids []int64
 }
 
+// position is a change's place in the stream.
+type position struct {
+	lsn uint64
+	seq int
+}
+
+func (p position) before(q position) bool {
+	return p.lsn < q.lsn || p.lsn == q.lsn && p.seq < q.seq
+}
+
+// deliver processes a change unless this node already did. Changes reach
+// a node in stream order, from its own reader or from the reader's
+// notifications; after a hand-over the new reader reads again what the
+// previous one had not confirmed, and those repeats are dropped here.
+// Processing is serialised so subscribers get changes in commit order.
+func (e *Engine) deliver(ctx context.Context, ch *Change) {
+	e.order.Lock()
+	defer e.order.Unlock()
+	if ch.LSN != 0 {
+		p := position{lsn: ch.LSN, seq: ch.Seq}
+		if !e.last.before(p) {
+			return
+		}
+		e.last = p
+	}
+	e.process(ctx, ch)
+}
+
 // process delivers one change to every subscriber it concerns.
 func (e *Engine) process(ctx context.Context, ch *Change) {
 	subs := e.subscribers()
@@ -59,7 +91,7 @@ func (e *Engine) process(ctx context.Context, ch *Change) {
 		e.log.Warn("realtime: change for unknown table", "oid", ch.Rel, "err", err)
 		return
 	}
-	candidates := candidatesFor(subs, rel, ch.Type)
+	candidates := candidatesFor(subs, rel, ch)
 	if len(candidates) == 0 {
 		return
 	}
@@ -99,9 +131,15 @@ type candidate struct {
 	bindings []*sbinding
 }
 
-func candidatesFor(subs []*Subscriber, rel *relInfo, typ string) []candidate {
+// candidatesFor is the subscribers with bindings for the change's table
+// and type that subscribed before it committed.
+func candidatesFor(subs []*Subscriber, rel *relInfo, ch *Change) []candidate {
+	typ := ch.Type
 	var out []candidate
 	for _, s := range subs {
+		if ch.LSN != 0 && ch.LSN < s.from.Load() {
+			continue
+		}
 		var bs []*sbinding
 		for _, b := range s.bindings {
 			if b.valid.Load() && (b.p.action == "*" || b.p.action == typ) &&

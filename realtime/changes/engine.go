@@ -7,7 +7,12 @@
 //
 // Only one node reads the slot: the one holding an advisory lock. It
 // processes each change for its own subscribers and hands it to Publish so
-// other nodes can process it for theirs (Ingest).
+// other nodes can process it for theirs (Ingest). The slot is permanent:
+// it confirms a transaction only once its changes were handed on, so the
+// next reader (another node, or this one restarted) resumes where the last
+// one stopped. A change read twice that way is recognised by its position
+// in the stream and processed once per node; a subscriber receives only
+// the changes committed after it subscribed.
 package changes
 
 import (
@@ -19,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/pg"
@@ -29,12 +35,18 @@ const Publication = "supabase_realtime"
 
 // Config tunes the engine.
 type Config struct {
-	// SlotName is the temporary replication slot's name (the database
-	// name is appended, since slots are cluster-wide).
+	// SlotName is the replication slot's name (the database name is
+	// appended, since slots are cluster-wide).
 	SlotName string
 	// Publish, when set, receives every change the leader read, encoded
-	// for Ingest on other nodes.
-	Publish func(change []byte)
+	// for Ingest on other nodes. A change is confirmed to the slot only
+	// once Publish returned nil.
+	Publish func(ctx context.Context, change []byte) error
+	// Fence, when set, returns once every change other nodes published
+	// before the call has been passed to Ingest here. A new reader calls it
+	// before applying changes of its own, and a node that stops calls it to
+	// deliver what the reader published up to then.
+	Fence func(ctx context.Context) error
 	// SlotLag, when set, is told every 10 s while this node reads the
 	// slot how many WAL bytes the slot has not confirmed yet, and once
 	// with reading false when it stops.
@@ -60,6 +72,9 @@ type Subscriber struct {
 	bindings []*sbinding
 	caller   atomic.Pointer[pg.Caller]
 	deliver  func(payload json.RawMessage)
+	// from is the WAL position the subscription started at (see Validate):
+	// changes whose transaction committed before it are not delivered.
+	from atomic.Uint64
 }
 
 // sbinding is a binding with its parsed parameters.
@@ -101,12 +116,23 @@ type Engine struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
-	leader atomic.Bool
 	// streaming is set while this node reads the slot; elsewhere is set
 	// while another node holds the lock.
 	streaming, elsewhere atomic.Bool
 	// lastVisible is the last transaction seen visible (see waitVisible).
 	lastVisible atomic.Int64
+
+	// order serialises processing; last is the position of the last
+	// change processed here (see deliver).
+	order sync.Mutex
+	last  position
+
+	// confirmed is the slot position this node's reader has confirmed;
+	// drainTo and drainNow are how Drain asks the reader to catch up.
+	confirmed atomic.Uint64
+	drainTo   atomic.Uint64
+	drainNow  context.Context
+	drain     context.CancelFunc
 }
 
 // New starts the engine, or returns nil (and logs one line) when the
@@ -135,14 +161,16 @@ func New(ctx context.Context, cfg Config, admin, user *pgxpool.Pool, log *slog.L
 	}
 	e := &Engine{cfg: cfg, admin: admin, user: user, log: log, rels: newRelCache(admin),
 		subs: map[*Subscriber]struct{}{}, done: make(chan struct{})}
+	e.drainNow, e.drain = context.WithCancel(context.Background())
 	ctx, e.cancel = context.WithCancel(ctx)
 	go e.run(ctx)
 	return e, nil
 }
 
-// Close stops reading the slot (dropping it: it is temporary).
+// Close stops reading the slot; the slot stays for the next reader.
 func (e *Engine) Close() {
 	e.cancel()
+	e.drain()
 	<-e.done
 }
 
@@ -167,8 +195,15 @@ func (e *Engine) Unsubscribe(s *Subscriber) {
 //
 // As the reference creates a channel's subscriptions in one transaction,
 // one failing binding leaves the channel with none.
+//
+// On success s receives every change whose transaction commits from now
+// on (the current WAL position is its start): once Validate returns,
+// nothing committed later is missed, and nothing committed before it
+// started (a backlog the slot still holds) is sent.
 func (e *Engine) Validate(ctx context.Context, s *Subscriber) error {
-	e.waitStreaming(ctx)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	e.Ready(wctx)
+	cancel()
 	for _, b := range s.bindings {
 		err := b.err
 		if err == nil {
@@ -178,6 +213,17 @@ func (e *Engine) Validate(ctx context.Context, s *Subscriber) error {
 			return err
 		}
 	}
+	// Every commit record written after this position is of a transaction
+	// that committed after it was read.
+	var from string
+	if err := e.admin.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&from); err != nil {
+		return fmt.Errorf("Unable to subscribe to changes with given parameters. An exception happened: %s", pgMessage(err))
+	}
+	lsn, err := pglogrepl.ParseLSN(from)
+	if err != nil {
+		return err
+	}
+	s.from.Store(uint64(lsn))
 	for _, b := range s.bindings {
 		b.valid.Store(true)
 	}
@@ -195,17 +241,18 @@ func (e *Engine) subscribers() []*Subscriber {
 	return out
 }
 
-// Leader reports whether this node reads the slot.
-func (e *Engine) Leader() bool { return e.leader.Load() }
-
-// waitStreaming waits (a few seconds at most) until some node reads the
-// slot, so "Subscribed to PostgreSQL" means changes committed from then on
-// are delivered.
-func (e *Engine) waitStreaming(ctx context.Context) {
-	deadline := time.Now().Add(10 * time.Second)
-	for !e.streaming.Load() && !e.elsewhere.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(20 * time.Millisecond)
+// Ready waits until some node reads the slot, so that "Subscribed to
+// PostgreSQL" means changes committed from then on are delivered; it
+// reports false if ctx ended first.
+func (e *Engine) Ready(ctx context.Context) bool {
+	for !e.streaming.Load() && !e.elsewhere.Load() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
+	return true
 }
 
 // Streaming reports whether this node reads the slot now.

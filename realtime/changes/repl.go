@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // run keeps trying to become the slot's reader until the engine closes.
@@ -37,7 +34,9 @@ const lockKey = "basalt_realtime_replication"
 // lead takes the leadership lock if it is free and streams the slot while
 // holding it. The lock is a session lock on a connection of its own:
 // closing it (or the node dying) hands leadership to the next node that
-// asks, which creates its own temporary slot.
+// asks, which resumes the slot where this one last confirmed it. (The slot
+// itself admits one reader at a time, so a node that lost the lock but
+// still streams keeps the next one out until it stops.)
 func (e *Engine) lead(ctx context.Context) (bool, error) {
 	pc, err := e.admin.Acquire(ctx)
 	if err != nil {
@@ -53,8 +52,6 @@ func (e *Engine) lead(ctx context.Context) (bool, error) {
 	if !got {
 		return false, nil
 	}
-	e.leader.Store(true)
-	defer e.leader.Store(false)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Losing the lock connection means losing leadership: stop streaming.
@@ -76,20 +73,8 @@ func (e *Engine) lead(ctx context.Context) (bool, error) {
 	return true, e.stream(sctx)
 }
 
-var slotChars = regexp.MustCompile(`[^a-z0-9_]`)
-
-// slotName is the configured name plus the database's, as slots are
-// cluster-wide.
-func (e *Engine) slotName() string {
-	db := strings.ToLower(e.admin.Config().ConnConfig.Database)
-	name := slotChars.ReplaceAllString(strings.ToLower(e.cfg.SlotName)+"_"+db, "_")
-	if len(name) > 63 {
-		name = name[:63]
-	}
-	return name
-}
-
-// stream creates the temporary slot and applies its changes until ctx ends.
+// stream opens the slot (creating it if missing) at its confirmed position
+// and applies its changes until ctx ends.
 func (e *Engine) stream(ctx context.Context) error {
 	cfg := e.admin.Config().ConnConfig.Config.Copy()
 	if cfg.RuntimeParams == nil {
@@ -102,12 +87,7 @@ func (e *Engine) stream(ctx context.Context) error {
 	}
 	defer conn.Close(context.Background())
 	slot := e.slotName()
-	res, err := pglogrepl.CreateReplicationSlot(ctx, conn, slot, "pgoutput",
-		pglogrepl.CreateReplicationSlotOptions{Temporary: true, Mode: pglogrepl.LogicalReplication})
-	if err != nil {
-		return fmt.Errorf("create slot %s: %w", slot, err)
-	}
-	start, err := pglogrepl.ParseLSN(res.ConsistentPoint)
+	start, err := e.ensureSlot(ctx, conn, slot)
 	if err != nil {
 		return err
 	}
@@ -116,7 +96,19 @@ func (e *Engine) stream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start replication: %w", err)
 	}
-	e.log.Info("realtime: reading changes", "slot", slot)
+	if e.cfg.Fence != nil {
+		// What the previous reader confirmed it had published must be
+		// applied here before this reader's first change, or it would
+		// count as already seen (see deliver). Nothing it publishes from
+		// now on can have been confirmed: this connection holds the slot.
+		fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := e.cfg.Fence(fctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("realtime: waiting for changes published before taking over", "err", err)
+		}
+		cancel()
+	}
+	e.log.Info("realtime: reading changes", "slot", slot, "from", start.String())
+	e.confirmed.Store(uint64(start))
 	e.streaming.Store(true)
 	defer e.streaming.Store(false)
 	if e.cfg.SlotLag != nil {
@@ -124,7 +116,11 @@ func (e *Engine) stream(ctx context.Context) error {
 		defer stop()
 		go e.watchLag(lctx, slot)
 	}
-	return e.receive(ctx, conn, start)
+	r := &reader{e: e, conn: conn, confirmed: start}
+	err = r.run(ctx)
+	// Everything confirmed was handed on, whatever ended the stream.
+	r.report(context.Background(), false)
+	return err
 }
 
 // watchLag reports the slot's unconfirmed WAL every 10 s until ctx ends,
@@ -148,96 +144,41 @@ func (e *Engine) watchLag(ctx context.Context, slot string) {
 	}
 }
 
-// receive reads the stream, acknowledging what was applied.
-func (e *Engine) receive(ctx context.Context, conn *pgconn.PgConn, pos pglogrepl.LSN) error {
-	standby := time.Now().Add(10 * time.Second)
-	var tx txInfo
-	for {
-		if time.Now().After(standby) {
-			if err := pglogrepl.SendStandbyStatusUpdate(ctx, conn, pglogrepl.StandbyStatusUpdate{WALWritePosition: pos}); err != nil {
-				return fmt.Errorf("standby status: %w", err)
-			}
-			standby = time.Now().Add(10 * time.Second)
-		}
-		rctx, cancel := context.WithDeadline(ctx, standby)
-		raw, err := conn.ReceiveMessage(rctx)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if pgconn.Timeout(err) {
-				continue
-			}
-			return fmt.Errorf("receive: %w", err)
-		}
-		if er, ok := raw.(*pgproto3.ErrorResponse); ok {
-			return fmt.Errorf("replication error: %s", er.Message)
-		}
-		cd, ok := raw.(*pgproto3.CopyData)
-		if !ok || len(cd.Data) == 0 {
-			continue
-		}
-		switch cd.Data[0] {
-		case pglogrepl.PrimaryKeepaliveMessageByteID:
-			ka, err := pglogrepl.ParsePrimaryKeepaliveMessage(cd.Data[1:])
-			if err != nil {
-				return err
-			}
-			if ka.ServerWALEnd > pos {
-				pos = ka.ServerWALEnd
-			}
-			if ka.ReplyRequested {
-				standby = time.Time{}
-			}
-		case pglogrepl.XLogDataByteID:
-			xld, err := pglogrepl.ParseXLogData(cd.Data[1:])
-			if err != nil {
-				return err
-			}
-			msg, err := pglogrepl.Parse(xld.WALData)
-			if err != nil {
-				return fmt.Errorf("decode: %w", err)
-			}
-			if ch := e.decode(msg, &tx); ch != nil {
-				e.apply(ctx, ch)
-			}
-			if end := xld.WALStart + pglogrepl.LSN(len(xld.WALData)); end > pos {
-				pos = end
-			}
-		}
-	}
-}
-
 // txInfo is the transaction whose changes are being decoded.
 type txInfo struct {
+	open   bool
+	lsn    pglogrepl.LSN // its commit record
+	seq    int           // changes decoded so far
 	xid    uint32
 	commit time.Time
 }
 
 // decode turns a pgoutput message into a Change (nil for the others).
 func (e *Engine) decode(msg pglogrepl.Message, tx *txInfo) *Change {
-	commit := &tx.commit
+	var ch *Change
 	switch m := msg.(type) {
 	case *pglogrepl.BeginMessage:
-		tx.xid, tx.commit = m.Xid, m.CommitTime
+		*tx = txInfo{open: true, lsn: m.FinalLSN, xid: m.Xid, commit: m.CommitTime}
+	case *pglogrepl.CommitMessage:
+		tx.open = false
 	case *pglogrepl.RelationMessage:
 		e.rels.forget(m.RelationID)
 	case *pglogrepl.InsertMessage:
-		ch := &Change{Rel: m.RelationID, Type: "INSERT", Commit: *commit, Xid: tx.xid}
+		ch = &Change{Rel: m.RelationID, Type: "INSERT"}
 		ch.New, ch.Unchanged = tupleValues(m.Tuple)
-		return ch
 	case *pglogrepl.UpdateMessage:
-		ch := &Change{Rel: m.RelationID, Type: "UPDATE", Commit: *commit, OldKind: m.OldTupleType, Xid: tx.xid}
+		ch = &Change{Rel: m.RelationID, Type: "UPDATE", OldKind: m.OldTupleType}
 		ch.New, ch.Unchanged = tupleValues(m.NewTuple)
 		ch.Old, _ = tupleValues(m.OldTuple)
-		return ch
 	case *pglogrepl.DeleteMessage:
-		ch := &Change{Rel: m.RelationID, Type: "DELETE", Commit: *commit, OldKind: m.OldTupleType, Xid: tx.xid}
+		ch = &Change{Rel: m.RelationID, Type: "DELETE", OldKind: m.OldTupleType}
 		ch.Old, _ = tupleValues(m.OldTuple)
-		return ch
 	}
-	return nil
+	if ch != nil {
+		tx.seq++
+		ch.LSN, ch.Seq, ch.Xid, ch.Commit = uint64(tx.lsn), tx.seq, tx.xid, tx.commit
+	}
+	return ch
 }
 
 // tupleValues reads text-format values; nil is NULL. Unchanged TOAST
@@ -260,14 +201,21 @@ func tupleValues(t *pglogrepl.TupleData) ([]*string, []int) {
 	return vals, unchanged
 }
 
-// apply processes a change here and publishes it to the other nodes.
-func (e *Engine) apply(ctx context.Context, ch *Change) {
+// apply hands a change the slot sent to the other nodes and processes it
+// here. An error means it was not handed on (its transaction must not be
+// confirmed), including when ctx ended while it was processed.
+func (e *Engine) apply(ctx context.Context, ch *Change) error {
 	if e.cfg.Publish != nil {
-		if b, err := json.Marshal(ch); err == nil {
-			e.cfg.Publish(b)
+		b, err := json.Marshal(ch)
+		if err != nil {
+			return err
+		}
+		if err := e.cfg.Publish(ctx, b); err != nil {
+			return fmt.Errorf("publish change: %w", err)
 		}
 	}
-	e.process(ctx, ch)
+	e.deliver(ctx, ch)
+	return ctx.Err()
 }
 
 // Ingest processes a change another node read from the slot.
@@ -276,5 +224,5 @@ func (e *Engine) Ingest(ctx context.Context, change []byte) {
 	if err := json.Unmarshal(change, &ch); err != nil {
 		return
 	}
-	e.process(ctx, &ch)
+	e.deliver(ctx, &ch)
 }

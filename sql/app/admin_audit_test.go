@@ -55,6 +55,7 @@ func adminCalls(w *adminWorld) map[string][]any {
 		"admin_cashout_totals":        {`SELECT public.admin_cashout_totals()`},
 		"admin_list_transactions":     {`SELECT public.admin_list_transactions()`},
 		"admin_ledger_summary":        {`SELECT public.admin_ledger_summary()`},
+		"admin_ledger_recheck":        {`SELECT public.admin_ledger_recheck()`},
 		"admin_adjust_wallet":         {`SELECT public.admin_adjust_wallet($1, 100, 'goodwill')`, w.fan},
 		"admin_list_invites":          {`SELECT public.admin_list_invites()`},
 		"admin_list_sponsored_tracks": {`SELECT public.admin_list_sponsored_tracks()`},

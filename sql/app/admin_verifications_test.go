@@ -31,6 +31,7 @@ func TestAdminKYC(t *testing.T) {
 	if _, err := e.execAs(user(w.artist), `INSERT INTO public.kyc_submissions (artist_id, full_name, document_type, document_number) VALUES ($1, 'x', 'nin', '123')`, w.artist); sqlState(err) != denied {
 		t.Errorf("direct insert: %v", err)
 	}
+	e.exec(`INSERT INTO storage.objects (bucket_id, name) VALUES ('kyc', $1)`, w.artist+"/nin.png")
 	first := e.mustJSON(user(w.artist), submit, "Kola Ade", "nin", "12345678901", w.artist+"/nin.png")["id"].(string)
 	if _, err := e.callJSON(user(w.artist), submit, "Kola Ade", "nin", "1", nil); sqlMessage(err) != "Your KYC submission is already awaiting review" {
 		t.Errorf("second pending: %v", err)

@@ -341,7 +341,8 @@ func TestPayments(t *testing.T) {
 		}
 		got, err = e.serviceJSON(complete, "flutterwave", ref, w.sponsor, total, "successful")
 		want := map[string]any{"success": true, "message": "Wallet top-up successful! ₦5,000 has been added to your wallet.",
-			"already_processed": false, "session_mismatch": false, "amount": 5000.0, "purpose": "topup", "verified_until": nil}
+			"already_processed": false, "session_mismatch": false, "amount": 5000.0, "purpose": "topup", "verified_until": nil,
+			"credited_to_wallet": false}
 		if diff := cmp.Diff(want, got); err != nil || diff != "" {
 			t.Fatalf("complete (-want +got):\n%s %v", diff, err)
 		}

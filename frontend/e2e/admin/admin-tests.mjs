@@ -4,6 +4,9 @@
 
 const sections = ['users', 'activities', 'tracks', 'cashouts', 'verifications', 'sponsorships', 'transactions', 'system']
 
+// A 1×1 PNG, the KYC journey's document scan.
+const onePixelPng = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+
 /** registerAdminTests adds the admin journeys to the suite. */
 export function registerAdminTests(h) {
   const { test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert } = h
@@ -83,6 +86,10 @@ export function registerAdminTests(h) {
     await signIn(fanTab.page, fan.email, fan.password)
     await fanTab.page.goto(`${app}/favorites`)
     await fanTab.page.getByRole('heading', { name: /favorites/i }).first().waitFor()
+    // The tab follows its account in realtime (the 10 s poll only stands in while it cannot).
+    await fanTab.page.waitForFunction(() => (window.__backlineLive?.() ?? []).some((t) => t.startsWith('live:suspension:')), null, { timeout: 15000 })
+    let navigations = 0
+    fanTab.page.on('framenavigated', (f) => f === fanTab.page.mainFrame() && navigations++)
 
     const { context, page } = await adminPage('users')
     await page.fill('#user-search', fan.username)
@@ -93,11 +100,14 @@ export function registerAdminTests(h) {
     await panel.getByRole('button', { name: 'Suspend' }).click()
     await confirmDialog(page, 'Suspend', 'Chargeback fraud')
     await page.getByText('User suspended').waitFor()
-    await panel.getByText('Suspended: Chargeback fraud').waitFor()
+    const suspended = Date.now()
 
-    // The fan's tab, left open, switches without a reload.
-    await fanTab.page.getByText('Account Suspended').waitFor({ timeout: 30000 })
-    await fanTab.page.getByText('Chargeback fraud').waitFor()
+    // The fan's tab, left open, switches within 3 s, without a reload.
+    await fanTab.page.getByText('Account Suspended').waitFor({ timeout: 3000 })
+    await fanTab.page.getByText('Chargeback fraud').waitFor({ timeout: Math.max(1, 3000 - (Date.now() - suspended)) })
+    console.log(`    the fan's open tab showed Account Suspended ${Date.now() - suspended} ms after the suspension`)
+    assert.equal(navigations, 0, "the fan's tab navigated")
+    await panel.getByText('Suspended: Chargeback fraud').waitFor()
     // The audit trail shows it in the activity feed.
     await page.goto(`${app}/dashboard/admin/activities?kind=admin`)
     await page.getByTestId('admin-activity').getByText(/suspended a user: Chargeback fraud/).first().waitFor()
@@ -129,6 +139,76 @@ export function registerAdminTests(h) {
     await a.page.getByRole('button', { name: 'Notifications' }).first().click()
     await a.page.getByText('Your cash-out of ₦1,000 has been completed.').waitFor()
     await a.page.getByText(/₦2,000 was rejected: Account name does not match/).waitFor()
+    await a.context.close()
+  })
+
+  test('admin: an artist submits KYC, the admin rejects it, the artist resubmits, the admin approves; the artist sees each decision', async () => {
+    const artist = await person('artist', 'kycartist')
+    const a = await newPage()
+    await signIn(a.page, artist.email, artist.password)
+    const card = a.page.getByTestId('kyc-status')
+    await card.getByText('Not submitted').waitFor()
+    // The artist's open page follows the review in realtime.
+    await a.page.waitForFunction(() => (window.__backlineLive?.() ?? []).some((t) => t.startsWith('live:kyc_submissions:')), null, { timeout: 15000 })
+    let navigations = 0
+    a.page.on('framenavigated', (f) => f === a.page.mainFrame() && navigations++)
+    const submit = async (button, number) => {
+      await card.getByRole('button', { name: button }).click()
+      await a.page.fill('#kyc-name', 'Kemi Adeyemi')
+      await a.page.selectOption('#kyc-type', 'nin')
+      await a.page.fill('#kyc-number', number)
+      await a.page.setInputFiles('#kyc-file', { name: 'nin-slip.png', mimeType: 'image/png', buffer: onePixelPng })
+      await a.page.getByRole('button', { name: 'Submit for review' }).click()
+    }
+    // The form's rule first (the database has the same one): a NIN is 11 digits.
+    await submit('Submit KYC', '1234')
+    await a.page.getByRole('alert').filter({ hasText: 'A NIN is 11 digits' }).waitFor()
+    await a.page.fill('#kyc-number', '12345678901')
+    await a.page.getByRole('button', { name: 'Submit for review' }).click()
+    await a.page.getByText('KYC submitted').waitFor()
+    await card.getByText('Pending review').waitFor()
+    for (const viewport of [mobile, desktop]) {
+      await a.page.setViewportSize(viewport)
+      await card.scrollIntoViewIfNeeded()
+      await a.page.screenshot({ path: `${shots}/kyc-pending-${viewport.width}x${viewport.height}.png` })
+    }
+    const pendingId = () => psql(`SELECT id FROM public.kyc_submissions WHERE artist_id = '${artist.id}' AND status = 'pending'`)
+    const first = pendingId()
+
+    const { context, page } = await adminPage('verifications')
+    const row = (id) => page.getByTestId('admin-kyc').locator(`[data-row="${id}"]`)
+    await row(first).getByRole('button', { name: /View document/ }).waitFor()
+    await row(first).getByRole('button', { name: 'Reject' }).click()
+    await confirmDialog(page, 'Reject', 'The slip is unreadable')
+    await page.getByText('KYC rejected').waitFor()
+    await card.getByText('Rejected').waitFor({ timeout: 5000 })
+    await a.page.getByTestId('kyc-reason').getByText('The slip is unreadable').waitFor()
+
+    // After a rejection the artist submits again.
+    await submit('Resubmit KYC', '12345678901')
+    await a.page.getByText('KYC submitted').first().waitFor()
+    await card.getByText('Pending review').waitFor()
+    const second = pendingId()
+    assert.notEqual(second, first)
+    // The database refuses the artist's own approval, whatever the client sends.
+    await assert.rejects(rpcAs(artist, 'admin_review_kyc', { p_submission_id: second, p_approve: true, p_expires_at: new Date(Date.now() + 86400000 * 365).toISOString() }), /: 403 .*42501/)
+
+    await page.reload()
+    await row(second).getByRole('button', { name: 'Approve' }).click()
+    await confirmDialog(page, 'Approve')
+    await page.getByText('KYC approved').waitFor()
+    await card.getByText('Approved').waitFor({ timeout: 5000 })
+    await card.getByText(/Valid until/).waitFor()
+    assert.equal(navigations, 0, "the artist's page navigated")
+    assert.equal(psql(`SELECT a.has_valid_kyc FROM public.artist_profiles a WHERE id = '${artist.id}'`), 't')
+    // Approved: no new submission is offered until the last 30 days.
+    assert.equal(await card.getByRole('button').count(), 0)
+    for (const viewport of [mobile, desktop]) {
+      await a.page.setViewportSize(viewport)
+      await card.scrollIntoViewIfNeeded()
+      await a.page.screenshot({ path: `${shots}/kyc-approved-${viewport.width}x${viewport.height}.png` })
+    }
+    await context.close()
     await a.context.close()
   })
 

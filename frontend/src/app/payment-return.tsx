@@ -52,7 +52,9 @@ export function PaymentReturn() {
             return
           }
           refresh()
-          if (ret.verification) toast.success('Verification successful! Your profile has been verified for 1 year.')
+          // A verification paid while one was already valid went to the wallet; the server says so.
+          if (data?.data?.credited_to_wallet) toast.info(data.message)
+          else if (ret.verification) toast.success('Verification successful! Your profile has been verified for 1 year.')
           else toast.success(`Wallet top-up successful! ₦${formatAmount(Number(data?.data?.amount ?? 0))} has been added to your wallet.`)
         } else {
           const { data, error } = await sb.functions.invoke('paystack-verify', { body: { reference: ret.reference, userId, verification: false } })

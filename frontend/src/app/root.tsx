@@ -5,6 +5,7 @@ import { Button } from '@/components/ui/button'
 import { useAuthStore } from '@/lib/auth'
 import { useSessionHeartbeat } from '@/features/auth/hooks/use-session-heartbeat'
 import { useOnlinePresence } from '@/hooks/use-online-presence'
+import { useSuspensionUpdates } from '@/hooks/use-suspension'
 import { usePlayerStore } from '@/stores/player-store'
 import { ComingSoonGate } from './guards'
 import { PaymentReturn } from './payment-return'
@@ -21,6 +22,7 @@ export function Root() {
   const hasTrack = usePlayerStore((s) => !!s.currentTrack)
   useSessionHeartbeat(userId)
   useOnlinePresence(userId)
+  useSuspensionUpdates(userId)
   return (
     <ComingSoonGate>
       <PaymentReturn />

@@ -1259,6 +1259,7 @@ export type Database = {
         Args: { p_reason: string; p_track_id: string }
         Returns: Json
       }
+      admin_ledger_recheck: { Args: never; Returns: Json }
       admin_ledger_summary: { Args: never; Returns: Json }
       admin_list_cashouts: {
         Args: {
@@ -1590,6 +1591,16 @@ export type Database = {
           user_id: string
           username: string
         }[]
+      }
+      get_wallet_history: {
+        Args: {
+          p_from?: string
+          p_kind?: string
+          p_limit?: number
+          p_offset?: number
+          p_to?: string
+        }
+        Returns: Json
       }
       has_remaining_streams: { Args: { p_user_id: string }; Returns: boolean }
       has_valid_kyc: {

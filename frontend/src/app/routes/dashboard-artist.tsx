@@ -1,9 +1,11 @@
 import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { useArtistDashboard } from '@/features/dashboards/api/dashboards'
+import { useLiveArtistDashboard } from '@/features/dashboards/hooks/use-live-dashboard'
 import { InvitesList } from '@/features/sponsorships/components/invites-list'
 import { MyTracks } from '@/features/studio/components/my-tracks'
 import { UploadTrackDialog } from '@/features/studio/components/upload-track-dialog'
+import { KycCard } from '@/features/studio/components/kyc-card'
 import { VerificationCard } from '@/features/studio/components/verification-card'
 import { CashoutDialog } from '@/features/wallet/components/cashout-dialog'
 import { Ledger } from '@/features/wallet/components/ledger'
@@ -15,9 +17,11 @@ const cashoutState = { pending: 'Pending', completed: 'Completed', rejected: 'Re
 /** ArtistDashboard: uploads, tracks, wallet, cash-outs, invites and verification; first screen from one call. */
 export default function ArtistDashboard() {
   const userId = useAuthStore((s) => s.user?.id)
+  const isArtist = useAuthStore((s) => s.role === 'artist')
   const { data, isLoading, isError, refetch } = useArtistDashboard(userId)
+  const live = useLiveArtistDashboard(userId)
   return (
-    <div>
+    <div data-testid="artist-dashboard" data-live={live}>
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-3xl font-bold">Artist Dashboard</h1>
         {userId && <UploadTrackDialog userId={userId} />}
@@ -71,6 +75,7 @@ export default function ArtistDashboard() {
             <div className="grid grid-cols-1 content-start gap-3">
               <h2 className="text-xl font-bold">Verification</h2>
               <VerificationCard v={data.verification} />
+              {isArtist && <KycCard userId={userId} />}
               <h2 className="mt-3 text-xl font-bold">Cash-outs</h2>
               {data.cashouts.length === 0 ? (
                 <p className="text-sm text-muted-foreground">No cash-outs yet.</p>

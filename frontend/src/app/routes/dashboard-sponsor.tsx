@@ -7,6 +7,7 @@ import { Tabs, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber, formatNaira } from '@/lib/format'
 import { useSponsorAnalytics, useSponsorDashboard } from '@/features/dashboards/api/dashboards'
+import { useLiveSponsorDashboard } from '@/features/dashboards/hooks/use-live-dashboard'
 import { BrowseArtists } from '@/features/sponsorships/components/browse-artists'
 import { InvitesList } from '@/features/sponsorships/components/invites-list'
 import { isLowBalance, runway, runwayText } from '@/features/sponsorships/lib/runway'
@@ -42,8 +43,9 @@ export default function SponsorDashboard() {
   const { data, isLoading } = useSponsorDashboard(userId)
   const balance = Number(data?.wallet.balance ?? 0)
   const r = data && runway(balance, Number(data.runway.per_stream), Number(data.runway.spent_7d))
+  const live = useLiveSponsorDashboard(userId)
   return (
-    <div>
+    <div data-testid="sponsor-dashboard" data-live={live}>
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-3xl font-bold">Sponsor Dashboard</h1>
         <div className="flex gap-2">

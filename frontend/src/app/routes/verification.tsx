@@ -7,11 +7,13 @@ import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { supabase } from '@/lib/supabase'
+import { KycCard } from '@/features/studio/components/kyc-card'
 import { checkoutBreakdown, VERIFICATION_FEE } from '@/features/wallet/lib/checkout'
 
-/** VerificationPage sells the one-year verified badge to artists and sponsors. */
+/** VerificationPage sells the one-year verified badge to artists and sponsors; artists also submit their KYC here. */
 export default function VerificationPage() {
   const role = useAuthStore((s) => s.role)
+  const userId = useAuthStore((s) => s.user?.id)
   const { data: profile } = useOwnProfile()
   const [busy, setBusy] = useState(false)
   const b = checkoutBreakdown(VERIFICATION_FEE)
@@ -67,6 +69,12 @@ export default function VerificationPage() {
           </Button>
         </CardContent>
       </Card>
+      {role === 'artist' && userId && (
+        <section className="mt-6 grid grid-cols-1 gap-2">
+          <h2 className="text-xl font-bold">Identity verification (KYC)</h2>
+          <KycCard userId={userId} />
+        </section>
+      )}
     </div>
   )
 }

@@ -43,3 +43,10 @@ export const reviewKyc = async (v: { id: string; approve: boolean; expiresAt?: s
       p_reason: v.reason || undefined,
     }),
   )
+
+/** kycDocumentUrl signs a short-lived link to a submission's document in the private kyc bucket (admins may read it). */
+export async function kycDocumentUrl(path: string): Promise<string> {
+  const { data, error } = await supabase().storage.from('kyc').createSignedUrl(path, 300)
+  if (error) throw error
+  return data.signedUrl
+}

@@ -1,12 +1,13 @@
 import { useState } from 'react'
 import { useInfiniteQuery } from '@tanstack/react-query'
 import { useSearchParams } from 'react-router'
+import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { Label } from '@/components/ui/label'
 import { formatNaira } from '@/lib/format'
 import { useAdminAction } from '../api/rpc'
-import { kycQuery, reviewKyc, verificationsQuery, type KycRow, type VerificationRow } from '../api/verifications'
+import { kycDocumentUrl, kycQuery, reviewKyc, verificationsQuery, type KycRow, type VerificationRow } from '../api/verifications'
 import { defaultKycExpiry, formatDate, formatDateTime } from '../lib/dates'
 import { dayEnd, readParams, withParams } from '../lib/filters'
 import { flattenPages } from '../lib/keyset'
@@ -20,6 +21,27 @@ const documentNames: Record<string, string> = {
   passport: 'Passport',
   drivers_license: "Driver's licence",
   voters_card: "Voter's card",
+}
+
+/** DocumentLink opens a submission's document through a signed link (the kyc bucket is private). */
+function DocumentLink({ path }: { path: string }) {
+  const open = async () => {
+    // Opened before the await, so the browser treats it as the click's window.
+    const w = window.open('', '_blank')
+    try {
+      const url = await kycDocumentUrl(path)
+      if (w) w.location.href = url
+      else window.location.assign(url)
+    } catch (e) {
+      w?.close()
+      toast.error('Could not open the document', { description: e instanceof Error ? e.message : undefined })
+    }
+  }
+  return (
+    <button type="button" className="text-primary underline" onClick={() => void open()}>
+      View document ({path.split('/').pop()})
+    </button>
+  )
 }
 
 /** VerificationsSection reviews KYC submissions and lists paid verifications. */
@@ -49,7 +71,7 @@ export function VerificationsSection() {
         <div className="text-xs">
           <p>{documentNames[k.document_type] ?? k.document_type}</p>
           <p className="font-mono text-muted-foreground">{k.document_number}</p>
-          {k.document_path && <p className="text-muted-foreground">file: {k.document_path.split('/').pop()}</p>}
+          {k.document_path && <DocumentLink path={k.document_path} />}
         </div>
       ),
     },

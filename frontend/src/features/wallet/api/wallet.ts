@@ -72,17 +72,22 @@ export const LEDGER_KINDS: Record<string, string> = {
   adjustment: 'Adjustment',
 }
 
-/** fetchLedger reads one page of the caller's movements (RLS: their own), newest first. */
+/**
+ * fetchLedger reads one page of the caller's own movements, newest first, with the count
+ * (rpc get_wallet_history: each side of the ledger along its own index, so a page costs what
+ * the user's rows cost; an admin, whom RLS lets read every row, gets their own wallet too).
+ */
 export async function fetchLedger(f: LedgerFilter, page: number, size: number) {
-  let q = supabase()
-    .from('transactions')
-    .select('id, reference, kind, amount, from_wallet, to_wallet, from_balance_after, to_balance_after, created_at, track_id', { count: 'exact' })
-  if (f.kind) q = q.eq('kind', f.kind)
-  if (f.from) q = q.gte('created_at', `${f.from}T00:00:00+01:00`)
-  if (f.to) q = q.lt('created_at', new Date(new Date(`${f.to}T00:00:00+01:00`).getTime() + 86_400_000).toISOString())
-  const { data, error, count } = await q.order('created_at', { ascending: false }).range(page * size, page * size + size - 1)
+  const { data, error } = await supabase().rpc('get_wallet_history', {
+    p_kind: f.kind || undefined,
+    p_from: f.from ? `${f.from}T00:00:00+01:00` : undefined,
+    p_to: f.to ? new Date(new Date(`${f.to}T00:00:00+01:00`).getTime() + 86_400_000).toISOString() : undefined,
+    p_offset: page * size,
+    p_limit: size,
+  })
   if (error) throw error
-  return { rows: data as LedgerRow[], count: count ?? 0 }
+  const r = data as unknown as { count: number; rows: LedgerRow[] }
+  return { rows: r.rows, count: Number(r.count) }
 }
 
 /** useLedger is the "transactions" cache, one page at a time. */

@@ -1,4 +1,9 @@
-package main
+// Package appseed fills a migrated Backline database with a large, fixed
+// data set for the benchmarks of its queries (bench/admin, bench/dashboards):
+// users of every role, tracks, streams, the ledger, cash-outs, invites,
+// activity, KYC, payments and verifications. Rows have fixed ids (UserID,
+// TrackID), so a benchmark can name them.
+package appseed
 
 import (
 	"context"
@@ -10,10 +15,20 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// sizes is how much data the benchmark seeds.
-type sizes struct {
+// Sizes is how much data to seed.
+type Sizes struct {
 	Users, Streams, Tracks, Payments int
 }
+
+// Full is the issues' scale: 100k users and 1M streams; Smoke is a few
+// seconds' worth, for CI.
+var (
+	Full  = Sizes{Users: 100_000, Streams: 1_000_000, Tracks: 5_000, Payments: 1_000}
+	Smoke = Sizes{Users: 2_000, Streams: 20_000, Tracks: 200, Payments: 50}
+)
+
+// UserID is the id of seeded user n (1 is the admin; see roleOf).
+func UserID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", n) }
 
 // userID and trackID give seeded rows fixed ids, so cases can name them.
 const (
@@ -34,10 +49,11 @@ func sponsorOf(i string) string {
 	return uid(fmt.Sprintf("(100 * (1 + %s %% (@users / 100)))", i))
 }
 
-// seedSteps fill every table the admin lists read, in bulk, with triggers
-// off (session_replication_role = replica); the counters, the sponsorship
-// spend and the wallet balances are then derived from the rows, so the
-// ledger balances and the data is what the triggers would have made.
+// seedSteps fill every table the admin lists and the dashboards read, in
+// bulk, with triggers off (session_replication_role = replica); the
+// counters, the sponsorship spend, the wallet balances and the ledger's
+// running totals are then derived from the rows, so the ledger balances and
+// the data is what the triggers would have made.
 func seedSteps() []struct{ name, sql string } {
 	return []struct{ name, sql string }{
 		{"users", `INSERT INTO auth.users (id, aud, role, email, raw_user_meta_data, created_at, updated_at, last_sign_in_at)
@@ -113,11 +129,13 @@ func seedSteps() []struct{ name, sql string } {
 			FROM generate_series(1, @payments) i`},
 		{"verifications", `INSERT INTO public.verifications (user_id, payment_id, granted_at, expires_at)
 			SELECT user_id, id, created_at, created_at + interval '365 days' FROM public.payments WHERE status = 'successful'`},
+		{"ledger totals", `SELECT backline.reset_ledger_totals()`},
 	}
 }
 
-// seed loads the data with triggers off, then vacuums and analyzes.
-func seed(ctx context.Context, pool *pgxpool.Pool, sz sizes) error {
+// Seed loads the data with triggers off (the pool's user must be a
+// superuser), then vacuums and analyzes.
+func Seed(ctx context.Context, pool *pgxpool.Pool, sz Sizes) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err

@@ -1,9 +1,259 @@
 package rest
 
 import (
+	"math"
+	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
+
+// The query string's filters, logic trees, order and paging: where each
+// goes in the tree, then their grammar. A parameter is addressed by a
+// dotted path of embed names (actors.roles.order=…); the last part says
+// what it is, so one parameter can target any level of the tree.
+
+// applyQuery distributes the query string over the tree (applyParams) and
+// folds the Range header into the root's page (pageBounds). isArg, on GET
+// /rpc, skips the parameters that are the function's arguments.
+func applyQuery(rc *reqCtx, root *node, isArg func(p param) bool) error {
+	if err := applyParams(root, rc.params, isArg); err != nil {
+		return err
+	}
+	return pageBounds(rc, root)
+}
+
+// reserved parameters are never filters.
+var reserved = map[string]bool{"select": true, "columns": true, "on_conflict": true}
+
+// applyParams distributes filters, trees, order and paging to the nodes
+// they name. isArg reports parameters that are RPC arguments (GET /rpc).
+func applyParams(root *node, ps []param, isArg func(p param) bool) error {
+	for _, p := range ps {
+		if reserved[p.key] || (isArg != nil && isArg(p)) {
+			continue
+		}
+		parts, err := splitKey(p.key)
+		if err != nil {
+			return err
+		}
+		last := parts[len(parts)-1]
+		path := parts[:len(parts)-1]
+		// not.or=(…) negates a whole tree; "not" is then the last path
+		// part, not an embed.
+		not := false
+		if (last == "or" || last == "and") && len(path) > 0 && path[len(path)-1] == "not" {
+			not, path = true, path[:len(path)-1]
+		}
+		target := root
+		for i, seg := range path {
+			e := target.child(unquote(seg))
+			if e == nil {
+				return errNotEmbedded(strings.Join(path[:i+1], "."))
+			}
+			target = e.node
+		}
+		switch last {
+		case "order":
+			o, err := parseOrder(p.value)
+			if err != nil {
+				return err
+			}
+			for i := range o {
+				target.relatedOrder(&o[i])
+			}
+			target.order = append(target.order, o...)
+		case "limit":
+			if n, ok := parseInt(p.value); ok {
+				target.limit = &n
+			}
+		case "offset":
+			if n, ok := parseInt(p.value); ok {
+				target.offset = &n
+			}
+		case "or", "and":
+			t, err := parseLogicTree(last, not, p.value)
+			if err != nil {
+				return err
+			}
+			target.embedFilters(t)
+			target.trees = append(target.trees, t)
+		default:
+			f, err := parseFieldString("filter", last)
+			if err != nil {
+				return err
+			}
+			flt, err := parseFilterValue(f, p.value)
+			if err != nil {
+				return err
+			}
+			target.embedFilter(flt)
+			target.filters = append(target.filters, flt)
+		}
+	}
+	return nil
+}
+
+// embedFilter links a filter on a bare name to the embed of that name, if
+// any: rel=is.null tests the embed, not a column (the SQL stage decides,
+// since a column of the same name wins).
+func (n *node) embedFilter(f *filter) {
+	if len(f.Field.Path) == 0 {
+		f.Embed = n.child(f.Field.Name)
+	}
+}
+
+// embedFilters links every filter of a logic tree, at any depth.
+func (n *node) embedFilters(t *logicTree) {
+	for _, c := range t.Children {
+		if c.Tree != nil {
+			n.embedFilters(c.Tree)
+		} else {
+			n.embedFilter(c.Filter)
+		}
+	}
+}
+
+// relatedOrder resolves order=rel(col): rel must be an embed of n, and a
+// to-one one, whose lateral row is a single value per parent row.
+func (n *node) relatedOrder(o *orderTerm) {
+	if o.Rel == "" {
+		return
+	}
+	e := n.child(o.Rel)
+	switch {
+	case e == nil:
+		o.Err = errNotEmbedded(o.Rel)
+	case !e.rel.Card.toOne():
+		o.Err = pgrstErr(400, "PGRST118", "A related order on '"+o.Rel+"' is not possible",
+			"'"+n.name+"' and '"+o.Rel+"' do not form a many-to-one or one-to-one relationship", nil)
+	default:
+		o.Embed = e
+	}
+}
+
+// errNotEmbedded is PGRST108: a parameter or an order names an embed the
+// select does not have.
+func errNotEmbedded(rel string) *apiError {
+	return pgrstErr(400, "PGRST108", "'"+rel+"' is not an embedded resource in this request", nil,
+		"Verify that '"+rel+"' is included in the 'select' query parameter.")
+}
+
+// child finds the embed a path segment names: its key (alias or name as
+// written), or its related table's name when it was aliased, since
+// PostgREST accepts either for filters on an aliased embed.
+func (n *node) child(key string) *embed {
+	for _, e := range n.children {
+		if e.key == key {
+			return e
+		}
+	}
+	for _, e := range n.children {
+		if e.item.Alias != "" && e.rel.Foreign.Name == key {
+			return e
+		}
+	}
+	return nil
+}
+
+// unquote strips the double quotes of a quoted path segment ("a.b").
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// pageBounds folds limit/offset and (on GET) the Range header together.
+func pageBounds(rc *reqCtx, root *node) error {
+	if hasNegativeLimit(root) {
+		return rangeErr("Limit should be greater than or equal to zero.")
+	}
+	// Only a GET is paged by Range, as in PostgREST; other methods
+	// ignore the header.
+	if rc.r.Method != http.MethodGet {
+		return nil
+	}
+	h := rc.r.Header.Get("Range")
+	if h == "" {
+		return nil
+	}
+	// A Range outside the grammar is ignored, not an error.
+	lo, hi, ok := rangeHeader(h)
+	if !ok {
+		return nil
+	}
+	if hi != nil && lo > *hi {
+		return rangeErr("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
+	}
+	// Intersect [offset, offset+limit) with [lo, hi+1). The ends are
+	// exclusive and unsigned: two non-negative int64s add without wrapping.
+	off := int64(0)
+	if root.offset != nil {
+		off = *root.offset
+	}
+	stop, bounded := uint64(0), false
+	if root.limit != nil {
+		stop, bounded = uint64(off)+uint64(*root.limit), true
+	}
+	if lo > off {
+		off = lo
+	}
+	if hi != nil && (!bounded || uint64(*hi)+1 < stop) {
+		stop, bounded = uint64(*hi)+1, true
+	}
+	root.offset = &off
+	if bounded {
+		l := int64(0)
+		if stop > uint64(off) {
+			l = int64(min(stop-uint64(off), math.MaxInt64))
+		}
+		root.limit = &l
+	}
+	return nil
+}
+
+// rangeHeader parses "Range: a-b" / "a-" (an optional "items=" is allowed)
+// with PostgREST's grammar: decimal digits only, anything else is ignored.
+// Bounds beyond int64 read as math.MaxInt64 (past every row).
+func rangeHeader(h string) (lo int64, hi *int64, ok bool) {
+	h = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(h), "items="))
+	a, b, found := strings.Cut(h, "-")
+	if !found {
+		return 0, nil, false
+	}
+	l, ok := httpx.ParseDigits(a)
+	if !ok {
+		return 0, nil, false
+	}
+	if b == "" {
+		return l, nil, true
+	}
+	u, ok := httpx.ParseDigits(b)
+	if !ok {
+		return 0, nil, false
+	}
+	return l, &u, true
+}
+
+// hasNegativeLimit walks the tree for a limit below zero (416 PGRST103).
+func hasNegativeLimit(n *node) bool {
+	if n.limit != nil && *n.limit < 0 {
+		return true
+	}
+	for _, e := range n.children {
+		if hasNegativeLimit(e.node) {
+			return true
+		}
+	}
+	return false
+}
+
+// The grammar of filters, logic trees, order and column lists, after
+// PostgREST's QueryParams parser. Values are kept as the raw text of the
+// URL: they go to Postgres as untyped parameters (execute_pipeline.go), so the
+// column's type decides how "5" or "2024-01-01" is read, as in PostgREST.
 
 // filter is one horizontal condition: [not.]op[(any|all)][(lang)].value.
 type filter struct {
@@ -14,6 +264,9 @@ type filter struct {
 	Lang  string   // fts config
 	Value string   // raw value
 	List  []string // in.(…) items
+	// Embed is the embed a bare name refers to (rel=not.is.null), found
+	// when the plan places the filter; the SQL stage only renders it.
+	Embed *embed
 }
 
 // logicTree is and=(…)/or=(…), possibly negated and nested.
@@ -35,13 +288,25 @@ type orderTerm struct {
 	Field field
 	Desc  bool
 	Nulls string // "", first, last
+	// For order=rel(col), the plan finds the embed Rel names (Embed), or
+	// why it cannot order by it (Err: PGRST108, PGRST118). orderSQL raises
+	// Err only when it reaches the term, so a request with several faults
+	// reports the one the SQL meets first, as before the plan resolved it.
+	Embed *embed
+	Err   error
 }
 
+// The operator families differ in what may follow the name: quantOps take
+// (any)/(all) over an array value, ftsOps an optional (language), simpleOps
+// nothing. The split mirrors PostgREST's operator tables, so an operator
+// it rejects with a modifier is rejected here too.
 var quantOps = map[string]bool{"eq": true, "gte": true, "gt": true, "lte": true, "lt": true,
 	"like": true, "ilike": true, "match": true, "imatch": true}
 var simpleOps = map[string]bool{"neq": true, "cs": true, "cd": true, "ov": true, "sl": true,
 	"sr": true, "nxr": true, "nxl": true, "adj": true, "isdistinct": true}
 var ftsOps = map[string]bool{"fts": true, "plfts": true, "phfts": true, "wfts": true}
+
+// isValues are the only operands of is: IS takes keywords, not values.
 var isValues = map[string]bool{"null": true, "not_null": true, "true": true, "false": true, "unknown": true}
 
 // looksLikeFilter reports whether v starts with a known operator, which
@@ -107,6 +372,9 @@ func (p *scanner) operator(flt *filter, inTree bool) error {
 		return p.fail("%s expecting \".\"", p.unexpected())
 	}
 	p.pos++
+	// in and is have operands with a grammar of their own; every other
+	// operator takes the rest of the value verbatim (top level) or up to
+	// the next separator (inside a logic tree).
 	switch op {
 	case "in":
 		list, err := p.inList()
@@ -119,6 +387,8 @@ func (p *scanner) operator(flt *filter, inTree bool) error {
 		}
 		return nil
 	case "is":
+		// IS NULL / IS TRUE are keywords, so any case is accepted and the
+		// lower-cased form is what the SQL builder maps.
 		v := p.treeValue(inTree)
 		lv := strings.ToLower(v)
 		if !isValues[lv] {
@@ -142,6 +412,7 @@ func (p *scanner) inList() ([]string, error) {
 		return nil, p.fail("%s expecting \"(\"", p.unexpected())
 	}
 	p.pos++
+	// in.() is an empty list (matches nothing), not a parse error.
 	list := []string{}
 	if p.peek() == ')' {
 		p.pos++
@@ -188,6 +459,8 @@ func (p *scanner) treeValue(inTree bool) string {
 			return q
 		}
 	}
+	// Braces nest: an array or range literal such as {1,2} or [1,3) may
+	// hold commas that do not end the value.
 	start := p.pos
 	depth := 0
 	for !p.eof() {
@@ -249,6 +522,9 @@ func (p *scanner) treeBody(op string, not bool, depth int) (*logicTree, error) {
 	}
 }
 
+// treeTerm reads one term of a logic tree: a nested [not.]or(…)/and(…),
+// or field.[not.]op.value. A field named "or" or "and" is only a subtree
+// when an opening parenthesis follows, as in PostgREST.
 func (p *scanner) treeTerm(depth int) (logicNode, error) {
 	not := false
 	save := p.pos
@@ -283,7 +559,9 @@ func (p *scanner) treeTerm(depth int) (logicNode, error) {
 	return logicNode{Filter: flt}, nil
 }
 
-// parseOrder parses order=term,term.
+// parseOrder parses order=term,term. A term is a field (with JSON path)
+// or rel(field) for ordering by a to-one embed's column, followed by any of
+// .asc/.desc/.nullsfirst/.nullslast; a later modifier wins, as in PostgREST.
 func parseOrder(raw string) ([]orderTerm, error) {
 	p := newScanner("order", raw)
 	var terms []orderTerm
@@ -340,7 +618,8 @@ func parseOrder(raw string) ([]orderTerm, error) {
 	}
 }
 
-// parseColumns parses columns=a,b or columns="a","b".
+// parseColumns parses columns=a,b or columns="a","b" (also on_conflict).
+// Names only: a JSON path or cast has no meaning for a written column.
 func parseColumns(what, raw string) ([]string, error) {
 	p := newScanner(what, raw)
 	var cols []string
@@ -408,7 +687,9 @@ func parseFieldString(what, s string) (field, error) {
 	return f, nil
 }
 
-// parseNonNegInt reads limit/offset; non-numeric values are ignored.
+// parseInt reads limit/offset. A value that is not a number is ignored,
+// not an error: PostgREST drops it the same way. Negative values are kept
+// so that paging can answer 416 for them (pageBounds).
 func parseInt(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil

@@ -46,12 +46,16 @@ func payloadTooLarge(limit int64) *apiError {
 // client's error.
 func readBody(rc *reqCtx, limit int64) ([]byte, error) {
 	r := rc.r
+	// An announced length over the cap is refused before any byte is
+	// read, so the client learns at once.
 	if r.ContentLength > limit {
 		return nil, payloadTooLarge(limit)
 	}
 	body := http.MaxBytesReader(rc.w, r.Body, limit)
 	var data []byte
 	var err error
+	// With a known length one exact allocation suffices; ReadAll's
+	// doubling would cost up to twice the body.
 	if r.ContentLength >= 0 {
 		data = make([]byte, r.ContentLength)
 		_, err = io.ReadFull(body, data)
@@ -95,6 +99,8 @@ func readPayload(rc *reqCtx, columnsGiven bool) (*payload, error) {
 	case "text/csv":
 		return csvPayload(data, limit)
 	case "application/x-www-form-urlencoded":
+		// A form is one object whose values are strings: Postgres casts
+		// them to the column types, as it does for URL values.
 		vals, err := url.ParseQuery(string(data))
 		if err != nil {
 			return nil, invalidJSON()
@@ -110,6 +116,10 @@ func readPayload(rc *reqCtx, columnsGiven bool) (*payload, error) {
 	}
 }
 
+// jsonPayload checks a JSON body and finds its shape without decoding it.
+// An object becomes a one-element array; in an array every object must have
+// the first one's keys (PGRST102 otherwise), because the statement's column
+// list comes from them, unless ?columns= names the columns instead.
 func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -121,6 +131,7 @@ func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 	p := &payload{}
 	switch trimmed[0] {
 	case '{':
+		// Wrapped in brackets by hand: the bytes are not re-encoded.
 		p.single, p.objects, p.first = true, 1, trimmed
 		p.json = make([]byte, 0, len(trimmed)+2)
 		p.json = append(append(append(p.json, '['), trimmed...), ']')
@@ -206,6 +217,7 @@ func csvPayload(data []byte, limit int64) (*payload, error) {
 		}
 		return invalidJSON()
 	}
+	// An empty CSV body writes nothing, like an empty JSON array.
 	head, err := r.Read()
 	if err == io.EOF {
 		return jsonPayload([]byte("[]"), false)
@@ -213,6 +225,7 @@ func csvPayload(data []byte, limit int64) (*payload, error) {
 	if err != nil {
 		return nil, csvErr(err)
 	}
+	// Each name is encoded once, with its colon, and copied per line.
 	names := make([][]byte, len(head))
 	for i, h := range head {
 		names[i] = append(appendJSONString(nil, h), ':')
@@ -236,6 +249,8 @@ func csvPayload(data []byte, limit int64) (*payload, error) {
 				out = append(out, ',')
 			}
 			out = append(out, name...)
+			// PostgREST's CSV convention: the bare word NULL is SQL
+			// NULL; every other field is a string Postgres casts.
 			if rec[i] == "NULL" {
 				out = append(out, "null"...)
 			} else {

@@ -6,6 +6,29 @@ import (
 	"unicode"
 )
 
+// selectParam is the select parameter; absent or empty means all columns.
+func selectParam(ps []param) string {
+	sel, _ := first(ps, "select")
+	return sel
+}
+
+// first returns the first value of key and whether it was present.
+func first(ps []param, key string) (string, bool) {
+	for _, p := range ps {
+		if p.key == key {
+			return p.value, true
+		}
+	}
+	return "", false
+}
+
+// The URL grammar of the select parameter, after PostgREST's
+// ApiRequest/QueryParams parser. A hand-written scanner instead of a
+// parser library: the error text is part of the wire contract (PostgREST
+// reports Parsec's "unexpected … expecting …" with a column number), and
+// the scanner can count items and nesting as it goes (limits.go), so a
+// hostile URL fails here rather than deep in Postgres.
+
 // jsonOp is one step of a JSON path: -> keeps JSON, ->> yields text. Key is
 // either a field name or an array index (IsIndex, possibly negative).
 type jsonOp struct {
@@ -31,6 +54,8 @@ func (f field) outputKey() string {
 	return f.Name
 }
 
+// itemKind tells the shapes a select item can take; the SQL builder
+// renders each kind differently (sql_select.go).
 type itemKind int
 
 const (
@@ -49,7 +74,8 @@ type selectItem struct {
 	Cast    string
 	Agg     string // sum avg count max min
 	AggCast string
-	// embeds
+	// Embeds: Rel names the relationship as written, Hint disambiguates it
+	// (rel!hint), Inner/Left are the !inner/!left join modifiers.
 	Rel      string
 	Hint     string
 	Inner    bool
@@ -69,6 +95,8 @@ func (e *parseError) Error() string {
 	return fmt.Sprintf("\"failed to parse %s (%s)\" (line 1, column %d)", e.what, e.input, e.col)
 }
 
+// scanner reads one parameter value. It works on runes, not bytes, so that
+// error columns count characters as PostgREST's do for non-ASCII names.
 type scanner struct {
 	s     []rune
 	pos   int
@@ -105,12 +133,15 @@ func (p *scanner) has(prefix string) bool {
 	return true
 }
 
+// skipSpace allows blanks between select items and around commas, which
+// PostgREST's parser tolerates (clients format long selects over lines).
 func (p *scanner) skipSpace() {
 	for !p.eof() && unicode.IsSpace(p.s[p.pos]) {
 		p.pos++
 	}
 }
 
+// unexpected renders the "unexpected …" half of a Parsec-style message.
 func (p *scanner) unexpected() string {
 	if p.eof() {
 		return "unexpected end of input"
@@ -118,6 +149,8 @@ func (p *scanner) unexpected() string {
 	return fmt.Sprintf("unexpected %q", string(p.s[p.pos]))
 }
 
+// isIdentRune is PostgREST's field-name alphabet: letters, digits, '_',
+// '$' and spaces (a column may be named "first name" without quotes).
 func isIdentRune(c rune) bool {
 	return unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '$' || c == ' '
 }
@@ -189,6 +222,8 @@ func (p *scanner) jsonPath() ([]jsonOp, error) {
 		for !p.eof() && unicode.IsDigit(p.s[p.pos]) {
 			p.pos++
 		}
+		// Digits followed by more name characters ("->2nd") are a key,
+		// not an index: only a whole number indexes an array.
 		if p.pos > digits && (p.eof() || !isIdentRune(p.peek())) {
 			op.Key, op.IsIndex = string(p.s[start:p.pos]), true
 		} else {
@@ -204,6 +239,7 @@ func (p *scanner) jsonPath() ([]jsonOp, error) {
 	return ops, nil
 }
 
+// field reads a column name and its JSON path (col->a->>b).
 func (p *scanner) field() (field, error) {
 	n, err := p.name()
 	if err != nil {
@@ -230,6 +266,8 @@ func (p *scanner) cast() (string, error) {
 	return t, nil
 }
 
+// aggregates are the functions PostgREST allows after a field (col.sum());
+// anything else is a parse error, so no other function name reaches SQL.
 var aggregates = map[string]bool{"sum": true, "avg": true, "count": true, "max": true, "min": true}
 
 // parseSelect parses the select parameter. Empty means all columns.
@@ -245,6 +283,9 @@ func parseSelect(s string) ([]*selectItem, error) {
 	return items, nil
 }
 
+// selectList reads comma-separated items up to the end of input or, inside
+// an embed, the closing parenthesis; an empty list (rel()) is allowed, as
+// PostgREST allows embedding a relation only to filter on it.
 func (p *scanner) selectList(depth int) ([]*selectItem, error) {
 	var items []*selectItem
 	p.skipSpace()
@@ -269,6 +310,9 @@ func (p *scanner) selectList(depth int) ([]*selectItem, error) {
 	}
 }
 
+// embedTail reads what follows an embed's name: any number of !hint,
+// !inner, !left modifiers, then the parenthesised child select. Only one
+// free-form hint is allowed; a second is the error PostgREST gives.
 func (p *scanner) embedTail(it *selectItem, depth int) error {
 	for p.peek() == '!' {
 		p.pos++
@@ -308,6 +352,10 @@ func (p *scanner) embedTail(it *selectItem, depth int) error {
 	return nil
 }
 
+// selectItem reads one item: *, ...spread(…), [alias:]count(), an embed
+// rel[!hint](…), or a field with JSON path, cast and aggregate. The order
+// of the checks is the order of PostgREST's alternatives, so that an
+// ambiguous item parses the same way on both servers.
 func (p *scanner) selectItem(depth int) (*selectItem, error) {
 	if p.peek() == '*' {
 		p.pos++
@@ -327,10 +375,12 @@ func (p *scanner) selectItem(depth int) (*selectItem, error) {
 		return nil, err
 	}
 	it := &selectItem{}
+	// "alias:name", but not "name::cast".
 	if p.peek() == ':' && !p.has("::") {
 		p.pos++
 		it.Alias = n
 		p.skipSpace()
+		// A spread has no key of its own to alias.
 		if p.has("...") {
 			return nil, p.fail("unexpected \".\" expecting field name")
 		}
@@ -338,6 +388,7 @@ func (p *scanner) selectItem(depth int) (*selectItem, error) {
 			return nil, err
 		}
 	}
+	// A bare count() counts rows; col.count() is an ordinary aggregate.
 	if n == "count" && p.has("()") {
 		p.pos += 2
 		it.Kind = itemCount
@@ -356,6 +407,7 @@ func (p *scanner) selectItem(depth int) (*selectItem, error) {
 	if it.Cast, err = p.cast(); err != nil {
 		return nil, err
 	}
+	// ".agg()" after a field; the dot is otherwise not part of a select.
 	if p.peek() == '.' {
 		p.pos++
 		start := p.pos

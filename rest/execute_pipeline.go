@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // Statements are sent with pgconn's pipeline so that a whole request (BEGIN,
@@ -17,6 +16,10 @@ import (
 // would prepare everything up front as the login role). Values are sent as
 // text with no type (OID 0), so Postgres infers each one's type from its
 // use — the "untyped literal" semantics the URL grammar relies on.
+
+// stepSQL names a step in trace spans (telemetry.StartPipeline, which the
+// caller of runPipeline opens around the whole exchange).
+func stepSQL(s step) string { return s.sql }
 
 // step is one statement of a pipeline.
 type step struct {
@@ -29,21 +32,31 @@ type step struct {
 	row func(vals [][]byte) error
 }
 
-// stmtCacheSize bounds the named statements kept per connection.
+// stmtCacheSize bounds the named statements kept per connection. Each
+// costs server memory for its plan; the URL grammar can spell endlessly
+// many statements, and a long-lived connection must not collect them all.
 const stmtCacheSize = 256
 
+// connStmts is one connection's statement cache, kept in pgconn's
+// CustomData so that it lives and dies with the connection.
 type connStmts struct {
+	// gen is the schema-cache generation the statements were prepared
+	// under (Service.gen).
 	gen   uint64
 	names map[string]string
 	// descs are the descriptions the server returned when preparing; with
 	// one, a statement runs without a Describe round of messages.
 	descs map[string]*pgconn.StatementDescription
+	// order is oldest first, for eviction; next numbers the names.
 	order []string
 	next  int
 }
 
 const stmtKey = "basalt.rest.stmts"
 
+// encodeArgs renders the builder's arguments in text format. Only the
+// types the SQL builders bind are accepted: anything else is a bug that
+// should fail loudly rather than reach Postgres as fmt's rendering.
 func encodeArgs(args []any) ([][]byte, error) {
 	out := make([][]byte, len(args))
 	for i, a := range args {
@@ -67,9 +80,7 @@ func encodeArgs(args []any) ([][]byte, error) {
 // runPipeline sends steps in one pipeline and reads every result. It
 // returns the first error; the connection is left idle or in a failed
 // transaction block the caller must end.
-func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []step) (err error) {
-	ctx, endSpan := telemetry.StartPipeline(ctx, pc, steps, func(s step) string { return s.sql })
-	defer func() { endSpan(err) }()
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []step) error {
 	cd := pc.CustomData()
 	cs, _ := cd[stmtKey].(*connStmts)
 	if cs == nil || cs.gen != gen {
@@ -102,6 +113,8 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 			pl.Close()
 			return err
 		}
+		// Unprepared steps are the one-off statements (BEGIN, EXPLAIN):
+		// naming them would only fill the cache.
 		if !s.prepare {
 			pl.SendQueryParams(s.sql, vals, nil, nil, nil)
 			continue
@@ -120,12 +133,17 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 			cs.names[s.sql] = name
 			cs.order = append(cs.order, s.sql)
 			added = append(added, s.sql)
+			// Deallocate in the same pipeline, before the Parse that
+			// replaces it, so the server never holds more than the cap.
 			for _, e := range evicted {
 				pl.SendDeallocate(e)
 			}
 			evicted = nil
 			pl.SendPrepare(name, s.sql, nil)
 		}
+		// A statement prepared on an earlier request is executed from
+		// its remembered description; one prepared in this pipeline is
+		// described by the server first (its description is kept below).
 		if sd := cs.descs[s.sql]; sd != nil {
 			pl.SendQueryStatement(sd, vals, nil, nil)
 		} else {
@@ -137,6 +155,10 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 		forget(cs, added)
 		return err
 	}
+	// Results come back in the order sent: one StatementDescription per
+	// Parse (in the order of added), one reader per executed step, then
+	// the Sync. After an error the server skips to the Sync, so later
+	// steps simply produce no reader.
 	var firstErr error
 	readers := 0
 	confirmed := 0
@@ -158,6 +180,8 @@ loop:
 		case *pgconn.ResultReader:
 			st := &steps[readers]
 			readers++
+			// Rows are drained even after an error so that the
+			// pipeline stays in step with the server.
 			for r.NextRow() {
 				if st.row != nil && firstErr == nil {
 					if err := st.row(r.Values()); err != nil {
@@ -185,6 +209,8 @@ loop:
 	return firstErr
 }
 
+// forget drops statements the server never prepared, so the next request
+// parses them again instead of executing a name that does not exist.
 func forget(cs *connStmts, sqls []string) {
 	for _, q := range sqls {
 		delete(cs.names, q)
@@ -196,4 +222,25 @@ func forget(cs *connStmts, sqls []string) {
 			}
 		}
 	}
+}
+
+// exchangeTimeout bounds one request's round trips with the database. It is
+// far above any role's statement_timeout, so it only fires when a reply is
+// lost, never on a slow but working query.
+const exchangeTimeout = 2 * time.Minute
+
+// withExchangeDeadline runs fn with a deadline on the connection's socket:
+// should a reply never come, the read fails, pgconn closes the connection
+// and the pool drops it, instead of it being held forever while every later
+// request queues behind it. A socket deadline costs no timer or context per
+// request; the request's own context still cancels the exchange when the
+// client goes away.
+func (s *Service) withExchangeDeadline(pc *pgconn.PgConn, fn func() error) error {
+	sock := pc.Conn()
+	_ = sock.SetDeadline(time.Now().Add(s.exchangeTimeout))
+	err := fn()
+	if !pc.IsClosed() {
+		_ = sock.SetDeadline(time.Time{})
+	}
+	return err
 }
