@@ -55,6 +55,13 @@ func node(t *testing.T, db *pgtest.DB, keys *jwt.Keys, cfg realtime.Config, opts
 		svc.Close()
 		srv.Close()
 	})
+	// A test may call realtime.send() at once: the node must be listening.
+	for deadline := time.Now().Add(10 * time.Second); !realtime.Listening(svc); {
+		if time.Now().After(deadline) {
+			t.Fatal("the node does not listen for notifications")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	return &bundle{db: db, keys: keys, svc: svc, url: srv.URL}
 }
 
