@@ -3,10 +3,8 @@ package gateway
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -181,7 +179,7 @@ func (b *buffered) copyTo(w http.ResponseWriter) {
 // StatusClientClosedRequest is nginx's code for a request whose client went
 // away before the answer was sent; logs and metrics use it instead of the
 // error the abandoned handler wrote.
-const StatusClientClosedRequest = 499
+const StatusClientClosedRequest = httpx.StatusClientClosedRequest
 
 // finish records metrics and writes the access log line; it returns the
 // status it recorded.
@@ -195,7 +193,7 @@ func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start
 	// then fails on its canceled work (REST answers 500 "Request canceled"):
 	// that is no server error, and nobody got the answer. A status already
 	// sent below 500, or a panic, stays as it was.
-	if !panicked && errors.Is(r.Context().Err(), context.Canceled) && (!w.wroteHeader || status >= 500) {
+	if !panicked && httpx.ClientGone(r) && (!w.wroteHeader || status >= 500) {
 		status = StatusClientClosedRequest
 	}
 	elapsed := time.Since(start)

@@ -34,6 +34,8 @@ type channel struct {
 	presenceLimit   windowLimiter
 	expiry          *time.Timer
 	sub             *changes.Subscriber
+	replied         bool              // the join reply is queued
+	early           []json.RawMessage // changes that matched before it was
 	stopped         atomic.Bool
 }
 
@@ -98,6 +100,7 @@ func (ch *channel) shutdown(msg string) {
 	if ch.stopped.Load() {
 		return
 	}
+	ch.c.s.log.Info("realtime: channel closed by the server", "topic", ch.topic, "reason", msg)
 	ch.system("system", "error", msg)
 	ch.close()
 }

@@ -15,6 +15,14 @@ import (
 // limits, token, private read policies, replay; then subscribes, replies
 // with the postgres_changes bindings and their ids, pushes presence_state
 // and finally reports the postgres_changes subscription.
+//
+// Everything a client may count on once it has the ok reply is in place
+// before the reply is queued: the channel is in the hub, and its
+// postgres_changes bindings are registered and validated (with
+// postgres_changes_options.wait, always, else the join fails; without it,
+// unless validating them takes longer than changesReadyWait). So a
+// broadcast another client sends, or a row committed, right after this
+// client saw SUBSCRIBED reaches it.
 func (s *Service) join(c *conn, m *message) {
 	name, ok := strings.CutPrefix(m.Topic, "realtime:")
 	if !ok {
@@ -31,45 +39,80 @@ func (s *Service) join(c *conn, m *message) {
 		return
 	}
 	bindings := ch.bindings(cfg)
-	waited := false
+	var report func()
 	if len(bindings) > 0 {
 		ch.sub = changes.NewSubscriber(ch.caller(), bindingsOf(bindings), ch.deliverChange)
 		if cfg.waitChanges {
+			// postgres_changes_options.wait: live before the reply, or
+			// the join fails.
 			if err := s.awaitSubscription(ch.sub, cfg.waitTimeout); err != nil {
 				ch.stop()
 				s.replyJoinError(c, m, asJoinError(err))
 				return
 			}
-			waited = true
-		} else if s.changes != nil {
-			s.changes.Subscribe(ch.sub)
+			report = func() { ch.system("postgres_changes", "ok", "Subscribed to PostgreSQL") }
+		} else {
+			report = ch.subscribeChanges()
 		}
 	}
 	c.mu.Lock()
 	c.channels[m.Topic] = ch
 	c.mu.Unlock()
-	// The reply is queued before the channel can receive anything, and
-	// presence_state is taken and queued in the same step that subscribes
-	// it, so no diff reaches the client before the state it applies to.
-	c.reply(m.JoinRef, m.Ref, m.Topic, "ok", joinResponse(bindings))
+	// The channel enters the hub and its reply and presence_state are
+	// queued in one locked step: a broadcast or diff that finds the channel
+	// in the hub is queued after them, and one that does not was sent
+	// before the join.
 	withState := ch.presenceEnabled.Load() && ch.readAllowed(extPresence)
 	s.hub.join(ch, func(p *presenceState) {
+		c.reply(m.JoinRef, m.Ref, m.Topic, "ok", joinResponse(bindings))
 		if withState {
 			s.presences.Add(1)
 			c.push(ch.joinRef, ch.topic, "presence_state", p.stateJSON())
 		}
 	})
+	ch.flushEarlyChanges()
 	if cfg.replicationReady {
 		ch.system("system", "ok", "Replication connection established")
 	}
 	if cfg.replay != nil {
 		go s.replay(ch, cfg.replay)
 	}
-	switch {
-	case waited:
-		ch.system("postgres_changes", "ok", "Subscribed to PostgreSQL")
-	case ch.sub != nil:
-		go ch.reportSubscription()
+	if report != nil {
+		report()
+	}
+}
+
+// changesReadyWait bounds how long a join's reply waits for its
+// postgres_changes bindings to be validated. Past it (no node reads the
+// slot yet, a slow database) the reply goes anyway and the subscription's
+// system message follows when validation ends, as the reference always
+// does.
+const changesReadyWait = 3 * time.Second
+
+// subscribeChanges registers the channel's postgres_changes subscriber and
+// starts validating its bindings; it waits up to changesReadyWait for the
+// outcome. It returns what to run after the join reply: the system
+// message saying how the subscription went, sent at once or when the
+// validation ends.
+func (ch *channel) subscribeChanges() func() {
+	s := ch.c.s
+	if s.changes == nil {
+		return func() { ch.system("postgres_changes", "error", msgDatabaseUnavailable) }
+	}
+	s.changes.Subscribe(ch.sub)
+	res := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+		defer cancel()
+		res <- s.changes.Validate(ctx, ch.sub)
+	}()
+	t := time.NewTimer(changesReadyWait)
+	defer t.Stop()
+	select {
+	case err := <-res:
+		return func() { ch.reportSubscription(err) }
+	case <-t.C:
+		return func() { go func() { ch.reportSubscription(<-res) }() }
 	}
 }
 
@@ -155,10 +198,10 @@ func (s *Service) admitJoin(c *conn) error {
 	c.mu.Lock()
 	counted, n := c.counted, len(c.channels)
 	c.mu.Unlock()
-	if !counted && s.users.Load() >= int64(s.cfg.MaxConcurrentUsers) {
+	if !counted && s.connectedUsers() >= int64(s.cfg.MaxConcurrentUsers) {
 		return refuse("ConnectionRateLimitReached: Too many connected users")
 	}
-	if !s.joins.allow(s.now()) {
+	if !s.joins.allow(s.ctx, s.now()) {
 		return &joinError{reason: "ClientJoinRateLimitReached: Too many joins per second", disconnect: true}
 	}
 	if n >= s.cfg.MaxChannelsPerClient {
@@ -166,11 +209,15 @@ func (s *Service) admitJoin(c *conn) error {
 	}
 	if !counted {
 		c.mu.Lock()
-		if !c.counted {
+		added := !c.counted
+		if added {
 			c.counted = true
 			s.users.Add(1)
 		}
 		c.mu.Unlock()
+		if added {
+			s.cluster.usersChanged()
+		}
 	}
 	return nil
 }
@@ -258,29 +305,48 @@ func joinResponse(bs []binding) json.RawMessage {
 	return bytes.TrimSpace(buf.Bytes())
 }
 
-// reportSubscription validates the postgres_changes bindings against the
-// database and tells the client, as the reference's async subscribe does.
-func (ch *channel) reportSubscription() {
-	s := ch.c.s
-	if s.changes == nil {
-		ch.system("postgres_changes", "error", msgDatabaseUnavailable)
+// reportSubscription tells the client how validating its postgres_changes
+// bindings went, as the reference's async subscribe does.
+func (ch *channel) reportSubscription(err error) {
+	if ch.stopped.Load() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
-	defer cancel()
-	if err := s.changes.Validate(ctx, ch.sub); err != nil {
-		if ch.stopped.Load() {
-			return
-		}
+	if err != nil {
 		ch.system("postgres_changes", "error", err.Error())
 		return
 	}
-	if !ch.stopped.Load() {
-		ch.system("postgres_changes", "ok", "Subscribed to PostgreSQL")
-	}
+	ch.system("postgres_changes", "ok", "Subscribed to PostgreSQL")
 }
 
-// deliverChange sends one postgres_changes event to this channel.
+// deliverChange sends one postgres_changes event to this channel. A change
+// that matched while the join was still validating waits for the reply: the
+// client drops events of a channel it has not seen joined.
 func (ch *channel) deliverChange(payload json.RawMessage) {
+	ch.mu.Lock()
+	if !ch.replied {
+		ch.early = append(ch.early, payload)
+		ch.mu.Unlock()
+		return
+	}
+	ch.mu.Unlock()
 	ch.deliver(newJSONMsg(ch.topic, "postgres_changes", payload))
+}
+
+// flushEarlyChanges sends, in order, the changes that matched before the
+// join reply was queued, then lets later ones through directly.
+func (ch *channel) flushEarlyChanges() {
+	for {
+		ch.mu.Lock()
+		early := ch.early
+		ch.early = nil
+		if len(early) == 0 {
+			ch.replied = true
+			ch.mu.Unlock()
+			return
+		}
+		ch.mu.Unlock()
+		for _, p := range early {
+			ch.deliver(newJSONMsg(ch.topic, "postgres_changes", p))
+		}
+	}
 }

@@ -36,13 +36,18 @@ type cluster struct {
 
 	mu        sync.Mutex
 	lastSeen  map[string]time.Time     // other nodes' last word
+	users     map[string]int64         // other nodes' connected users, as last reported
 	fences    map[string]chan struct{} // see fence
 	stored    atomic.Int64             // bodies stored for being too large
 	listening atomic.Bool
+	// usersDirty says this node's user count changed since it last told
+	// the others.
+	usersDirty chan struct{}
 }
 
 func newCluster(s *Service) *cluster {
-	return &cluster{s: s, node: uuid.NewString(), lastSeen: map[string]time.Time{}, fences: map[string]chan struct{}{}}
+	return &cluster{s: s, node: uuid.NewString(), lastSeen: map[string]time.Time{},
+		users: map[string]int64{}, fences: map[string]chan struct{}{}, usersDirty: make(chan struct{}, 1)}
 }
 
 // envelope is one message between nodes.
@@ -60,6 +65,9 @@ type envelope struct {
 	Key     string          `json:"y,omitempty"`
 	Ref     string          `json:"r,omitempty"`
 	Metas   []remoteMeta    `json:"m,omitempty"`
+	// Users is the sender's count of connected users, carried by every
+	// envelope so the concurrent users limit holds across nodes.
+	Users int64 `json:"w,omitempty"`
 }
 
 // remoteMeta is one presence meta in a state reply.
@@ -77,6 +85,10 @@ type remoteMeta struct {
 func (cl *cluster) run(ctx context.Context) {
 	cl.wg.Add(1)
 	defer cl.wg.Done()
+	if cl.s.cfg.Cluster {
+		cl.wg.Add(1)
+		go cl.reportUsers(ctx)
+	}
 	for ctx.Err() == nil {
 		if err := cl.listen(ctx); err != nil && ctx.Err() == nil {
 			cl.s.log.Warn("realtime: listener", "err", err)
@@ -159,6 +171,7 @@ func (cl *cluster) send(ctx context.Context, e envelope) {
 		}
 	}
 	e.Node = cl.node
+	e.Users = cl.s.users.Load()
 	b, err := json.Marshal(e)
 	if err != nil {
 		return
@@ -301,6 +314,7 @@ func (cl *cluster) receive(ctx context.Context, payload []byte) {
 	}
 	cl.mu.Lock()
 	cl.lastSeen[e.Node] = time.Now()
+	cl.users[e.Node] = e.Users
 	cl.mu.Unlock()
 	k := tkey{private: e.Private, topic: e.Topic}
 	switch e.Kind {
@@ -377,6 +391,56 @@ func (cl *cluster) sendState(ctx context.Context) {
 	}
 }
 
+// usersReportDelay gathers the user count changes of a burst of joins and
+// disconnects into one message to the other nodes.
+const usersReportDelay = 100 * time.Millisecond
+
+// usersChanged notes that this node's user count moved; the others hear
+// of it within usersReportDelay.
+func (cl *cluster) usersChanged() {
+	select {
+	case cl.usersDirty <- struct{}{}:
+	default:
+	}
+}
+
+// reportUsers tells the other nodes this node's user count whenever it
+// changed (every envelope carries it; this one says only that).
+func (cl *cluster) reportUsers(ctx context.Context) {
+	defer cl.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-cl.usersDirty:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(usersReportDelay):
+		}
+		cl.send(ctx, envelope{Kind: "uc"})
+	}
+}
+
+// peerUsers is the other nodes' connected users, as they last reported.
+func (cl *cluster) peerUsers() int64 {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var n int64
+	for _, u := range cl.users {
+		n += u
+	}
+	return n
+}
+
+// peers is how many other nodes were heard from recently.
+func (cl *cluster) peers() int {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return len(cl.lastSeen)
+}
+
 // hasPeers reports whether another node was heard from recently: only then
 // are broadcasts, presence and changes sent to the others.
 func (cl *cluster) hasPeers() bool {
@@ -393,6 +457,7 @@ func (cl *cluster) expireNodes() {
 		if time.Since(t) > 16*time.Second {
 			gone = append(gone, n)
 			delete(cl.lastSeen, n)
+			delete(cl.users, n)
 		}
 	}
 	cl.mu.Unlock()

@@ -27,7 +27,7 @@ func TestCluster(t *testing.T) {
 	c1.join("1", "realtime:room", join)
 	c2 := n2.dial(t, "1.0.0")
 	c2.join("1", "realtime:room", map[string]any{"config": map[string]any{"presence": map[string]any{"key": "k2", "enabled": true}}})
-	time.Sleep(300 * time.Millisecond) // both listeners are up
+	waitPeers(t, n1, n2)
 
 	c1.push("1", "2", "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "hop", "payload": map[string]any{"from": 1}})
 	c2.expect(`"event":"broadcast"`, `"event":"hop"`, `"from":1`)
@@ -105,7 +105,7 @@ func TestClusterReaderCrash(t *testing.T) {
 	if n2.svc.ReadsChanges() {
 		reader, survivor = n2, n1
 	}
-	time.Sleep(300 * time.Millisecond) // the nodes have heard of each other
+	waitPeers(t, n1, n2)
 	f := joinFeed(t, survivor.dial(t, "2.0.0"), "realtime:feed", n1.token(t, "authenticated", userA, time.Hour),
 		map[string]any{"event": "INSERT", "schema": "public", "table": "notes"})
 
@@ -160,7 +160,7 @@ func TestClusterFollowerStop(t *testing.T) {
 	if !n2.svc.ReadsChanges() {
 		follower = n2
 	}
-	time.Sleep(300 * time.Millisecond) // the nodes have heard of each other
+	waitPeers(t, n1, n2)
 	f := joinFeed(t, follower.dial(t, "2.0.0"), "realtime:feed", n1.token(t, "authenticated", userA, time.Hour),
 		map[string]any{"event": "INSERT", "schema": "public", "table": "notes"})
 	w := startWriter(n1.db.Admin, userA)
@@ -173,6 +173,20 @@ func TestClusterFollowerStop(t *testing.T) {
 	for id := int64(1); id <= beforeStop; id++ {
 		if got[id] != 1 {
 			t.Errorf("row %d, committed before the stop, arrived %d times", id, got[id])
+		}
+	}
+}
+
+// waitPeers waits until every node has heard from the others.
+func waitPeers(t *testing.T, nodes ...*bundle) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for _, n := range nodes {
+		for n.svc.Peers() < len(nodes)-1 {
+			if time.Now().After(deadline) {
+				t.Fatal("the nodes did not find each other")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -15,8 +18,10 @@ import (
 )
 
 // conn is one client websocket. One goroutine reads and handles the
-// client's frames in order; another writes. Everything sent to the client
-// goes through a bounded queue, so a fan-out never waits for a slow client.
+// client's frames in order; another, started when something is queued and
+// gone once the queue is empty, writes. Everything sent to the client goes
+// through a bounded queue, so a fan-out never waits for a slow client, and
+// an idle socket costs one goroutine.
 type conn struct {
 	s       *Service
 	ws      *websocket.Conn
@@ -25,15 +30,27 @@ type conn struct {
 	claims  *jwt.Claims // its verified claims
 	headers json.RawMessage
 
-	mu       sync.Mutex
-	queue    []frame
-	queued   int
-	writing  bool // the writer holds a batch taken from the queue
-	closed   bool
-	wake     chan struct{}
+	mu     sync.Mutex
+	queue  []frame
+	queued int
+	closed bool
+	// writing: a writer goroutine is draining the queue; it stays set
+	// while the writer holds a batch taken from it, until it finds the
+	// queue empty.
+	writing  bool
 	channels map[string]*channel // by topic
 	counted  bool                // counts toward the concurrent users limit
-	done     chan struct{}
+	opened   time.Time
+	ended    *endCause // why the socket ended: the first abort's cause
+}
+
+// endCause is why a socket ended, for the log line written when it does.
+// byServer tells a close the server decided (idle, slow, limits) from the
+// client leaving, which is routine.
+type endCause struct {
+	why      string
+	byServer bool
+	err      error
 }
 
 // errQueueFull is why a client that fell too far behind is dropped.
@@ -51,17 +68,19 @@ func (c *conn) send(f frame) {
 		return
 	}
 	if c.queued+len(f.data) > c.s.cfg.MaxQueueBytes {
+		queued := c.queued
 		c.mu.Unlock()
-		c.s.log.Warn("realtime: dropping slow client", "err", errQueueFull, "queued_bytes", c.queued)
-		c.abort()
+		c.s.log.Warn("realtime: dropping slow client", "err", errQueueFull, "queued_bytes", queued)
+		c.abort(endCause{why: "send queue over its limit", byServer: true, err: errQueueFull})
 		return
 	}
 	c.queue = append(c.queue, f)
 	c.queued += len(f.data)
+	start := !c.writing
+	c.writing = true
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if start {
+		go c.writeLoop()
 	}
 }
 
@@ -84,59 +103,60 @@ func (c *conn) push(joinRef json.RawMessage, topic, event string, payload json.R
 	c.send(encodeText(c.vsn, joinRef, nil, topic, event, payload))
 }
 
-// writeLoop drains the queue into the socket.
+// writeLoop drains the queue into the socket and ends when it is empty.
 func (c *conn) writeLoop() {
-	defer c.abort()
 	var batch []frame
 	for {
-		select {
-		case <-c.wake:
-		case <-c.done:
+		c.mu.Lock()
+		if len(c.queue) == 0 || c.closed {
+			c.writing = false
+			c.mu.Unlock()
 			return
 		}
-		c.mu.Lock()
 		batch, c.queue = c.queue, batch[:0]
 		c.queued = 0
-		c.writing = len(batch) > 0
 		c.mu.Unlock()
 		for i, f := range batch {
 			typ := websocket.TextMessage
 			if f.binary {
 				typ = websocket.BinaryMessage
 			}
-			_ = c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
 			if err := c.ws.WriteMessage(typ, f.data); err != nil {
+				c.abort(writeCause(err))
 				return
 			}
 			batch[i] = frame{}
 		}
-		c.mu.Lock()
-		c.writing = false
-		c.mu.Unlock()
 	}
 }
 
-// abort closes the socket without a close frame and stops both loops.
-func (c *conn) abort() {
+// writeTimeout is how long one frame may take to reach a client that
+// stopped reading before the socket is dropped.
+const writeTimeout = 30 * time.Second
+
+// abort closes the socket without a close frame and stops both loops. The
+// first caller's cause is the one logged when the socket ends.
+func (c *conn) abort(cause endCause) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return
 	}
 	c.closed = true
+	c.ended = &cause
 	c.queue = nil
 	c.mu.Unlock()
-	close(c.done)
 	_ = c.ws.NetConn().Close()
 }
 
 // closeGracefully writes what is queued (including the batch the writer
-// holds), then closes.
-func (c *conn) closeGracefully(code int, reason string) {
+// holds), then closes with a close frame.
+func (c *conn) closeGracefully(code int, reason string, cause endCause) {
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {
 		c.mu.Lock()
-		empty := len(c.queue) == 0 && !c.writing || c.closed
+		empty := (len(c.queue) == 0 && !c.writing) || c.closed
 		c.mu.Unlock()
 		if empty {
 			break
@@ -144,7 +164,7 @@ func (c *conn) closeGracefully(code int, reason string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
-	c.abort()
+	c.abort(cause)
 }
 
 // readLoop reads frames until the socket closes, then leaves every channel.
@@ -155,6 +175,7 @@ func (c *conn) readLoop() {
 		_ = c.ws.SetReadDeadline(time.Now().Add(c.s.cfg.IdleTimeout))
 		typ, data, err := c.ws.ReadMessage()
 		if err != nil {
+			c.abort(c.readCause(err))
 			return
 		}
 		var m *message
@@ -175,9 +196,58 @@ func (c *conn) readLoop() {
 	}
 }
 
+// readCause classifies the error that ended the read loop.
+func (c *conn) readCause(err error) endCause {
+	var ce *websocket.CloseError
+	var ne net.Error
+	switch {
+	case errors.As(err, &ce):
+		return endCause{why: fmt.Sprintf("client sent close %d", ce.Code), err: err}
+	case errors.Is(err, websocket.ErrReadLimit):
+		return endCause{why: "frame over the size limit", byServer: true, err: err}
+	case errors.As(err, &ne) && ne.Timeout():
+		return endCause{why: fmt.Sprintf("idle: nothing received for %s", c.s.cfg.IdleTimeout), byServer: true, err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return endCause{why: "connection closed", err: err}
+	default:
+		return endCause{why: "read failed", err: err}
+	}
+}
+
+// writeCause classifies a failed write.
+func writeCause(err error) endCause {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return endCause{why: fmt.Sprintf("write timeout: the client read nothing for %s", writeTimeout), byServer: true, err: err}
+	}
+	return endCause{why: "write failed", err: err}
+}
+
+// logEnd writes the socket's last line: why it ended. A close the server
+// decided is logged at info, a client leaving at debug.
+func (c *conn) logEnd(channels int) {
+	c.mu.Lock()
+	cause := c.ended
+	c.mu.Unlock()
+	if cause == nil {
+		return
+	}
+	level := slog.LevelDebug
+	if cause.byServer {
+		level = slog.LevelInfo
+	}
+	attrs := []slog.Attr{slog.String("reason", cause.why), slog.Bool("by_server", cause.byServer),
+		slog.Int("channels", channels), slog.String("open_for", time.Since(c.opened).Round(time.Millisecond).String()),
+		slog.String("vsn", c.vsn)}
+	if cause.err != nil {
+		attrs = append(attrs, slog.String("err", cause.err.Error()))
+	}
+	c.s.log.LogAttrs(c.s.ctx, level, "realtime: socket closed", attrs...)
+}
+
 // cleanup leaves every channel when the socket ends.
 func (c *conn) cleanup() {
-	c.abort()
+	c.abort(endCause{why: "read loop ended", byServer: true})
 	c.mu.Lock()
 	chans := make([]*channel, 0, len(c.channels))
 	for _, ch := range c.channels {
@@ -190,8 +260,10 @@ func (c *conn) cleanup() {
 	for _, ch := range chans {
 		ch.stop()
 	}
+	c.logEnd(len(chans))
 	if counted {
 		c.s.users.Add(-1)
+		c.s.cluster.usersChanged()
 	}
 	c.s.conns.Add(-1)
 	if c.s.metrics != nil {
@@ -280,6 +352,7 @@ type upgradeError struct {
 // writeUpgradeError answers a refused upgrade as the reference does, after
 // its pause.
 func (s *Service) writeUpgradeError(w http.ResponseWriter, e upgradeError) {
+	s.log.Info("realtime: upgrade refused", "status", e.status, "reason", e.msg)
 	if d := s.cfg.UpgradeErrorBackoff; d > 0 {
 		time.Sleep(d)
 	}

@@ -13,7 +13,8 @@ func TestChannelCrashSendsPhxError(t *testing.T) {
 	t.Parallel()
 	// No clock and no counters: handling a presence push panics.
 	s := &Service{cfg: Config{MaxQueueBytes: 1 << 20}, log: slog.New(slog.DiscardHandler), hub: newHub()}
-	c := &conn{s: s, vsn: vsn2, wake: make(chan struct{}, 1), channels: map[string]*channel{}, done: make(chan struct{})}
+	// writing: a writer is busy, so what is sent stays in the queue.
+	c := &conn{s: s, vsn: vsn2, writing: true, channels: map[string]*channel{}}
 	for _, topic := range []string{"realtime:bad", "realtime:ok"} {
 		ch := &channel{c: c, topic: topic, key: tkey{topic: topic}, joinRef: json.RawMessage(`"7"`)}
 		c.channels[topic] = ch

@@ -28,21 +28,21 @@ type bundle struct {
 	url  string // http://host
 }
 
-func setup(t *testing.T, cfg realtime.Config) *bundle {
+func setup(t *testing.T, cfg realtime.Config, opts ...realtime.Option) *bundle {
 	t.Helper()
 	db := pgtest.NewDB(t)
 	keys, err := jwt.Generate(time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return node(t, db, keys, cfg)
+	return node(t, db, keys, cfg, opts...)
 }
 
 // node starts another service on the same database and keys: one node of
 // a cluster.
-func node(t *testing.T, db *pgtest.DB, keys *jwt.Keys, cfg realtime.Config) *bundle {
+func node(t *testing.T, db *pgtest.DB, keys *jwt.Keys, cfg realtime.Config, opts ...realtime.Option) *bundle {
 	t.Helper()
-	svc, err := realtime.New(cfg, db.Admin, db.User, keys)
+	svc, err := realtime.New(cfg, db.Admin, db.User, keys, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +55,13 @@ func node(t *testing.T, db *pgtest.DB, keys *jwt.Keys, cfg realtime.Config) *bun
 		svc.Close()
 		srv.Close()
 	})
+	// A test may call realtime.send() at once: the node must be listening.
+	for deadline := time.Now().Add(10 * time.Second); !realtime.Listening(svc); {
+		if time.Now().After(deadline) {
+			t.Fatal("the node does not listen for notifications")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	return &bundle{db: db, keys: keys, svc: svc, url: srv.URL}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
@@ -201,10 +202,17 @@ func asJoinError(err error) *joinError {
 // the socket's read loop so its other channels carry on meanwhile.
 func (s *Service) replyJoinError(c *conn, m *message, je *joinError) {
 	body, _ := json.Marshal(map[string]string{"reason": je.reason})
+	// Limits are the server's decision and worth seeing; a refused token or
+	// policy is the client's business.
+	level := slog.LevelDebug
+	if strings.Contains(je.reason, "RateLimitReached") {
+		level = slog.LevelInfo
+	}
+	s.log.Log(s.ctx, level, "realtime: join refused", "topic", m.Topic, "reason", je.reason)
 	send := func() {
 		c.reply(m.JoinRef, m.Ref, m.Topic, "error", body)
 		if je.disconnect {
-			c.closeGracefully(1000, "")
+			c.closeGracefully(1000, "", endCause{why: je.reason, byServer: true})
 		}
 	}
 	if s.cfg.ErrorBackoff <= 0 {

@@ -1,9 +1,13 @@
 package realtime
 
 import (
+	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/ratelimit"
 )
 
 // rateCounter counts events in one-second buckets and reports whether the
@@ -68,41 +72,48 @@ func (w *windowLimiter) allow(now time.Time) bool {
 	return true
 }
 
-// joinLimiter caps joins per second across the process: a sliding count
-// over the last second.
+// joinsKey is the project's join budget in basalt.rate_limits.
+const joinsKey = "realtime|joins"
+
+// joinLimiter caps channel joins per second across every node of the
+// project: one-second fixed windows in basalt.rate_limits (the shared
+// ratelimit store), so nodes behind a load balancer count against one
+// budget. A node that was refused remembers when the window ends and
+// refuses on its own until then, so a reconnect storm costs the database
+// one statement per node and window, not one per join.
 type joinLimiter struct {
-	mu    sync.Mutex
+	store *ratelimit.Store
 	limit int
-	times []time.Time
+	log   *slog.Logger
+
+	mu     sync.Mutex
+	closed time.Time // refused until then
 }
 
-// allow records a join at now unless the last second already holds limit.
-func (j *joinLimiter) allow(now time.Time) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	cut := now.Add(-time.Second)
-	i := 0
-	for i < len(j.times) && !j.times[i].After(cut) {
-		i++
-	}
-	j.times = j.times[i:]
-	if len(j.times) >= j.limit {
+// allow counts a join and reports whether it fits the budget. When the
+// database cannot count, the join is let through: the limit guards against
+// floods, and refusing every join would take realtime down with it.
+func (j *joinLimiter) allow(ctx context.Context, now time.Time) bool {
+	if j.saturated(now) {
 		return false
 	}
-	j.times = append(j.times, now)
-	return true
+	ok, end, err := j.store.Take(ctx, joinsKey, j.limit, time.Second)
+	if err != nil {
+		j.log.Warn("realtime: count a join", "err", err)
+		return true
+	}
+	if !ok {
+		j.mu.Lock()
+		j.closed = end
+		j.mu.Unlock()
+	}
+	return ok
 }
 
-// saturated reports whether a join now would be refused.
+// saturated reports whether joins are being refused now, as far as this
+// node saw.
 func (j *joinLimiter) saturated(now time.Time) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	n := 0
-	cut := now.Add(-time.Second)
-	for _, t := range j.times {
-		if t.After(cut) {
-			n++
-		}
-	}
-	return n >= j.limit
+	return now.Before(j.closed)
 }

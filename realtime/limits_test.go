@@ -79,3 +79,70 @@ func TestLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestLimitsAcrossNodes runs two nodes of one project: the concurrent
+// users and joins-per-second budgets are the project's, so what one node
+// admitted counts on the other.
+func TestLimitsAcrossNodes(t *testing.T) {
+	t.Parallel()
+	cfg := map[string]any{"config": map[string]any{}}
+
+	t.Run("concurrent users", func(t *testing.T) {
+		t.Parallel()
+		rc := realtime.Config{PostgresChanges: false, Cluster: true, MaxConcurrentUsers: 1, UpgradeErrorBackoff: time.Millisecond}
+		n1 := setup(t, rc)
+		n2 := node(t, n1.db, n1.keys, rc)
+		first := n1.dial(t, "2.0.0")
+		first.join("1", "realtime:a", cfg)
+		// The other node hears of the user within a moment: its upgrades
+		// are refused, and so is a join on a socket it had already opened.
+		u := "ws" + strings.TrimPrefix(n2.url, "http") + "/realtime/v1/websocket?apikey=" + n2.keys.AnonKey + "&vsn=2.0.0"
+		second := n2.dial(t, "2.0.0")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			ws, res, err := websocket.DefaultDialer.Dial(u, nil)
+			if err != nil && res != nil && res.StatusCode == http.StatusTooManyRequests {
+				break
+			}
+			if err == nil {
+				ws.Close()
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("upgrade on the other node while the project is at its limit: %v %v", err, res)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := second.join("1", "realtime:a", cfg); !strings.Contains(got, `"reason":"ConnectionRateLimitReached: Too many connected users"`) {
+			t.Errorf("join on the other node = %s", got)
+		}
+		// The first user leaves: the other node admits again.
+		first.ws.Close()
+		deadline = time.Now().Add(10 * time.Second)
+		for {
+			ws, _, err := websocket.DefaultDialer.Dial(u, nil)
+			if err == nil {
+				ws.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("upgrade still refused after the only user left: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+
+	t.Run("joins per second", func(t *testing.T) {
+		t.Parallel()
+		rc := realtime.Config{PostgresChanges: false, MaxJoinsPerSecond: 3, ErrorBackoff: time.Millisecond}
+		n1 := setup(t, rc)
+		n2 := node(t, n1.db, n1.keys, rc)
+		c1 := n1.dial(t, "2.0.0")
+		c2 := n2.dial(t, "2.0.0")
+		c1.join("1", "realtime:a", cfg)
+		c1.join("2", "realtime:b", cfg)
+		c2.join("1", "realtime:a", cfg)
+		if got, want := c2.join("2", "realtime:b", cfg), `["2","2","realtime:b","phx_reply",{"status":"error","response":{"reason":"ClientJoinRateLimitReached: Too many joins per second"}}]`; got != want {
+			t.Errorf("fourth join in a second, on the other node = %s, want %s", got, want)
+		}
+	})
+}

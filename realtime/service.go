@@ -27,6 +27,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/ratelimit"
 	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/realtime/changes"
 )
@@ -47,16 +48,18 @@ type Service struct {
 	metrics  *telemetry.RealtimeMetrics // nil: no metrics
 
 	conns     atomic.Int64 // open sockets
-	users     atomic.Int64 // sockets that joined a channel
+	users     atomic.Int64 // sockets on this node that joined a channel
 	joins     *joinLimiter
 	events    *rateCounter
 	presences *rateCounter
 
-	ctx       context.Context
-	cancel    context.CancelFunc
-	done      chan struct{}
-	closing   chan struct{} // closed when Close starts closing sockets
-	closeOnce sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	// closing ends when Close starts closing sockets (closeSockets).
+	closing      context.Context
+	closeSockets context.CancelFunc
+	closeOnce    sync.Once
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -87,20 +90,24 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	}
 	cfg.defaults()
 	s := &Service{cfg: cfg, admin: admin, user: user, keys: keys, log: slog.New(slog.DiscardHandler),
-		now: time.Now, mux: http.NewServeMux(), hub: newHub(), done: make(chan struct{}), closing: make(chan struct{})}
+		now: time.Now, mux: http.NewServeMux(), hub: newHub(), done: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
-	s.joins = &joinLimiter{limit: cfg.MaxJoinsPerSecond}
+	s.joins = &joinLimiter{store: ratelimit.New(admin, s.now), limit: cfg.MaxJoinsPerSecond, log: s.log}
 	s.events = newRateCounter(cfg.MaxEventsPerSecond)
 	s.presences = newRateCounter(cfg.MaxPresenceEventsPerSecond)
 	s.upgrader = websocket.Upgrader{
-		ReadBufferSize:  4096,
+		// Reads reuse the HTTP server's buffer of the connection; write
+		// buffers are lent from a pool only while a message is written,
+		// so an idle socket holds none.
 		WriteBufferSize: 4096,
+		WriteBufferPool: &sync.Pool{},
 		// Browsers connect from any app origin, as to the reference.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.closing, s.closeSockets = context.WithCancel(context.Background())
 	s.routes()
 	go s.tick()
 	s.cluster = newCluster(s)
@@ -148,7 +155,7 @@ func (s *Service) Close() {
 		if s.changes != nil {
 			s.changes.Drain(ctx)
 		}
-		close(s.closing)
+		s.closeSockets()
 		for s.conns.Load() > 0 && ctx.Err() == nil {
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -230,7 +237,7 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 		s.writeUpgradeError(w, upgradeError{status, msg})
 		return
 	}
-	if s.users.Load() >= int64(s.cfg.MaxConcurrentUsers) {
+	if s.connectedUsers() >= int64(s.cfg.MaxConcurrentUsers) {
 		s.writeUpgradeError(w, upgradeError{http.StatusTooManyRequests, "Too many connected users"})
 		return
 	}
@@ -248,23 +255,37 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader has answered
 	}
 	c := &conn{s: s, ws: ws, vsn: vsn, token: token, claims: claims, headers: headers,
-		wake: make(chan struct{}, 1), channels: map[string]*channel{}, done: make(chan struct{})}
+		channels: map[string]*channel{}, opened: time.Now()}
 	s.conns.Add(1)
 	if s.metrics != nil {
 		s.metrics.Sockets.Inc()
 	}
-	go c.writeLoop()
+	// No goroutine per socket waits for the service to stop: a graceful
+	// stop writes out the socket's queue and closes it with 1001; a hard
+	// one (or the end of the graceful stop's bound) drops it.
+	graceful := context.AfterFunc(s.closing, func() {
+		c.closeGracefully(websocket.CloseGoingAway, "", endCause{why: "server stopping", byServer: true})
+	})
+	hard := context.AfterFunc(s.ctx, func() { c.abort(endCause{why: "server shutting down", byServer: true}) })
+	// The socket is read on a goroutine of its own and the HTTP handler
+	// returns: the server's state for the request (its write buffer, the
+	// handler's deep stack) is freed instead of held for the socket's life.
+	// The access log line is written at the upgrade; the socket's end has
+	// its own line.
 	go func() {
-		select {
-		case <-s.closing:
-			c.closeGracefully(websocket.CloseGoingAway, "")
-		case <-s.ctx.Done():
-			c.abort()
-		case <-c.done:
-		}
+		defer graceful()
+		defer hard()
+		c.readLoop()
 	}()
-	c.readLoop()
 }
+
+// connectedUsers is the project's count of sockets that joined a channel:
+// this node's, plus what the other nodes last reported (see cluster).
+func (s *Service) connectedUsers() int64 { return s.users.Load() + s.cluster.peerUsers() }
+
+// Peers is how many other nodes of the project this node heard from in
+// the last few seconds.
+func (s *Service) Peers() int { return s.cluster.peers() }
 
 // ReadsChanges reports whether this node is the one reading the
 // replication slot now.

@@ -196,9 +196,16 @@ func (s *Service) serveObject(w http.ResponseWriter, r *http.Request, o object, 
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	if _, err := io.Copy(w, body); err != nil {
-		// Headers are gone; all we can do is log and cut the response.
-		s.log.WarnContext(r.Context(), "storage: download interrupted", "key", o.key(), "err", err)
+	if n, err := io.Copy(w, body); err != nil {
+		// Headers are gone; all we can do is log and cut the response. A
+		// client that left mid-download is routine, anything else (the
+		// backend failing to read) is worth a warning.
+		if httpx.AwaitClientGone(r, 250*time.Millisecond) {
+			s.log.InfoContext(r.Context(), "storage: download abandoned by the client", "key", o.key(),
+				"sent", n, "err", err)
+		} else {
+			s.log.WarnContext(r.Context(), "storage: download interrupted", "key", o.key(), "err", err)
+		}
 	}
 	return nil
 }

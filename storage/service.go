@@ -87,7 +87,13 @@ type handlerFunc = httpx.HandlerFunc
 // render writes err in the storage wire format.
 func (s *Service) render(w http.ResponseWriter, r *http.Request, err error) {
 	e := asError(err)
-	if e.Status >= 500 {
+	if e.Status >= 500 && httpx.ClientGone(r) {
+		// The work failed because the client left (mid-upload, or while
+		// a query ran): the gateway counts it as 499, and so does this line.
+		s.log.InfoContext(r.Context(), "storage request abandoned by the client", "method", r.Method, "path", r.URL.Path,
+			"status", httpx.StatusClientClosedRequest, "err", e.Err)
+		return
+	} else if e.Status >= 500 {
 		s.log.ErrorContext(r.Context(), "storage request failed", "method", r.Method, "path", r.URL.Path, "err", e.Err)
 	}
 	if e.Code == "NoSuchKey" && e.Label == "Not found" {

@@ -1,6 +1,13 @@
 // Command realtime measures the realtime service against baselines run in
 // the same process:
 //
+//   - idle sockets: how many idle clients, each joined to a channel and
+//     heartbeating every 25 s as realtime-js does, one node holds, and the
+//     server's memory per socket (Go heap and stacks, and resident set).
+//     The clients run in child processes (this program again), spread over
+//     loopback source addresses. The baseline is a bare gorilla/websocket
+//     server holding as many sockets and answering every frame. The count
+//     is capped by the process's open file limit.
 //   - broadcast fan-out: a client sends one broadcast (a vsn 2.0.0 binary
 //     frame, what channel.send() emits) and waits until each subscriber of
 //     its topic has it. The baseline is a bare gorilla/websocket hub that
@@ -14,12 +21,14 @@
 // Each worker owns its own topic (or table row stream), so -c is the
 // number of concurrent senders.
 //
-//	go run ./bench/realtime            # 5 s per case, 8 senders
-//	go run ./bench/realtime -smoke     # CI: well under a second per case
+//	go run ./bench/realtime            # 5 s per case, 8 senders, 50,000 idle sockets held 30 s
+//	go run ./bench/realtime -smoke     # CI: well under a second per case, 200 idle sockets
+//	go run ./bench/realtime -idle 10000 -idle-hold 60s
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -44,14 +53,33 @@ import (
 const subscribers = 8
 
 func main() {
+	if job := os.Getenv(idleClientEnv); job != "" {
+		if err := runIdleClient(job); err != nil {
+			fmt.Fprintln(os.Stderr, "idle client:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	idleSockets := flag.Int("idle", 50000, "idle sockets to hold (capped by the open file limit; 200 with -smoke)")
+	idleHold := flag.Duration("idle-hold", 30*time.Second, "how long the idle sockets are held, heartbeating every 25 s")
 	opts := bench.ParseFlags(8)
-	if err := run(opts); err != nil {
+	ic := idleCase{sockets: *idleSockets, hold: *idleHold, heartbeat: 25 * time.Second}
+	if opts.Smoke {
+		ic = idleCase{sockets: 200, hold: time.Second, heartbeat: 250 * time.Millisecond}
+	}
+	if err := run(opts, ic); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/realtime:", err)
 		os.Exit(1)
 	}
 }
 
-func run(opts bench.Options) error {
+// idleCase is the idle-sockets case's size.
+type idleCase struct {
+	sockets         int
+	hold, heartbeat time.Duration
+}
+
+func run(opts bench.Options, ic idleCase) error {
 	ctx := context.Background()
 	// Commits flush WAL at once, as on a production server: with the
 	// throwaway default (synchronous_commit off) a change waits for the WAL
@@ -83,6 +111,29 @@ func run(opts bench.Options) error {
 
 	wsURL := "ws" + strings.TrimPrefix(srv.URL, "http") + "/realtime/v1/websocket?vsn=2.0.0&apikey=" + keys.AnonKey
 	hubURL := "ws" + strings.TrimPrefix(hub.URL, "http") + "/ws"
+
+	// Idle sockets first, while the process holds little else.
+	limit, nofile := idleCap()
+	n := min(ic.sockets, limit)
+	if n < ic.sockets {
+		fmt.Printf("idle sockets: %d asked, %d held: the open file limit is %d\n", ic.sockets, n, nofile)
+	}
+	bare := httptest.NewServer(&bareServer{})
+	idleBase, err := idle(ctx, "bare gorilla", "ws"+strings.TrimPrefix(bare.URL, "http"), n, false, ic.hold, ic.heartbeat, 2)
+	bare.Close()
+	if err != nil {
+		return err
+	}
+	idleCand, err := idle(ctx, "realtime", wsURL, n, true, ic.hold, ic.heartbeat, 20)
+	if err != nil {
+		return err
+	}
+	printIdle(os.Stdout, opts.JSON, nofile, idleBase, idleCand)
+	for _, r := range []idleReport{idleBase, idleCand} {
+		if r.HeartbeatsLost*100 > r.Heartbeats {
+			return fmt.Errorf("%s: %d of %d heartbeats unanswered", r.Name, r.HeartbeatsLost, r.Heartbeats)
+		}
+	}
 	base, err := fanout(ctx, opts, "gorilla hub", hubURL, rawSession)
 	if err != nil {
 		return err

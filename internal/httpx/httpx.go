@@ -4,6 +4,7 @@
 package httpx
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // WriteJSON writes v as JSON with the given status.
@@ -74,4 +76,31 @@ const RetryAfterSeconds = "1"
 // answers, whatever its body format.
 func SetRetryAfter(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", RetryAfterSeconds)
+}
+
+// StatusClientClosedRequest is nginx's code for a request whose client went
+// away before the answer was sent; logs and metrics use it instead of the
+// error the abandoned handler ran into.
+const StatusClientClosedRequest = 499
+
+// ClientGone reports whether r's client closed the connection (or reset
+// the stream): the server cancels the request's context only then. Work
+// that fails after that failed because nobody is waiting, which is no
+// server error.
+func ClientGone(r *http.Request) bool {
+	return errors.Is(r.Context().Err(), context.Canceled)
+}
+
+// AwaitClientGone is ClientGone for a response whose write just failed: the
+// server notices the closed connection a moment after the write into it
+// does, so it waits up to d for that. A write that failed for another
+// reason (the source of a copy) costs the wait.
+func AwaitClientGone(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-t.C:
+	}
+	return ClientGone(r)
 }

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -45,20 +47,38 @@ ON CONFLICT (key) DO UPDATE SET
   window_start = CASE WHEN r.expires_at <= $2 THEN $2 ELSE r.window_start END,
   expires_at = CASE WHEN r.expires_at <= $2 THEN $3 ELSE r.expires_at END,
   hits = CASE WHEN r.expires_at <= $2 THEN 1 ELSE r.hits + 1 END
-RETURNING hits`
+RETURNING hits, expires_at`
 
 // Allow counts one event for key and reports whether it fits in max events
 // per period. Events over the budget are counted too, which changes
 // nothing: the window refuses them either way until it ends.
 func (s *Store) Allow(ctx context.Context, key string, max int, period time.Duration) (bool, error) {
+	ok, _, err := s.Take(ctx, key, max, period)
+	return ok, err
+}
+
+// Take is Allow that also returns when the key's current window ends: a
+// caller that was refused may refuse on its own until then without asking
+// the database again (the window cannot reopen earlier).
+func (s *Store) Take(ctx context.Context, key string, max int, period time.Duration) (bool, time.Time, error) {
 	now := s.now()
 	var hits int
-	if err := s.db.QueryRow(ctx, allowSQL, key, now, now.Add(period)).Scan(&hits); err != nil {
-		return false, fmt.Errorf("rate limit %s: %w", key, err)
+	var end time.Time
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		// A count lost with a crash changes nothing that matters, and
+		// waiting for the WAL flush while holding the key's row would
+		// let one busy key pass only a few hundred hits a second.
+		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, allowSQL, key, now, now.Add(period)).Scan(&hits, &end)
+	})
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("rate limit %s: %w", key, err)
 	}
 	if rand.IntN(sweepEvery) == 0 {
 		_, _ = s.db.Exec(ctx, `DELETE FROM basalt.rate_limits WHERE key = ANY (ARRAY(
 			SELECT key FROM basalt.rate_limits WHERE expires_at <= $1 LIMIT $2))`, now, sweepBatch)
 	}
-	return hits <= max, nil
+	return hits <= max, end, nil
 }

@@ -53,9 +53,16 @@ func (e *Engine) lead(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The pinger is waited for before the deferred Close of lockConn: a
+	// pgx connection is not safe for concurrent use.
+	pinged := make(chan struct{})
+	defer func() {
+		cancel()
+		<-pinged
+	}()
 	// Losing the lock connection means losing leadership: stop streaming.
 	go func() {
+		defer close(pinged)
 		t := time.NewTicker(5 * time.Second)
 		defer t.Stop()
 		for {

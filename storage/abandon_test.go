@@ -1,0 +1,161 @@
+package storage_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/basaltdev/basalt/gateway"
+	"github.com/basaltdev/basalt/storage"
+)
+
+// syncBuffer is a log sink the server's goroutines write to while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// lines returns the JSON log lines written so far.
+func (s *syncBuffer) lines() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(s.b.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestClientGoneIsNotAnError checks the log of a client that leaves in the
+// middle of an upload or a download: the storage line says 499 at info
+// level, as the gateway's access line counts it, and nothing is logged as
+// an error or a warning.
+func TestClientGoneIsNotAnError(t *testing.T) {
+	t.Parallel()
+	for _, kind := range backendKinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, kind)
+			e.bucket("media", false)
+			big := bytes.Repeat([]byte("0123456789abcdef"), 4<<20/16) // 4 MiB
+			if rec := e.put(e.service, "media", "big.bin", "application/octet-stream", big, false); rec.Code != http.StatusOK {
+				t.Fatalf("fixture upload: %d %s", rec.Code, rec.Body)
+			}
+			logs := &syncBuffer{}
+			log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			svc, err := storage.New(storage.Config{}, e.db.Admin, e.db.User, e.keys, e.backend, storage.WithLogger(log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gw, err := gateway.New(gateway.Config{}, gateway.Services{Storage: svc}, e.keys, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(gw)
+			defer srv.Close()
+			addr := strings.TrimPrefix(srv.URL, "http://")
+			auth := fmt.Sprintf("apikey: %s\r\nAuthorization: Bearer %s\r\n", e.service, e.service)
+
+			// Upload: the client announces 4 MiB, sends 64 KiB and leaves.
+			up := dialRaw(t, addr)
+			fmt.Fprintf(up, "POST /storage/v1/object/media/new.bin HTTP/1.1\r\nHost: basalt\r\n%sContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", auth, len(big))
+			_, _ = up.Write(big[:64<<10])
+			time.Sleep(200 * time.Millisecond) // the handler is reading the body
+			up.Close()
+			if l := waitLine(t, logs, "POST", "/storage/v1/object/media/new.bin"); l["status"] != float64(499) {
+				t.Errorf("upload's access line = %v, want status 499", l)
+			}
+
+			// Download: the client reads the headers and a little, then leaves.
+			down := dialRaw(t, addr)
+			fmt.Fprintf(down, "GET /storage/v1/object/media/big.bin HTTP/1.1\r\nHost: basalt\r\n%s\r\n", auth)
+			br := bufio.NewReader(down)
+			res, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("download = %d", res.StatusCode)
+			}
+			if _, err := io.ReadFull(res.Body, make([]byte, 1024)); err != nil {
+				t.Fatal(err)
+			}
+			down.(*net.TCPConn).SetLinger(0) // a reset, as a closed browser tab
+			down.Close()
+			// The headers went out: the access line keeps their 200, with
+			// fewer bytes than the object has.
+			if l := waitLine(t, logs, "GET", "/storage/v1/object/media/big.bin"); l["status"] != float64(200) || l["bytes"].(float64) >= float64(len(big)) {
+				t.Errorf("download's access line = %v, want status 200 and part of the bytes", l)
+			}
+
+			var upload, download bool
+			for _, l := range logs.lines() {
+				if l["level"] == "ERROR" || l["level"] == "WARN" {
+					t.Errorf("%s line for a client that went away: %v", l["level"], l)
+				}
+				switch l["msg"] {
+				case "storage request abandoned by the client":
+					upload = true
+					if l["level"] != "INFO" || l["status"] != float64(499) || l["path"] != "/object/media/new.bin" {
+						t.Errorf("upload line = %v, want level INFO and status 499", l)
+					}
+				case "storage: download abandoned by the client":
+					download = true
+					if l["level"] != "INFO" {
+						t.Errorf("download line = %v, want level INFO", l)
+					}
+				}
+			}
+			if !upload || !download {
+				t.Errorf("upload line %v, download line %v; log:\n%v", upload, download, logs.lines())
+			}
+		})
+	}
+}
+
+// dialRaw opens a plain TCP connection to the server.
+func dialRaw(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// waitLine waits for the gateway's access line of a request.
+func waitLine(t *testing.T, logs *syncBuffer, method, path string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, l := range logs.lines() {
+			if l["msg"] == "request" && l["method"] == method && l["path"] == path {
+				return l
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no access line for %s %s", method, path)
+	return nil
+}
