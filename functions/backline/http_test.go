@@ -74,14 +74,14 @@ func TestRefusals(t *testing.T) {
 			map[string]any{"action": "verify", "tx_ref": "flw-unknown", "userId": "x", "verification": false}, 200,
 			map[string]any{"success": false, "message": "Payment not found",
 				"error_detail": "The payment provider has no transaction with this reference",
-				"data": map[string]any{"amount": 0.0, "session_mismatch": false, "already_processed": false, "status": "",
+				"data": map[string]any{"amount": 0.0, "session_mismatch": false, "already_processed": false, "credited_to_wallet": false, "status": "",
 					"tx_ref": "flw-unknown"}}},
 		{"paystack-verify without reference", "paystack-verify", user, map[string]any{"userId": "x"}, 400,
 			map[string]any{"status": false, "message": "reference is required"}},
 		{"paystack-verify of a reference the provider never saw", "paystack-verify", user,
 			map[string]any{"reference": "nope", "userId": "x", "verification": false}, 200,
 			map[string]any{"status": false, "message": "Payment not found",
-				"data": map[string]any{"amount": 0.0, "session_mismatch": false, "already_processed": false, "status": "",
+				"data": map[string]any{"amount": 0.0, "session_mismatch": false, "already_processed": false, "credited_to_wallet": false, "status": "",
 					"reference": "nope", "error_detail": "The payment provider has no transaction with this reference"}}},
 	}
 	for _, tt := range tests {
