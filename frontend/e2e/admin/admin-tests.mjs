@@ -251,6 +251,11 @@ export function registerAdminTests(h) {
         // Wait for the section's data (no loading placeholder left).
         await page.waitForFunction(() => !document.querySelector('[data-testid^="admin-section-"] .animate-pulse'), null, { timeout: 15000 })
         if (section === 'transactions') await page.getByTestId('ledger-check').getByText('Ledger balanced').waitFor()
+        if (section === 'transactions' && viewport === desktop) {
+          // The full recount agrees with the running totals the banner read.
+          await page.getByRole('button', { name: 'Recount the whole ledger' }).click()
+          await page.getByTestId('ledger-recount').getByText(/^Full recount: ledger balanced over \d+ movements$/).waitFor({ timeout: 15000 })
+        }
         await page.screenshot({ path: `${shots}/admin-${section}-${viewport.width}x${viewport.height}.png` })
       }
       await context.close()

@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import { supabase } from '@/lib/supabase'
 import { PAGE_SIZE } from '../lib/keyset'
-import type { LedgerSummary } from '../lib/ledger'
+import type { LedgerRecount, LedgerSummary } from '../lib/ledger'
 import { ADMIN_KEY, keysetList, unwrap, type RowOf } from './rpc'
 
 /** CashoutRow is one cash-out request in the admin list. */
@@ -78,6 +78,11 @@ export const ledgerSummaryQuery = () =>
     queryKey: [ADMIN_KEY, 'ledgerSummary'],
     queryFn: async () => unwrap(await supabase().rpc('admin_ledger_summary')) as unknown as LedgerSummary,
   })
+
+/** recountLedger counts the whole ledger again (admin_ledger_recheck), beside the on-load check's running totals. */
+export async function recountLedger(): Promise<LedgerRecount> {
+  return unwrap(await supabase().rpc('admin_ledger_recheck')) as unknown as LedgerRecount
+}
 
 /** EXPORT_LIMIT caps a CSV export; narrow the filters for more. */
 export const EXPORT_LIMIT = 20_000

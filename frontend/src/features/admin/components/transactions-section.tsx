@@ -1,17 +1,17 @@
 import { useState } from 'react'
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query'
 import { CheckCircle2, Download, TriangleAlert } from 'lucide-react'
 import { Link, useSearchParams } from 'react-router'
 import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { formatNaira } from '@/lib/format'
-import { exportLedger, ledgerQuery, ledgerSummaryQuery, type LedgerFilters, type LedgerRow } from '../api/money'
+import { exportLedger, ledgerQuery, ledgerSummaryQuery, recountLedger, type LedgerFilters, type LedgerRow } from '../api/money'
 import { errorMessage } from '../api/rpc'
 import { toCsv, type CsvColumn } from '../lib/csv'
 import { formatDateTime } from '../lib/dates'
 import { dayEnd, dayStart, isUuid, readParams, withParams } from '../lib/filters'
 import { flattenPages } from '../lib/keyset'
-import { checkLedger } from '../lib/ledger'
+import { checkLedger, recountProblems } from '../lib/ledger'
 import { adminPath } from '../lib/sections'
 import { AdminTable, LoadMore, type Column } from './admin-table'
 import { DateField, FilterBar, SearchField, SelectField } from './fields'
@@ -66,6 +66,7 @@ function download(name: string, text: string) {
 /** LedgerCheckBanner shows the ledger-wide invariant, checked when the page loads. */
 function LedgerCheckBanner() {
   const summary = useQuery(ledgerSummaryQuery())
+  const recount = useMutation({ mutationFn: recountLedger })
   if (summary.isLoading) return <p className="rounded-xl border border-border p-4 text-sm text-muted-foreground">Checking the ledger…</p>
   if (summary.error || !summary.data) return <p className="rounded-xl border border-red-500/50 p-4 text-sm">Ledger check failed: {errorMessage(summary.error)}</p>
   const c = checkLedger(summary.data)
@@ -83,6 +84,26 @@ function LedgerCheckBanner() {
         <p key={p} className="mt-1 text-red-400">
           {p}
         </p>
+      ))}
+      <RecountResult recount={recount} />
+    </div>
+  )
+}
+
+/** RecountResult offers the full recount (the on-load check reads running totals) and shows what it found. */
+function RecountResult({ recount }: { recount: ReturnType<typeof useMutation<Awaited<ReturnType<typeof recountLedger>>, Error, void>> }) {
+  const problems = recount.data ? recountProblems(recount.data) : []
+  return (
+    <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="ledger-recount">
+      <Button size="sm" variant="outline" disabled={recount.isPending} onClick={() => recount.mutate()}>
+        {recount.isPending ? 'Counting…' : 'Recount the whole ledger'}
+      </Button>
+      {recount.error && <span className="text-red-400">Recount failed: {errorMessage(recount.error)}</span>}
+      {recount.data && problems.length === 0 && <span>Full recount: ledger balanced over {recount.data.ledger.count} movements</span>}
+      {problems.map((p) => (
+        <span key={p} className="text-red-400">
+          {p}
+        </span>
       ))}
     </div>
   )

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkLedger, type LedgerSummary } from './ledger'
+import { checkLedger, recountProblems, type LedgerSummary } from './ledger'
 
 const base: LedgerSummary = {
   wallets: { total: 0, users: 3000, negative: 0, accounts: { 'provider:seed': -4000, 'cashout:held': 1000 } },
@@ -26,5 +26,18 @@ describe('checkLedger', () => {
   })
   it('trusts an unbalanced flag from the database', () => {
     expect(checkLedger({ ...base, balanced: false }).problems).toEqual(['The database reports the ledger as unbalanced'])
+  })
+})
+
+describe('recountProblems', () => {
+  const summary = { wallets: { total: 0, users: 500, negative: 0, accounts: {} }, ledger: { count: 9, users_net: 500 }, balanced: true, checked_at: '2026-01-01T00:00:00Z' }
+  it('is empty for a ledger whose full count agrees', () => {
+    expect(recountProblems({ ...summary, totals_match: true, mismatched_wallets: { count: 0 } })).toEqual([])
+  })
+  it('names drifted totals and wallets that disagree with their own movements', () => {
+    expect(recountProblems({ ...summary, balanced: false, totals_match: false, mismatched_wallets: { count: 2 } })).toEqual([
+      'The running totals differ from a full count of the ledger',
+      '2 wallet(s) differ from their own ledger movements',
+    ])
   })
 })

@@ -34,3 +34,24 @@ export function checkLedger(s: LedgerSummary): LedgerCheck {
   if (!s.balanced && problems.length === 0) problems.push('The database reports the ledger as unbalanced')
   return { ok: problems.length === 0, problems, usersHold: Number(s.wallets.users), ledgerNet: Number(s.ledger.users_net) }
 }
+
+/** LedgerRecount is admin_ledger_recheck's answer: the summary counted in full, set against the running totals. */
+export interface LedgerRecount extends LedgerSummary {
+  totals_match: boolean
+  mismatched_wallets: { count: number }
+}
+
+/**
+ * recountProblems lists what the full recount found in words: the on-load
+ * check reads running totals, and only a full count sees a wallet that
+ * disagrees with its own ledger rows or totals that drifted.
+ */
+export function recountProblems(r: LedgerRecount): string[] {
+  // The database's own verdict covers these causes; it is named only when none is.
+  const problems = checkLedger({ ...r, balanced: true }).problems
+  if (!r.totals_match) problems.push('The running totals differ from a full count of the ledger')
+  const off = Number(r.mismatched_wallets?.count ?? 0)
+  if (off > 0) problems.push(`${off} wallet(s) differ from their own ledger movements`)
+  if (!r.balanced && problems.length === 0) problems.push('The database reports the ledger as unbalanced')
+  return problems
+}
