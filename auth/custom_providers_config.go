@@ -29,7 +29,7 @@ func readCustomOAuth(r *config.Reader, c *Config) {
 	c.CustomOAuth.ExternalURL = r.String("CUSTOM_OAUTH_EXTERNAL_URL", c.CustomOAuth.ExternalURL)
 }
 
-// validateCustomOAuth checks the callback base, as the reference does.
+// customOAuthProblems checks the callback base, as the reference does.
 func (c *Config) customOAuthProblems() []problem {
 	if c.CustomOAuth.ExternalURL == "" {
 		return nil

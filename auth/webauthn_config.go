@@ -54,7 +54,7 @@ func readWebAuthn(r *config.Reader, c *Config) {
 	w.MFAVerify = r.Bool("MFA_WEB_AUTHN_VERIFY_ENABLED", w.MFAVerify)
 }
 
-// validateWebAuthn checks the relying party when a WebAuthn feature is on.
+// webAuthnProblems checks the relying party when a WebAuthn feature is on.
 // The reference only logs a bad relying party and then fails every
 // ceremony; refusing to start says what is wrong before anyone signs in.
 func (c *Config) webAuthnProblems() []problem {

@@ -74,9 +74,6 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 // date.
 func WithMetrics(m *telemetry.RealtimeMetrics) Option { return func(s *Service) { s.metrics = m } }
 
-// WithClock sets the clock used for token expiry.
-func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
-
 // New builds the service and starts its background work: the rate
 // counters, the replication reader (when PostgresChanges is on and the
 // database has wal_level=logical) and the cluster listener. Close stops

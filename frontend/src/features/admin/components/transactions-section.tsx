@@ -66,7 +66,6 @@ function download(name: string, text: string) {
 /** LedgerCheckBanner shows the ledger-wide invariant, checked when the page loads. */
 function LedgerCheckBanner() {
   const summary = useQuery(ledgerSummaryQuery())
-  const recount = useMutation({ mutationFn: recountLedger })
   if (summary.isLoading) return <p className="rounded-xl border border-border p-4 text-sm text-muted-foreground">Checking the ledger…</p>
   if (summary.error || !summary.data) return <p className="rounded-xl border border-red-500/50 p-4 text-sm">Ledger check failed: {errorMessage(summary.error)}</p>
   const c = checkLedger(summary.data)
@@ -85,13 +84,14 @@ function LedgerCheckBanner() {
           {p}
         </p>
       ))}
-      <RecountResult recount={recount} />
+      <FullRecount />
     </div>
   )
 }
 
-/** RecountResult offers the full recount (the on-load check reads running totals) and shows what it found. */
-function RecountResult({ recount }: { recount: ReturnType<typeof useMutation<Awaited<ReturnType<typeof recountLedger>>, Error, void>> }) {
+/** FullRecount offers the full recount (the on-load check reads running totals) and shows what it found. */
+function FullRecount() {
+  const recount = useMutation({ mutationFn: recountLedger })
   const problems = recount.data ? recountProblems(recount.data) : []
   return (
     <div className="mt-2 flex flex-wrap items-center gap-2" data-testid="ledger-recount">
