@@ -5,7 +5,7 @@ import { rpc, sponsorAnalyticsQueryOptions, type ArtistDashboard, type FanDashbo
 import { playlistsQueryKey, type Playlist } from '@/features/listening/api/playlists'
 import { kycQueryKey, type KycData } from '@/features/studio/api/kyc'
 import { favoritesQueryKey } from '@/features/tracks/api/get-favorites'
-import { statementQueryKey } from '@/features/wallet/api/wallet'
+import { statementQueryKey, statementRows } from '@/features/wallet/api/wallet'
 import { DEFAULT_STATEMENT_PERIOD, statementRange, type StatementRow } from '@/features/wallet/lib/statement'
 
 // Each dashboard's first screen in one request (rpc get_<role>_first_screen,
@@ -23,10 +23,7 @@ export const artistFirstScreen =
     const period = DEFAULT_STATEMENT_PERIOD
     const { from, to } = statementRange(period, new Date())
     const r = await rpc<{ dashboard: ArtistDashboard; statement: StatementRow[]; kyc: KycData }>('get_artist_first_screen', { p_period: period, p_from: from, p_to: to })
-    qc.setQueryData(
-      statementQueryKey(userId, period, from, to),
-      r.statement.map((s) => ({ ...s, streams: Number(s.streams), amount: Number(s.amount) })),
-    )
+    qc.setQueryData(statementQueryKey(userId, period, from, to), statementRows(r.statement))
     qc.setQueryData<KycData>(kycQueryKey(userId), { profile: r.kyc.profile ?? null, latest: r.kyc.latest ?? null })
     return r.dashboard
   }

@@ -103,6 +103,9 @@ export const useLedger = (userId: string | undefined, f: LedgerFilter, page: num
 export const statementQueryKey = (userId: string | undefined, period: StatementPeriod, from: string, to: string) =>
   ['artistWallet', userId, 'statement', period, from, to] as const
 
+/** statementRows turns get_earnings_statement's rows (numerics as strings) into numbers. */
+export const statementRows = (rows: StatementRow[]): StatementRow[] => rows.map((r) => ({ ...r, streams: Number(r.streams), amount: Number(r.amount) }))
+
 /** useStatement reads the earnings statement for a period and range. */
 export const useStatement = (userId: string | undefined, period: StatementPeriod, from: string, to: string) =>
   useQuery({
@@ -111,7 +114,7 @@ export const useStatement = (userId: string | undefined, period: StatementPeriod
     queryFn: async () => {
       const { data, error } = await supabase().rpc('get_earnings_statement', { p_period: period, p_from: from, p_to: to })
       if (error) throw error
-      return (data as StatementRow[]).map((r) => ({ ...r, streams: Number(r.streams), amount: Number(r.amount) }))
+      return statementRows(data as StatementRow[])
     },
   })
 
