@@ -176,11 +176,6 @@ func (b *buffered) copyTo(w http.ResponseWriter) {
 	_, _ = w.Write(b.body.Bytes())
 }
 
-// StatusClientClosedRequest is nginx's code for a request whose client went
-// away before the answer was sent; logs and metrics use it instead of the
-// error the abandoned handler wrote.
-const StatusClientClosedRequest = httpx.StatusClientClosedRequest
-
 // finish records metrics and writes the access log line; it returns the
 // status it recorded.
 func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start time.Time, in int64, panicked bool) int {
@@ -194,7 +189,7 @@ func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start
 	// that is no server error, and nobody got the answer. A status already
 	// sent below 500, or a panic, stays as it was.
 	if !panicked && httpx.ClientGone(r) && (!w.wroteHeader || status >= 500) {
-		status = StatusClientClosedRequest
+		status = httpx.StatusClientClosedRequest
 	}
 	elapsed := time.Since(start)
 	g.metrics.observe(service, r.Method, status, elapsed, in, w.bytes)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 )
@@ -204,7 +205,7 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, 
 			// The client went away, so the work was cut short: nobody
 			// reads this answer. 499 (nginx's "client closed request")
 			// keeps it out of the server errors in logs and metrics.
-			ae = pgrstErr(499, "PGRSTX00", "Request canceled", nil, nil)
+			ae = pgrstErr(httpx.StatusClientClosedRequest, "PGRSTX00", "Request canceled", nil, nil)
 		case pg.Unavailable(err):
 			ae = unavailableError(err, anon)
 		case errors.As(err, &pe):
