@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basaltdev/basalt/internal/backup"
+	"github.com/basaltdev/basalt/backup"
 	"github.com/basaltdev/basalt/internal/pgcluster"
 	"github.com/basaltdev/basalt/internal/pgtest"
 	"github.com/basaltdev/basalt/storage"

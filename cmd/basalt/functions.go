@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/basaltdev/basalt/appkit"
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline"
 	"github.com/basaltdev/basalt/functions/testfns"
-	"github.com/basaltdev/basalt/internal/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 )
 

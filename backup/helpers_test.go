@@ -23,7 +23,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/basaltdev/basalt/internal/backup"
+	"github.com/basaltdev/basalt/backup"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgcluster"
