@@ -68,7 +68,7 @@ type Service struct {
 	// roles is REST's role allow-list: the API roles and the configured
 	// anonymous role.
 	roles pg.Roles
-	done            chan struct{}
+	done  chan struct{}
 	// replica, when set, takes read-only statements (replica.go).
 	replica Replica
 }
