@@ -65,12 +65,12 @@ type Service struct {
 	// exchangeTimeout is the const of that name; tests shorten it.
 	exchangeTimeout time.Duration
 	anonClaims      []byte
+	done            chan struct{}
+	// replica, when set, takes read-only statements (replica.go).
+	replica Replica
 	// roles is REST's role allow-list: the API roles and the configured
 	// anonymous role.
 	roles pg.Roles
-	done  chan struct{}
-	// replica, when set, takes read-only statements (replica.go).
-	replica Replica
 }
 
 var _ http.Handler = (*Service)(nil)
