@@ -7,12 +7,17 @@ import (
 	"github.com/basaltdev/basalt/appkit"
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline"
-	"github.com/basaltdev/basalt/functions/testfns"
 	"github.com/basaltdev/basalt/internal/config"
 )
 
 // theApp is the app this binary serves: the one line that names it.
 var theApp = backline.App()
+
+// testRegistryFunctions builds the functions-js suite's own functions
+// (functions/testfns). It is nil unless the binary is built with
+// `-tags testregistry` (functions_testregistry.go), so a production build
+// does not link them at all.
+var testRegistryFunctions func() []functions.Function
 
 // buildFunctions builds /functions/v1 with the app's functions.
 func buildFunctions(d deps, getenv func(string) string) (http.Handler, error) {
@@ -32,10 +37,15 @@ func buildFunctions(d deps, getenv func(string) string) (http.Handler, error) {
 		}
 	}
 	// The functions-js suite's own functions, for running it against
-	// basalt dev (compat/official); never in basalt serve.
+	// basalt dev (compat/official); never in basalt serve, and only in a
+	// binary built with them.
 	if d.Mode == config.Dev && testRegistry(getenv("BASALT_FUNCTIONS_TEST_REGISTRY")) {
-		fns = append(fns, testfns.Functions()...)
-		d.Log.Info("functions: the test registry is mounted", "functions", "hello, mirror, hijack, slow")
+		if testRegistryFunctions == nil {
+			d.Log.Warn("functions: BASALT_FUNCTIONS_TEST_REGISTRY is set, but this binary has no test registry (build it with -tags testregistry)")
+		} else {
+			fns = append(fns, testRegistryFunctions()...)
+			d.Log.Info("functions: the test registry is mounted", "functions", "hello, mirror, hijack, slow")
+		}
 	}
 	return functions.New(fcfg, fns...)
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,11 +18,12 @@ import (
 	"github.com/basaltdev/basalt/internal/jwt"
 )
 
-// TestFunctionsTestRegistry: the functions-js suite's functions are mounted
-// by basalt dev with BASALT_FUNCTIONS_TEST_REGISTRY set, and never
-// otherwise (never by basalt serve).
+// TestFunctionsTestRegistry: a binary that carries the test registry
+// mounts it under basalt dev with BASALT_FUNCTIONS_TEST_REGISTRY set, and
+// never otherwise (never under basalt serve); one that does not carry it
+// mounts nothing, whatever the variable says. (Not parallel: it swaps the
+// registry the build tag sets.)
 func TestFunctionsTestRegistry(t *testing.T) {
-	t.Parallel()
 	keys, err := jwt.Generate(time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -30,16 +34,24 @@ func TestFunctionsTestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
+	linked := testRegistryFunctions
+	t.Cleanup(func() { testRegistryFunctions = linked })
+	probe := func() []functions.Function {
+		return []functions.Function{{Name: "hello", Handler: func(http.ResponseWriter, *http.Request) error { return nil }}}
+	}
 	for _, tc := range []struct {
-		name string
-		mode config.Mode
-		env  string
-		want bool
+		name     string
+		registry func() []functions.Function
+		mode     config.Mode
+		env      string
+		want     bool
 	}{
-		{"dev with the variable", config.Dev, "1", true},
-		{"dev without it", config.Dev, "", false},
-		{"serve with the variable", config.Serve, "true", false},
+		{"dev with the variable", probe, config.Dev, "1", true},
+		{"dev without it", probe, config.Dev, "", false},
+		{"serve with the variable", probe, config.Serve, "true", false},
+		{"a binary without the registry", nil, config.Dev, "1", false},
 	} {
+		testRegistryFunctions = tc.registry
 		getenv := func(k string) string {
 			if k == "BASALT_FUNCTIONS_TEST_REGISTRY" {
 				return tc.env
@@ -51,11 +63,30 @@ func TestFunctionsTestRegistry(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		names := h.(*functions.Service).Names()
-		for _, fn := range []string{"hello", "mirror", "hijack", "slow"} {
-			if slices.Contains(names, fn) != tc.want {
-				t.Errorf("%s: %s mounted = %v, want %v (%v)", tc.name, fn, !tc.want, tc.want, names)
-			}
+		if names := h.(*functions.Service).Names(); slices.Contains(names, "hello") != tc.want {
+			t.Errorf("%s: hello mounted = %v, want %v (%v)", tc.name, !tc.want, tc.want, names)
 		}
+	}
+}
+
+// TestProductionBuildLinksNoTestRegistry: the binary as `go build` makes
+// it does not link functions/testfns; with -tags testregistry it does.
+func TestProductionBuildLinksNoTestRegistry(t *testing.T) {
+	t.Parallel()
+	const testfns = "github.com/basaltdev/basalt/functions/testfns"
+	deps := func(tags ...string) []string {
+		t.Helper()
+		args := append([]string{"list", "-deps"}, tags...)
+		out, err := exec.Command("go", append(args, ".")...).Output()
+		if err != nil {
+			t.Fatalf("go %v: %v", args, err)
+		}
+		return strings.Fields(string(out))
+	}
+	if slices.Contains(deps(), testfns) {
+		t.Error("the production build links the test registry")
+	}
+	if !slices.Contains(deps("-tags", "testregistry"), testfns) {
+		t.Error("a build with -tags testregistry does not link the test registry")
 	}
 }

@@ -32,7 +32,9 @@ async function main() {
   }
 
   const tmp = tempDir('basalt-official-')
-  const bin = buildBasalt(tmp)
+  // The functions suite needs the test registry, which only a binary
+  // built with the testregistry tag carries.
+  const bin = buildBasalt(tmp, ['testregistry'])
   const tallies = []
   try {
     for (const name of wanted) {

@@ -1,8 +1,9 @@
 // Package testfns is a test-only registry: Go versions of the Deno functions
 // the functions-js test suite deploys (hello, mirror, hijack, slow), so the
-// suite can run against Basalt's /functions/v1. `basalt dev` mounts them
-// only when BASALT_FUNCTIONS_TEST_REGISTRY is set; they are never part of
-// an app.
+// suite can run against Basalt's /functions/v1. Only a binary built with
+// `-tags testregistry` links them, and its `basalt dev` mounts them only
+// when BASALT_FUNCTIONS_TEST_REGISTRY is set; they are never part of an
+// app nor of a production build.
 package testfns
 
 import (
