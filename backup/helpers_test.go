@@ -267,7 +267,7 @@ func (p *project) objectSums() map[string]string {
 		}
 		h := sha256.New()
 		_, err = io.Copy(h, rc)
-		rc.Close()
+		_ = rc.Close()
 		if err != nil {
 			p.t.Fatal(err)
 		}

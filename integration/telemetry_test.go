@@ -352,7 +352,7 @@ func TestClientGoneDuringQuery(t *testing.T) {
 	go func() {
 		res, err := http.DefaultClient.Do(req)
 		if err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 		}
 		errc <- err
 	}()

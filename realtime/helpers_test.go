@@ -93,7 +93,7 @@ func (b *bundle) dial(t *testing.T, vsn string) *client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(func() { _ = ws.Close() })
 	return &client{t: t, ws: ws, vsn: vsn}
 }
 

@@ -105,7 +105,7 @@ func TestLimitsAcrossNodes(t *testing.T) {
 				break
 			}
 			if err == nil {
-				ws.Close()
+				_ = ws.Close()
 			}
 			if time.Now().After(deadline) {
 				t.Fatalf("upgrade on the other node while the project is at its limit: %v %v", err, res)
@@ -116,12 +116,12 @@ func TestLimitsAcrossNodes(t *testing.T) {
 			t.Errorf("join on the other node = %s", got)
 		}
 		// The first user leaves: the other node admits again.
-		first.ws.Close()
+		_ = first.ws.Close()
 		deadline = time.Now().Add(10 * time.Second)
 		for {
 			ws, _, err := websocket.DefaultDialer.Dial(u, nil)
 			if err == nil {
-				ws.Close()
+				_ = ws.Close()
 				break
 			}
 			if time.Now().After(deadline) {

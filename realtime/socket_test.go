@@ -219,7 +219,7 @@ func TestPresence(t *testing.T) {
 		!strings.Contains(upd, `"leaves":{"alice":{"metas":[{"mood":"ok"`) {
 		t.Errorf("update diff = %s", upd)
 	}
-	a.ws.Close()
+	_ = a.ws.Close()
 	left := bob.expect(`"presence_diff"`, `"leaves":{"alice"`)
 	if !strings.Contains(left, `"joins":{}`) {
 		t.Errorf("leave diff = %s", left)
@@ -284,7 +284,7 @@ func TestUpgradeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != 401 || !strings.Contains(string(body), "No API key found in request") {
 		t.Errorf("no key: %d %s", res.StatusCode, body)
 	}

@@ -90,7 +90,7 @@ func TestBackupRestoreCommands(t *testing.T) {
 		t.Fatalf("restored bytes: %v", err)
 	}
 	b, _ := io.ReadAll(rc)
-	rc.Close()
+	_ = rc.Close()
 	if string(b) != "hello" {
 		t.Errorf("restored bytes = %q", b)
 	}

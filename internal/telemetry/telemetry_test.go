@@ -105,7 +105,7 @@ func TestSetupExportsOverOTLP(t *testing.T) {
 	}
 	tr := telemetry.Tracer()
 	if tr == nil {
-		shutdown(ctx)
+		_ = shutdown(ctx)
 		t.Fatal("tracing is off after Setup")
 	}
 	_, span := tr.Start(ctx, "probe")
