@@ -1,15 +1,20 @@
 package functions
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/basaltdev/basalt/functions/deno"
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // healthPath is the local edge runtime's health probe.
@@ -40,6 +45,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	name, rest, _ := strings.Cut(path, "/")
 	f, ok := s.funcs[name]
+	if !ok {
+		f, ok = s.tsHandler(name)
+	}
 	if !ok {
 		notFound(w)
 		return
@@ -104,6 +112,38 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 		return // the handler already answered; nothing more can be sent
 	}
 	writeError(rw, err)
+}
+
+// tsHandler serves a TypeScript function through the Deno runtime, as a
+// Function like the Go ones, so verify_jwt, the wall clock and the error
+// bodies are the same for both.
+func (s *Service) tsHandler(name string) (Function, bool) {
+	spec, ok := s.lookupTS(name)
+	if !ok {
+		return Function{}, false
+	}
+	verify := spec.VerifyJWT && !slices.Contains(s.cfg.NoVerifyJWT, name)
+	return Function{Name: name, VerifyJWT: verify, Handler: func(w http.ResponseWriter, r *http.Request) error {
+		path := r.URL.Path
+		if path == "/" {
+			path = ""
+		}
+		err := s.cfg.Deno.Serve(w, r, spec, path, telemetry.RequestID(r.Context()))
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, deno.ErrClientGone):
+			return nil // nobody to answer; the gateway logs the 499
+		case errors.Is(err, deno.ErrBoot):
+			return errBoot
+		case errors.Is(err, deno.ErrLimit):
+			return errLimit
+		case errors.Is(err, deno.ErrWallClock):
+			return errIdleTimeout
+		default:
+			return errWorker
+		}
+	}}, true
 }
 
 // caller returns what the gateway verified. Without a gateway (the service
@@ -172,6 +212,13 @@ func (w *responseWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// Hijack hands the connection over (a TypeScript function's WebSocket
+// upgrade): the answer is then the function's, on the raw connection.
+func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.wrote = true
+	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 
 // Unwrap gives http.ResponseController access to the underlying writer.

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/basaltdev/basalt/functions/deno"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -57,6 +58,20 @@ type Config struct {
 	Log *slog.Logger
 	// Now is the clock for JWT checks; nil means time.Now.
 	Now func() time.Time
+	// Deno runs the TypeScript functions of Sources; nil serves Go
+	// handlers only.
+	Deno *deno.Runtime
+	// Sources are the TypeScript functions: a project folder, deployed
+	// versions. The first that has a name serves it; a Go handler of the
+	// same name is refused at start.
+	Sources []Source
+}
+
+// Source is a set of TypeScript functions that may change while Basalt
+// runs (files edited, versions deployed).
+type Source interface {
+	Lookup(name string) (deno.Spec, bool)
+	Names() []string
 }
 
 // DefaultTimeout is Supabase's free-plan wall clock per request.
@@ -113,8 +128,21 @@ func New(cfg Config, registry ...Function) (*Service, error) {
 		}
 		s.funcs[f.Name] = f
 	}
+	if len(cfg.Sources) > 0 && cfg.Deno == nil {
+		return nil, fmt.Errorf("functions: TypeScript functions need the Deno runtime")
+	}
+	for _, src := range cfg.Sources {
+		for _, name := range src.Names() {
+			if _, dup := s.funcs[name]; dup {
+				return nil, fmt.Errorf("functions: %q is both a Go function and a TypeScript function: rename one", name)
+			}
+		}
+	}
 	for _, name := range cfg.NoVerifyJWT {
 		f, ok := s.funcs[name]
+		if !ok && s.tsFunction(name) {
+			continue // applied at each lookup
+		}
 		if !ok {
 			return nil, fmt.Errorf("functions: FUNCTIONS_NO_VERIFY_JWT names unknown function %q", name)
 		}
@@ -124,7 +152,28 @@ func New(cfg Config, registry ...Function) (*Service, error) {
 	return s, nil
 }
 
-// Names returns the registered function names, for the start banner.
+// Names returns the function names, Go and TypeScript, for the start
+// banner.
 func (s *Service) Names() []string {
-	return slices.Sorted(maps.Keys(s.funcs))
+	names := slices.Collect(maps.Keys(s.funcs))
+	for _, src := range s.cfg.Sources {
+		names = append(names, src.Names()...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// tsFunction reports whether a source has a TypeScript function name.
+func (s *Service) tsFunction(name string) bool {
+	_, ok := s.lookupTS(name)
+	return ok
+}
+
+func (s *Service) lookupTS(name string) (deno.Spec, bool) {
+	for _, src := range s.cfg.Sources {
+		if spec, ok := src.Lookup(name); ok {
+			return spec, true
+		}
+	}
+	return deno.Spec{}, false
 }
