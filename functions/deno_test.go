@@ -191,11 +191,9 @@ Deno.serve(async (req) => {
 });`,
 		"functions/private/index.ts": `Deno.serve(() => new Response("private"));`,
 		"functions/env/index.ts": `Deno.serve(() => {
-  let path = "readable";
-  try { Deno.env.get("PATH"); } catch (e) { path = (e as Error).name; }
-  let token = "";
-  try { token = Deno.env.get("BASALT_WORKER_TOKEN") ?? "absent"; } catch (e) { token = (e as Error).name; }
-  return Response.json({ url: Deno.env.get("SUPABASE_URL"), secret: Deno.env.get("MY_SECRET"), path, token });
+  const names = Object.keys(Deno.env.toObject()).filter((k) => !["DENO_DIR", "HOME", "TMPDIR", "NO_COLOR", "DENO_NO_UPDATE_CHECK", "DENO_NODE_SHIM_ACTIVE", "PATH"].includes(k)).sort();
+  return Response.json({ url: Deno.env.get("SUPABASE_URL"), secret: Deno.env.get("MY_SECRET"),
+    path: Deno.env.get("PATH") ?? "", names: names.join(",") });
 });`,
 		"functions/snoop/index.ts": `Deno.serve(async () => {
   const out: Record<string, string> = {};
@@ -274,7 +272,11 @@ Deno.serve(async (req) => {
 		if err := json.Unmarshal([]byte(body), &got); err != nil {
 			t.Fatal(body, err)
 		}
-		want := map[string]string{"url": "http://127.0.0.1:54321", "secret": "s3cret", "path": "NotCapable", "token": "NotCapable"}
+		// Basalt's own environment (PATH, DATABASE_URL, …) never reaches a function.
+		want := map[string]string{"url": "http://127.0.0.1:54321", "secret": "s3cret", "names": "MY_SECRET,SUPABASE_URL"}
+		if got["path"] == os.Getenv("PATH") {
+			t.Errorf("the function sees Basalt's PATH")
+		}
 		for k, v := range want {
 			if got[k] != v {
 				t.Errorf("%s = %q, want %q", k, got[k], v)

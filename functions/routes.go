@@ -26,6 +26,7 @@ const healthPath = "/_internal/health"
 //	OPTIONS /*                   CORS preflight, answered here for every path
 //	                             (by the gateway when GatewayCORS is set)
 //	GET     /_internal/health    200 {"message":"ok"}
+//	*       /_admin/...          deploys, secrets, logs (service_role only)
 //	*       /{name}[/{rest...}]  the function (verify_jwt first when on)
 //	*       anything else        404 text/plain "Function not found"
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +45,13 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, rest, _ := strings.Cut(path, "/")
+	// _admin can be no function's name (names start with a letter or digit).
+	if name == "_admin" && s.cfg.Admin != nil {
+		r2 := r.Clone(jwt.NewContext(r.Context(), s.caller(r)))
+		r2.URL.Path, r2.URL.RawPath = "/"+rest, ""
+		s.cfg.Admin.ServeHTTP(w, r2)
+		return
+	}
 	f, ok := s.funcs[name]
 	if !ok {
 		f, ok = s.tsHandler(name)

@@ -38,6 +38,8 @@ type Function struct {
 
 // Config holds the service's settings.
 type Config struct {
+	// TypeScript is how TypeScript functions run (Deno); see TSConfig.
+	TypeScript TSConfig
 	// Timeout is the wall-clock limit of one invocation (Supabase: 150 s on
 	// the free plan, 400 s on paid plans and locally).
 	Timeout time.Duration
@@ -61,6 +63,8 @@ type Config struct {
 	// Deno runs the TypeScript functions of Sources; nil serves Go
 	// handlers only.
 	Deno *deno.Runtime
+	// Admin serves /_admin (deploys, secrets, logs); nil: not mounted.
+	Admin http.Handler
 	// Sources are the TypeScript functions: a project folder, deployed
 	// versions. The first that has a name serves it; a Go handler of the
 	// same name is refused at start.
@@ -74,6 +78,27 @@ type Source interface {
 	Names() []string
 }
 
+// TSConfig holds the settings of TypeScript functions: where they are, the
+// Deno executable, each worker's limits, logs and secrets.
+type TSConfig struct {
+	// Dir is the Supabase functions folder served from files
+	// (supabase/functions; config.toml beside it). Absent: none.
+	Dir string
+	// DenoBin is DENO_BIN; empty: found on PATH or under .tools/.
+	DenoBin string
+	// MemoryMB is the V8 heap limit of a worker.
+	MemoryMB int
+	// CPUBudget is the CPU time one request may use.
+	CPUBudget time.Duration
+	// IdleTimeout stops a worker that served nothing for that long.
+	IdleTimeout time.Duration
+	// LogRetention is how long function logs are kept.
+	LogRetention time.Duration
+	// SecretsKey seals secrets (BASALT_SECRETS_KEY); empty: derived from
+	// the project's JWT secret.
+	SecretsKey string
+}
+
 // DefaultTimeout is Supabase's free-plan wall clock per request.
 const DefaultTimeout = 150 * time.Second
 
@@ -81,12 +106,34 @@ const DefaultTimeout = 150 * time.Second
 //
 //	FUNCTIONS_TIMEOUT        wall clock per invocation (Go duration, default 150s)
 //	FUNCTIONS_NO_VERIFY_JWT  comma-separated function names with verify_jwt off
+//	BASALT_FUNCTIONS_DIR     TypeScript functions folder (default supabase/functions)
+//	DENO_BIN                 the deno executable (default: PATH, then .tools/)
+//	FUNCTIONS_MEMORY_MB      V8 heap per worker (default 150; resident cap twice that)
+//	FUNCTIONS_CPU_BUDGET     CPU time per request (default 2s)
+//	FUNCTIONS_IDLE_TIMEOUT   idle worker stop (default 60s)
+//	FUNCTIONS_LOG_RETENTION  how long function logs are kept (default 168h)
+//	BASALT_SECRETS_KEY       key sealing the secrets (default: from the JWT secret)
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	r := config.NewReader(getenv)
 	cfg := Config{
 		Timeout:     r.PositiveDuration("FUNCTIONS_TIMEOUT", DefaultTimeout),
 		NoVerifyJWT: r.List("FUNCTIONS_NO_VERIFY_JWT", nil),
+		TypeScript: TSConfig{
+			Dir:          r.String("BASALT_FUNCTIONS_DIR", "supabase/functions"),
+			DenoBin:      r.String("DENO_BIN", ""),
+			MemoryMB:     int(r.IntBetween("FUNCTIONS_MEMORY_MB", deno.DefaultMemoryMB, 32, 16384)),
+			CPUBudget:    r.PositiveDuration("FUNCTIONS_CPU_BUDGET", deno.DefaultCPUBudget),
+			IdleTimeout:  r.PositiveDuration("FUNCTIONS_IDLE_TIMEOUT", deno.DefaultIdleTimeout),
+			LogRetention: r.PositiveDuration("FUNCTIONS_LOG_RETENTION", 7*24*time.Hour),
+		},
 	}
+	r.ParseSecret("BASALT_SECRETS_KEY", func(v string) error {
+		if len(v) < 32 {
+			return fmt.Errorf("must be at least 32 characters")
+		}
+		cfg.TypeScript.SecretsKey = v
+		return nil
+	})
 	return cfg, r.Err()
 }
 

@@ -46,7 +46,7 @@ func TestFunctionsTestRegistry(t *testing.T) {
 			}
 			return ""
 		}
-		h, err := buildFunctions(deps{Mode: tc.mode, Keys: keys, User: pool, PublicURL: "http://127.0.0.1:1",
+		h, _, err := buildFunctions(context.Background(), deps{Mode: tc.mode, Keys: keys, User: pool, PublicURL: "http://127.0.0.1:1",
 			Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, getenv)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

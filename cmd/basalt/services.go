@@ -180,7 +180,8 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	closers = append(closers, rt.Close)
 	svcs.Realtime = rt
 
-	fnSvc, err := buildFunctions(d, getenv)
+	fnSvc, fnClose, err := buildFunctions(ctx, d, getenv)
+	closers = append(closers, fnClose)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}

@@ -82,19 +82,16 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 		return nil, fmt.Errorf("deno: temp folder for %s: %w", spec.Name, err)
 	}
 	env := rt.functionEnv()
-	names := make([]string, 0, len(env))
-	for k := range env {
-		names = append(names, k)
-	}
 	args := []string{"run", "--quiet", "--no-prompt",
 		"--allow-net",
 		"--allow-read=" + strings.Join(spec.ReadDirs, ",") + "," + tmp,
 		"--allow-write=" + tmp,
 		fmt.Sprintf("--v8-flags=--max-old-space-size=%d", rt.cfg.MemoryMB),
 	}
-	if len(names) > 0 {
-		args = append(args, "--allow-env="+strings.Join(sortedCopy(names), ","))
-	}
+	// The process environment holds only the function's variables (and
+	// Deno's own folders), so reading any of it reveals nothing else; an
+	// unset variable reads as undefined, as on Supabase.
+	args = append(args, "--allow-env")
 	switch {
 	case spec.ConfigFile != "":
 		args = append(args, "--config="+spec.ConfigFile)
