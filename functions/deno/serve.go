@@ -35,7 +35,7 @@ func (rt *Runtime) Serve(w http.ResponseWriter, r *http.Request, spec Spec, path
 	start := time.Now()
 	rec := &statusWriter{ResponseWriter: w}
 	err := rt.serve(rec, r, spec, path, requestID)
-	inv := Invocation{RequestID: requestID, Method: r.Method, Path: path, Status: rec.status,
+	inv := Invocation{RequestID: requestID, Method: r.Method, Path: "/" + spec.Name + path, Status: rec.status,
 		Duration: time.Since(start)}
 	if err != nil {
 		inv.Error = err.Error()

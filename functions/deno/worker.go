@@ -69,6 +69,11 @@ func newToken() string {
 	return hex.EncodeToString(b)
 }
 
+// hostNetworkEnv are the variables of Basalt's own environment a worker
+// inherits; nothing else of it reaches a function.
+var hostNetworkEnv = []string{"DENO_CERT", "DENO_TLS_CA_STORE", "SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"}
+
 // startWorker launches Deno for spec. It returns at once; ready is closed
 // when the worker listens or has failed to start.
 func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
@@ -84,6 +89,8 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 	env := rt.functionEnv()
 	args := []string{"run", "--quiet", "--no-prompt",
 		"--allow-net",
+		// request.signal aborts only when the client goes away, as functions expect.
+		"--unstable-no-legacy-abort",
 		"--allow-read=" + strings.Join(spec.ReadDirs, ",") + "," + tmp,
 		"--allow-write=" + tmp,
 		fmt.Sprintf("--v8-flags=--max-old-space-size=%d", rt.cfg.MemoryMB),
@@ -105,7 +112,14 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 	cmd := exec.Command(rt.cfg.DenoBin, args...)
 	cmd.Dir = spec.Root
 	cmd.Env = []string{"DENO_DIR=" + rt.cfg.CacheDir, "DENO_NO_UPDATE_CHECK=1", "NO_COLOR=1",
-		"HOME=" + tmp, "TMPDIR=" + tmp}
+		"HOME=" + tmp, "TMPDIR=" + tmp, "DENO_TLS_CA_STORE=mozilla,system"}
+	// The host's network settings (proxy, extra certificate authorities)
+	// hold for functions too: module downloads and fetch() go through them.
+	for _, k := range hostNetworkEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

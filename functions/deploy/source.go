@@ -25,11 +25,12 @@ type Source struct {
 	log   *slog.Logger
 	poll  time.Duration
 
-	mu      sync.RWMutex
-	specs   map[string]deno.Spec
-	shas    map[string]string
-	secrets map[string]string
-	changed chan struct{} // a refresh happened (tests wait on it)
+	refreshing sync.Mutex // one refresh at a time: they unpack into the same folders
+	mu         sync.RWMutex
+	specs      map[string]deno.Spec
+	shas       map[string]string
+	secrets    map[string]string
+	changed    chan struct{} // a refresh happened (tests wait on it)
 }
 
 // NewSource loads the active versions once; Run follows changes.
@@ -78,6 +79,8 @@ func (s *Source) Secrets() map[string]string {
 // Refresh reloads the active versions and secrets, unpacking versions not
 // seen before.
 func (s *Source) Refresh(ctx context.Context) error {
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
 	acts, err := s.store.actives(ctx)
 	if err != nil {
 		return fmt.Errorf("deployed functions: %w", err)
