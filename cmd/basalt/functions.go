@@ -7,14 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline"
 	"github.com/basaltdev/basalt/functions/deno"
 	"github.com/basaltdev/basalt/functions/deploy"
-	"github.com/basaltdev/basalt/functions/testfns"
 	"github.com/basaltdev/basalt/internal/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 )
@@ -41,12 +39,6 @@ func buildFunctions(ctx context.Context, d deps, getenv func(string) string) (ht
 		if err != nil {
 			return nil, cleanup, err
 		}
-	}
-	// The functions-js suite's own functions, for running it against
-	// basalt dev (compat/official); never in basalt serve.
-	if d.Mode == config.Dev && testRegistry(getenv("BASALT_FUNCTIONS_TEST_REGISTRY")) {
-		fns = append(fns, testfns.Functions()...)
-		d.Log.Info("functions: the test registry is mounted", "functions", "hello, mirror, hijack, slow")
 	}
 	cleanup, err = addTypeScript(ctx, d, &fcfg, fns)
 	if err != nil {
@@ -84,37 +76,41 @@ func addTypeScript(ctx context.Context, d deps, fcfg *functions.Config, goFns []
 		d.Log.Warn("functions: TypeScript functions are off", "why", err.Error())
 		return cleanup, nil
 	}
-	if d.Admin == nil {
-		return cleanup, nil // commands that build services without a database
-	}
-	secretKey := []byte(ts.SecretsKey)
-	if len(secretKey) == 0 {
-		secretKey = d.Keys.Secret
-	}
-	store, err := deploy.NewStore(d.Admin, secretKey)
-	if err != nil {
-		return cleanup, err
-	}
 	runDir := filepath.Join(d.Config.DataDir, "functions")
-	deployed, err := deploy.NewSource(ctx, store, filepath.Join(runDir, "deployed"), d.Log)
-	if err != nil {
-		return cleanup, err
+	var store *deploy.Store
+	var deployed *deploy.Source
+	if d.Admin != nil {
+		secretKey := []byte(ts.SecretsKey)
+		if len(secretKey) == 0 {
+			secretKey = d.Keys.Secret
+		}
+		if store, err = deploy.NewStore(d.Admin, secretKey); err != nil {
+			return cleanup, err
+		}
+		if deployed, err = deploy.NewSource(ctx, store, filepath.Join(runDir, "deployed"), d.Log); err != nil {
+			return cleanup, err
+		}
+		follow, stop := context.WithCancel(context.Background())
+		go deployed.Run(follow)
+		closers = append(closers, stop)
 	}
-	follow, stop := context.WithCancel(context.Background())
-	go deployed.Run(follow)
-	closers = append(closers, stop)
-
-	logs := deploy.NewLogSink(d.Admin, ts.LogRetention, d.Log)
-	closers = append(closers, logs.Close)
-	dbURL := d.Admin.Config().ConnString()
+	var logs deno.LogSink
+	dbURL := ""
+	if d.Admin != nil {
+		sink := deploy.NewLogSink(d.Admin, ts.LogRetention, d.Log)
+		closers = append(closers, sink.Close)
+		logs, dbURL = sink, d.Admin.Config().ConnString()
+	}
 	rt, err := deno.New(deno.Config{
 		DenoBin: bin, WorkDir: filepath.Join(runDir, "run"), CacheDir: filepath.Join(d.Config.DataDir, "deno"),
 		MemoryMB: ts.MemoryMB, CPUBudget: ts.CPUBudget, IdleTimeout: ts.IdleTimeout,
 		Logs: logs, Log: d.Log,
 		Env: func() map[string]string {
 			env := map[string]string{}
-			for k, v := range deployed.Secrets() {
-				env[k] = v
+			if deployed != nil {
+				for k, v := range deployed.Secrets() {
+					env[k] = v
+				}
 			}
 			// Supabase's own variables win over secrets of the same name.
 			env["SUPABASE_URL"] = d.PublicURL
@@ -122,7 +118,9 @@ func addTypeScript(ctx context.Context, d deps, fcfg *functions.Config, goFns []
 			env["SUPABASE_SERVICE_ROLE_KEY"] = d.Keys.ServiceRoleKey
 			env["SUPABASE_PUBLISHABLE_KEY"] = d.Keys.PublishableKey
 			env["SUPABASE_SECRET_KEY"] = d.Keys.SecretKey
-			env["SUPABASE_DB_URL"] = dbURL
+			if dbURL != "" {
+				env["SUPABASE_DB_URL"] = dbURL
+			}
 			return env
 		},
 	})
@@ -149,17 +147,13 @@ func addTypeScript(ctx context.Context, d deps, fcfg *functions.Config, goFns []
 		fcfg.Sources = append(fcfg.Sources, local)
 		d.Log.Info("functions: TypeScript functions from files", "dir", ts.Dir, "functions", local.Names())
 	}
-	fcfg.Sources = append(fcfg.Sources, deployed)
-	goNames := make([]string, len(goFns))
-	for i, f := range goFns {
-		goNames[i] = f.Name
+	if deployed != nil {
+		fcfg.Sources = append(fcfg.Sources, deployed)
+		goNames := make([]string, len(goFns))
+		for i, f := range goFns {
+			goNames[i] = f.Name
+		}
+		fcfg.Admin = deploy.NewAdmin(store, deployed, func(name string) bool { return slices.Contains(goNames, name) })
 	}
-	fcfg.Admin = deploy.NewAdmin(store, deployed, func(name string) bool { return slices.Contains(goNames, name) })
 	return cleanup, nil
-}
-
-// testRegistry reads BASALT_FUNCTIONS_TEST_REGISTRY: 1/true mounts it.
-func testRegistry(v string) bool {
-	on, _ := strconv.ParseBool(v)
-	return on
 }
