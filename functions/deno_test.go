@@ -191,7 +191,7 @@ Deno.serve(async (req) => {
 });`,
 		"functions/private/index.ts": `Deno.serve(() => new Response("private"));`,
 		"functions/env/index.ts": `Deno.serve(() => {
-  const names = Object.keys(Deno.env.toObject()).filter((k) => !["DENO_DIR", "HOME", "TMPDIR", "NO_COLOR", "DENO_NO_UPDATE_CHECK", "DENO_NODE_SHIM_ACTIVE", "PATH"].includes(k)).sort();
+  const names = Object.keys(Deno.env.toObject()).filter((k) => !["DENO_DIR", "HOME", "TMPDIR", "NO_COLOR", "DENO_NO_UPDATE_CHECK", "DENO_NODE_SHIM_ACTIVE", "PATH", "DENO_TLS_CA_STORE", "DENO_CERT", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"].includes(k)).sort();
   return Response.json({ url: Deno.env.get("SUPABASE_URL"), secret: Deno.env.get("MY_SECRET"),
     path: Deno.env.get("PATH") ?? "", names: names.join(",") });
 });`,

@@ -2,11 +2,11 @@
 // Deno process. It reads its settings from the first line of stdin, makes
 // Deno.serve (and the std `serve` that calls it) hand the function's handler
 // to this file instead of opening a port, imports the function, then serves
-// the handler on a loopback port that only Basalt can use: each request must
-// carry the worker's token, which the function never sees.
+// the handler on a unix socket in the worker's private folder; each request
+// must also carry the worker's token, which the function never sees.
 //
 // Output to stdout is the control channel, one JSON object a line:
-//   {"t":"listen","port":N}                 the worker is ready
+//   {"t":"listen"}                          the worker is ready
 //   {"t":"log","level":L,"rid":R,"msg":M}   console output, with the request id
 //   {"t":"tasks","n":N}                     EdgeRuntime.waitUntil tasks pending
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -15,6 +15,7 @@ type Settings = {
   token: string;
   entrypoint: string; // a file: URL
   origin: string; // the origin functions see in req.url
+  socket: string; // the unix socket to listen on
 };
 
 type Handler = (req: Request, info?: unknown) => Response | Promise<Response>;
@@ -106,9 +107,8 @@ if (!captured) {
 const handler = captured!;
 
 realServe({
-  hostname: "127.0.0.1",
-  port: 0,
-  onListen: ({ port }) => out({ t: "listen", port }),
+  path: settings.socket,
+  onListen: () => out({ t: "listen" }),
   onError: (err) => {
     console.error(err);
     return workerError();

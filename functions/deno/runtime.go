@@ -13,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,7 +112,6 @@ type Runtime struct {
 	cfg           Config
 	log           *slog.Logger
 	bootstrapPath string
-	transport     *http.Transport
 
 	mu         sync.Mutex
 	workers    map[string]*worker // by function name: the current version's
@@ -152,11 +149,17 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Env == nil {
 		cfg.Env = func() map[string]string { return nil }
 	}
-	for _, d := range []string{cfg.WorkDir, cfg.CacheDir} {
-		if d == "" {
+	for _, d := range []*string{&cfg.WorkDir, &cfg.CacheDir} {
+		if *d == "" {
 			return nil, errors.New("deno: WorkDir and CacheDir are required")
 		}
-		if err := os.MkdirAll(d, 0o700); err != nil {
+		// Workers start in their functions folder: paths must not be relative.
+		abs, err := filepath.Abs(*d)
+		if err != nil {
+			return nil, fmt.Errorf("deno: %w", err)
+		}
+		*d = abs
+		if err := os.MkdirAll(abs, 0o700); err != nil {
 			return nil, fmt.Errorf("deno: %w", err)
 		}
 	}
@@ -165,13 +168,7 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("deno: write bootstrap: %w", err)
 	}
 	rt := &Runtime{cfg: cfg, log: cfg.Log, bootstrapPath: boot, workers: map[string]*worker{},
-		stopReaper: make(chan struct{}),
-		transport: &http.Transport{
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     30 * time.Second,
-			DisableCompression:  true,
-		}}
+		stopReaper: make(chan struct{})}
 	go rt.reap()
 	return rt, nil
 }
@@ -324,7 +321,6 @@ func (rt *Runtime) Close() {
 	for _, w := range ws {
 		w.stop()
 	}
-	rt.transport.CloseIdleConnections()
 }
 
 func sortedCopy(s []string) []string {

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -37,22 +38,26 @@ const (
 // it over loopback HTTP with the worker's token; its stdout carries the
 // control channel (see bootstrap.ts).
 type worker struct {
-	spec  Spec
-	rt    *Runtime
-	cmd   *exec.Cmd
-	token string
-	proxy *httputil.ReverseProxy
-	ready chan struct{} // closed when listening (or when start failed)
-	done  chan struct{} // closed when the process has exited
+	spec      Spec
+	rt        *Runtime
+	cmd       *exec.Cmd
+	token     string
+	proxy     *httputil.ReverseProxy
+	transport *http.Transport
+	ready     chan struct{} // closed when listening (or when start failed)
+	done      chan struct{} // closed when the process has exited
+
+	socket string // the unix socket the worker serves on
 
 	mu        sync.Mutex
-	port      int
+	listening bool
 	startErr  error
 	endReason string
 	inflight  map[*inflightReq]struct{}
 	tasks     int       // pending EdgeRuntime.waitUntil tasks
 	lastUsed  time.Time // for the idle reaper
 	stderr    tailBuffer
+	cpu       atomic.Int64 // the process's CPU time at the watcher's last sample
 	started   time.Time
 	coldStart time.Duration
 }
@@ -82,7 +87,9 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 		ready: make(chan struct{}), done: make(chan struct{}),
 		inflight: map[*inflightReq]struct{}{}, lastUsed: time.Now(), started: time.Now(),
 	}
-	tmp, err := os.MkdirTemp(rt.cfg.WorkDir, "tmp-"+spec.Name+"-")
+	// The system's temp folder keeps the socket's path under the unix
+	// limit (108 bytes) wherever Basalt's data lives.
+	tmp, err := os.MkdirTemp("", "basalt-fn-")
 	if err != nil {
 		return nil, fmt.Errorf("deno: temp folder for %s: %w", spec.Name, err)
 	}
@@ -139,8 +146,10 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 		return nil, fmt.Errorf("deno: start %s: %w", spec.Name, err)
 	}
 	w.cmd = cmd
+	w.socket = filepath.Join(tmp, "worker.sock")
 	settings, _ := json.Marshal(map[string]string{
 		"token": w.token, "entrypoint": "file://" + spec.Entrypoint, "origin": rt.cfg.URLOrigin,
+		"socket": w.socket,
 	})
 	go func() {
 		_, _ = stdin.Write(append(settings, '\n'))
@@ -153,7 +162,7 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 		w.mu.Lock()
 		if w.endReason == endNone {
 			w.endReason = endCrash
-			if w.port == 0 {
+			if !w.listening {
 				w.endReason = endBoot
 			}
 			if outOfMemory(err, w.stderr.String()) {
@@ -161,7 +170,10 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 			}
 		}
 		reason := w.endReason
-		if w.port == 0 && w.startErr == nil {
+		if w.transport != nil {
+			w.transport.CloseIdleConnections()
+		}
+		if !w.listening && w.startErr == nil {
 			w.startErr = fmt.Errorf("function %s did not start: %s", spec.Name, lastLines(w.stderr.String(), 5))
 		}
 		w.mu.Unlock()
@@ -196,7 +208,6 @@ func (w *worker) readControl(stdout io.Reader) {
 	for sc.Scan() {
 		var msg struct {
 			T     string `json:"t"`
-			Port  int    `json:"port"`
 			N     int    `json:"n"`
 			Level string `json:"level"`
 			RID   string `json:"rid"`
@@ -210,11 +221,12 @@ func (w *worker) readControl(stdout io.Reader) {
 		}
 		switch msg.T {
 		case "listen":
+			proxy, transport := w.newProxy()
 			w.mu.Lock()
-			w.port = msg.Port
+			w.listening = true
 			w.coldStart = time.Since(w.started)
+			w.proxy, w.transport = proxy, transport
 			w.mu.Unlock()
-			w.proxy = w.newProxy(msg.Port)
 			w.markReady()
 			w.rt.log.Info("functions: worker ready", "function", w.spec.Name, "version", w.spec.Version,
 				"cold_start_ms", w.coldStart.Milliseconds())
@@ -230,8 +242,18 @@ func (w *worker) readControl(stdout io.Reader) {
 	_, _ = io.Copy(io.Discard, stdout)
 }
 
-func (w *worker) newProxy(port int) *httputil.ReverseProxy {
-	target := &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", fmt.Sprint(port))}
+func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
+	target := &url.URL{Scheme: "http", Host: "worker"}
+	socket := w.socket
+	transport := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     30 * time.Second,
+		DisableCompression:  true,
+	}
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -240,12 +262,14 @@ func (w *worker) newProxy(port int) *httputil.ReverseProxy {
 			// The function sees the caller's headers, not a proxy's.
 			pr.Out.Header.Del("X-Forwarded-For")
 		},
-		Transport:     w.rt.transport,
-		FlushInterval: -1, // stream: SSE and chunked answers go out as written
+		Transport: transport,
+		// 0: a sized answer goes out in one write; SSE and chunked answers
+		// (unknown length) are still flushed as the function writes them.
+		FlushInterval: 0,
 		ErrorHandler: func(rw http.ResponseWriter, r *http.Request, err error) {
 			w.proxyFailed(rw, r, err)
 		},
-	}
+	}, transport
 }
 
 // errRequestFailed carries the answer for a request the worker did not
@@ -289,7 +313,9 @@ func (w *worker) proxyFailed(rw http.ResponseWriter, r *http.Request, err error)
 
 // begin registers a request; end unregisters it.
 func (w *worker) begin() *inflightReq {
-	req := &inflightReq{cpuAtStart: processCPU(w.cmd.Process.Pid)}
+	// The watcher's last sample (at most one interval old) saves a read of
+	// /proc per request.
+	req := &inflightReq{cpuAtStart: time.Duration(w.cpu.Load())}
 	w.mu.Lock()
 	w.inflight[req] = struct{}{}
 	w.lastUsed = time.Now()
@@ -330,6 +356,7 @@ func (w *worker) watch() {
 			return
 		}
 		cpu := processCPU(pid)
+		w.cpu.Store(int64(cpu))
 		w.mu.Lock()
 		over := false
 		for req := range w.inflight {
