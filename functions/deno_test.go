@@ -437,6 +437,60 @@ func TestDenoIdleWorkerStops(t *testing.T) {
 	}
 }
 
+func TestDenoBodyLimit(t *testing.T) {
+	dir := project(t, map[string]string{
+		"config.toml":             "[functions.size]\nverify_jwt = false\n",
+		"functions/size/index.ts": `Deno.serve(async (req) => new Response(String((await req.arrayBuffer()).byteLength)));`,
+	})
+	b := startDeno(t, dir, func(_ *deno.Config, f *functions.Config) { f.MaxBodyBytes = 1000 })
+	if status, body, _ := call(t, "POST", b.url+"/size", strings.Repeat("x", 1000), nil); status != 200 || body != "1000" {
+		t.Fatalf("at the limit: %d %s", status, body)
+	}
+	if status, body, _ := call(t, "POST", b.url+"/size", strings.Repeat("x", 1001), nil); status != 413 || !strings.Contains(body, "PAYLOAD_TOO_LARGE") {
+		t.Fatalf("declared over the limit: %d %s", status, body)
+	}
+	// Chunked, no declared length: cut at the limit.
+	req, _ := http.NewRequest("POST", b.url+"/size", io.MultiReader(strings.NewReader(strings.Repeat("y", 3000))))
+	req.ContentLength = -1
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Fatalf("chunked over the limit: %d %s", resp.StatusCode, got)
+	}
+	if status, body, _ := call(t, "POST", b.url+"/size", "ok", nil); status != 200 || body != "2" {
+		t.Fatalf("after: %d %s", status, body)
+	}
+}
+
+func TestDenoPendingTasksBounded(t *testing.T) {
+	dir := project(t, map[string]string{
+		"config.toml":                "[functions.forever]\nverify_jwt = false\n",
+		"functions/forever/index.ts": `Deno.serve(() => { EdgeRuntime.waitUntil(new Promise(() => {})); return new Response("ok"); });`,
+	})
+	b := startDeno(t, dir, func(d *deno.Config, _ *functions.Config) {
+		d.IdleTimeout, d.TaskTimeout = 200*time.Millisecond, 800*time.Millisecond
+	})
+	start := time.Now()
+	if status, _, _ := call(t, "GET", b.url+"/forever", "", nil); status != 200 {
+		t.Fatal(status)
+	}
+	// Past the idle timeout the task keeps the worker; past the task timeout it stops.
+	time.Sleep(500 * time.Millisecond)
+	if len(b.rt.Running()) != 1 {
+		t.Fatal("the worker stopped with a task pending before the task timeout")
+	}
+	for len(b.rt.Running()) > 0 {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("a never-ending task kept the worker alive past the task timeout")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func TestDenoNameClashRefused(t *testing.T) {
 	dir := project(t, map[string]string{"functions/echo/index.ts": `Deno.serve(() => new Response("ts"));`})
 	bin, err := deno.FindBin(os.Getenv)

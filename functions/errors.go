@@ -52,6 +52,9 @@ var (
 	// the 504 Supabase's gateway sends after its request idle timeout.
 	errIdleTimeout = &Error{Status: http.StatusGatewayTimeout,
 		Body: runtimeError{"IDLE_TIMEOUT", "Function did not respond within the request timeout (please check logs)"}}
+	// errTooLarge: a request body over FUNCTIONS_MAX_BODY_BYTES.
+	errTooLarge = &Error{Status: http.StatusRequestEntityTooLarge,
+		Body: runtimeError{"PAYLOAD_TOO_LARGE", "The request body is over the functions' size limit"}}
 	errLimit = &Error{Status: 546,
 		Body: runtimeError{"WORKER_LIMIT", "Worker failed to respond due to a resource limit (please check logs)"}}
 	// errDBUnavailable answers a function that failed because the database

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -69,12 +70,48 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.invoke(w, r, f, rest, caller)
+	// Bodies are bounded as every service's are: a declared length over
+	// the limit is refused before the function runs; an undeclared one is
+	// cut at the limit (the function then sees a read error, the caller 413).
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		writeError(w, errTooLarge)
+		return
+	}
+	body := &limitedBody{ReadCloser: r.Body, left: s.cfg.MaxBodyBytes}
+	r.Body = body
+	s.invoke(w, r, f, rest, caller, body)
 }
+
+// limitedBody stops a request body at its limit and remembers it did.
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+	hit  bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the limit from a longer one.
+		var one [1]byte
+		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
+			b.hit = true
+			return 0, errBodyTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+var errBodyTooLarge = errors.New("request body over the limit")
 
 // invoke runs the handler with the function-relative path, the wall-clock
 // limit and the runtime's error rendering.
-func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, rest string, caller *jwt.Caller) {
+func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, rest string, caller *jwt.Caller, body *limitedBody) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
 	ctx = jwt.NewContext(ctx, caller)
@@ -101,6 +138,8 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 	}
 	var fe *Error
 	switch {
+	case body.hit:
+		err = errTooLarge
 	case errors.As(err, &fe):
 		if fe.Err != nil {
 			s.log.WarnContext(ctx, "function error", "function", f.Name, "status", fe.Status, "err", fe.Err)

@@ -43,6 +43,8 @@ type Config struct {
 	// Timeout is the wall-clock limit of one invocation (Supabase: 150 s on
 	// the free plan, 400 s on paid plans and locally).
 	Timeout time.Duration
+	// MaxBodyBytes caps a request body (FUNCTIONS_MAX_BODY_BYTES).
+	MaxBodyBytes int64
 	// NoVerifyJWT lists functions whose verify_jwt is forced off, the
 	// operator's equivalent of `verify_jwt = false` in config.toml.
 	NoVerifyJWT []string
@@ -99,6 +101,9 @@ type TSConfig struct {
 	SecretsKey string
 }
 
+// DefaultMaxBodyBytes bounds a function's request body.
+const DefaultMaxBodyBytes = 20 << 20
+
 // DefaultTimeout is Supabase's free-plan wall clock per request.
 const DefaultTimeout = 150 * time.Second
 
@@ -106,6 +111,7 @@ const DefaultTimeout = 150 * time.Second
 //
 //	FUNCTIONS_TIMEOUT        wall clock per invocation (Go duration, default 150s)
 //	FUNCTIONS_NO_VERIFY_JWT  comma-separated function names with verify_jwt off
+//	FUNCTIONS_MAX_BODY_BYTES request body limit (default 20 MiB)
 //	BASALT_FUNCTIONS_DIR     TypeScript functions folder (default supabase/functions)
 //	DENO_BIN                 the deno executable (default: PATH, then .tools/)
 //	FUNCTIONS_MEMORY_MB      V8 heap per worker (default 150; resident cap twice that)
@@ -116,8 +122,9 @@ const DefaultTimeout = 150 * time.Second
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	r := config.NewReader(getenv)
 	cfg := Config{
-		Timeout:     r.PositiveDuration("FUNCTIONS_TIMEOUT", DefaultTimeout),
-		NoVerifyJWT: r.List("FUNCTIONS_NO_VERIFY_JWT", nil),
+		Timeout:      r.PositiveDuration("FUNCTIONS_TIMEOUT", DefaultTimeout),
+		MaxBodyBytes: r.PositiveInt64("FUNCTIONS_MAX_BODY_BYTES", DefaultMaxBodyBytes),
+		NoVerifyJWT:  r.List("FUNCTIONS_NO_VERIFY_JWT", nil),
 		TypeScript: TSConfig{
 			Dir:          r.String("BASALT_FUNCTIONS_DIR", "supabase/functions"),
 			DenoBin:      r.String("DENO_BIN", ""),
@@ -155,6 +162,9 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 func New(cfg Config, registry ...Function) (*Service, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	s := &Service{cfg: cfg, funcs: make(map[string]Function, len(registry)), log: cfg.Log, now: cfg.Now}
 	if s.log == nil {

@@ -59,6 +59,9 @@ type Config struct {
 	CPUBudget time.Duration
 	// IdleTimeout stops a worker that served nothing for that long.
 	IdleTimeout time.Duration
+	// TaskTimeout bounds EdgeRuntime.waitUntil: a worker idle for that long
+	// is stopped even with tasks pending (Supabase's wall clock, 150 s).
+	TaskTimeout time.Duration
 	// StartTimeout bounds a cold start (module download and compile
 	// included).
 	StartTimeout time.Duration
@@ -133,6 +136,9 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.TaskTimeout <= 0 {
+		cfg.TaskTimeout = 150 * time.Second
 	}
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 60 * time.Second
@@ -258,7 +264,7 @@ func (rt *Runtime) workerEnded(w *worker, reason string) {
 
 // reap stops workers idle for longer than IdleTimeout.
 func (rt *Runtime) reap() {
-	tick := time.NewTicker(rt.cfg.IdleTimeout / 4)
+	tick := time.NewTicker(min(rt.cfg.IdleTimeout, rt.cfg.TaskTimeout) / 4)
 	defer tick.Stop()
 	for {
 		select {
@@ -270,7 +276,8 @@ func (rt *Runtime) reap() {
 		var idle []*worker
 		for _, w := range rt.workers {
 			w.mu.Lock()
-			if len(w.inflight) == 0 && w.tasks == 0 && time.Since(w.lastUsed) > rt.cfg.IdleTimeout {
+			quiet := time.Since(w.lastUsed)
+			if len(w.inflight) == 0 && (w.tasks == 0 && quiet > rt.cfg.IdleTimeout || quiet > rt.cfg.TaskTimeout) {
 				idle = append(idle, w)
 			}
 			w.mu.Unlock()
