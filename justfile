@@ -143,7 +143,7 @@ test-e2e:
     cd frontend && npm run e2e:basalt
 
 # Every benchmark in smoke mode (a second or so each): checks they still run.
-bench-smoke:
+bench-smoke: deno
     for d in bench/*/; do \
         if [ -f "$d/main.go" ]; then echo "== $d (smoke)"; go run "./$d" -smoke; fi; \
     done
