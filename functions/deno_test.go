@@ -491,6 +491,27 @@ func TestDenoPendingTasksBounded(t *testing.T) {
 	}
 }
 
+// TestDenoAnswersItsOwnPreflight: behind the gateway, a TypeScript
+// function answers OPTIONS itself, as on Supabase (the _shared/cors.ts
+// pattern), while another path keeps the gateway's answer.
+func TestDenoAnswersItsOwnPreflight(t *testing.T) {
+	dir := project(t, map[string]string{
+		"functions/cors/index.ts": `Deno.serve((req) => req.method === "OPTIONS"
+  ? new Response("ok", { headers: { "Access-Control-Allow-Origin": "https://app.example", "Access-Control-Allow-Headers": "x-custom" } })
+  : new Response("body"));`,
+	})
+	b := startDeno(t, dir, func(_ *deno.Config, f *functions.Config) { f.GatewayCORS = true })
+	pre := map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "POST"}
+	status, body, hdr := call(t, "OPTIONS", b.url+"/cors", "", pre)
+	if status != 200 || body != "ok" || hdr.Get("Access-Control-Allow-Headers") != "x-custom" {
+		t.Fatalf("the function's preflight: %d %q %v", status, body, hdr)
+	}
+	status, body, _ = call(t, "OPTIONS", b.url+"/nothing-here", "", pre)
+	if status != 200 || body != "" {
+		t.Fatalf("preflight elsewhere: %d %q", status, body)
+	}
+}
+
 func TestDenoNameClashRefused(t *testing.T) {
 	dir := project(t, map[string]string{"functions/echo/index.ts": `Deno.serve(() => new Response("ts"));`})
 	bin, err := deno.FindBin(os.Getenv)

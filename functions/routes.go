@@ -46,6 +46,19 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, rest, _ := strings.Cut(path, "/")
+	// Behind the gateway a preflight arrives with its CORS headers already
+	// set: a TypeScript function answers it itself, as on Supabase; for
+	// anything else the gateway's answer stands.
+	if s.cfg.GatewayCORS && r.Method == http.MethodOptions && r.Header.Get("Origin") != "" &&
+		r.Header.Get("Access-Control-Request-Method") != "" {
+		if f, ok := s.tsHandler(name); ok {
+			s.invoke(w, r, f, rest, s.caller(r), &limitedBody{ReadCloser: r.Body, left: s.cfg.MaxBodyBytes})
+			return
+		}
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	// _admin can be no function's name (names start with a letter or digit).
 	if name == "_admin" && s.cfg.Admin != nil {
 		r2 := r.Clone(jwt.NewContext(r.Context(), s.caller(r)))
