@@ -76,16 +76,19 @@ func (ch *channel) deliver(m *outMsg) {
 	if ch.stopped.Load() {
 		return
 	}
-	s := ch.c.s
-	s.events.Add(1)
+	client := ch.c.client.Load()
+	client.events.Add(1)
 	f, ok := m.frameFor(ch.c.vsn)
 	if ok {
 		ch.c.send(f)
 	}
-	if s.events.Tripped() {
-		ch.shutdown("Too many messages per second")
+	if ch.c.s.clients.overEvents(client) {
+		ch.shutdown(msgTooManyMessages)
 	}
 }
+
+// msgTooManyMessages closes a channel over an events limit.
+const msgTooManyMessages = "Too many messages per second"
 
 // system pushes a system message on this channel.
 func (ch *channel) system(extension, status, msg string) {

@@ -101,7 +101,8 @@ func (ch *channel) track(m *message, payload json.RawMessage) {
 		ch.shutdown("Track message size exceeded")
 		return
 	}
-	if s.presences.Avg() > int64(s.cfg.MaxPresenceEventsPerSecond) {
+	client := ch.c.client.Load()
+	if s.clients.overPresence(client) {
 		ch.shutdown("Too many presence messages per second")
 		return
 	}
@@ -114,7 +115,7 @@ func (ch *channel) track(m *message, payload json.RawMessage) {
 	// included, after the track is acknowledged.
 	ch.c.reply(m.JoinRef, m.Ref, m.Topic, "ok", nil)
 	if !same {
-		s.presences.Add(1)
+		client.presence.Add(1)
 		s.trackLocal(ch, payload)
 	}
 }
