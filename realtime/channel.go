@@ -23,8 +23,11 @@ type channel struct {
 	private bool
 
 	ackBroadcast, selfBroadcast bool
-	presenceKey                 string
-	presenceEnabled             atomic.Bool
+	// presenceKey is the key this channel's presence is tracked under;
+	// empty on a private channel whose caller may not track (see
+	// bindPresenceKey). Read and written on the socket's read loop only.
+	presenceKey     string
+	presenceEnabled atomic.Bool
 
 	mu              sync.Mutex
 	token           string
@@ -176,6 +179,21 @@ func (ch *channel) confirmToken() {
 	ch.armExpiry(claims)
 }
 
+// bindPresenceKey is the presence key of a private channel joined with
+// claims: the caller's sub, whatever key the join asked for, so nobody can
+// appear as someone else; empty (no tracking) for a caller without a sub
+// or an anonymous one. The service role, which policies do not bind
+// either, keeps the key it asked for.
+func bindPresenceKey(claims *jwt.Claims, asked string) string {
+	switch {
+	case claims.Role == "service_role":
+		return asked
+	case claims.Role == "anon" || claims.Subject == "":
+		return ""
+	}
+	return claims.Subject
+}
+
 // tokenMessage is the text after the code, as system messages carry it.
 func tokenMessage(err error) string {
 	if te, ok := err.(*tokenError); ok {
@@ -208,9 +226,22 @@ func (ch *channel) handleAccessToken(m *message) {
 	}
 	ch.mu.Lock()
 	prev := ch.policy
+	prevClaims := ch.claims
 	ch.token, ch.claims = token, claims
 	ch.policy = policies{}
 	ch.mu.Unlock()
+	if ch.private && claims.Subject != prevClaims.Subject {
+		// Another user now: what the previous one tracked goes, and the
+		// channel's presence is theirs from here on.
+		ch.mu.Lock()
+		tracked := ch.presencePayload != nil
+		ch.presencePayload = nil
+		ch.mu.Unlock()
+		if tracked {
+			ch.c.s.untrack(ch)
+		}
+		ch.presenceKey = bindPresenceKey(claims, ch.presenceKey)
+	}
 	if ch.private {
 		if err := ch.authorizeRead(prev.has(extPresence)); err != nil {
 			// The system message carries the text without the join code.

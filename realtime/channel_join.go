@@ -176,6 +176,7 @@ func (s *Service) prepareJoin(c *conn, m *message, name string) (*channel, joinC
 	}
 	ch.presenceEnabled.Store(cfg.presenceEnabled)
 	if cfg.private {
+		ch.presenceKey = bindPresenceKey(claims, cfg.presenceKey)
 		if err := ch.authorizeRead(cfg.presenceEnabled); err != nil {
 			return nil, cfg, err
 		}

@@ -88,6 +88,11 @@ func (ch *channel) track(m *message, payload json.RawMessage) {
 		return
 	}
 	if ch.private {
+		if ch.presenceKey == "" {
+			// Anonymous: nobody to be present as (bindPresenceKey).
+			ch.c.reply(m.JoinRef, m.Ref, m.Topic, "error", nil)
+			return
+		}
 		if !ch.snapshotPolicy().has(extPresence) {
 			// Presence enabled by this track: decide presence reads now.
 			_ = ch.authorizeRead(true)

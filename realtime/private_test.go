@@ -140,3 +140,60 @@ func TestPrivateBroadcastWithoutWrite(t *testing.T) {
 	a.silent(time.Second)
 	other.silent(100 * time.Millisecond)
 }
+
+// TestPresenceKeyIsTheCaller checks that presence on a private channel is
+// tracked under the joiner's sub, whatever key the join asked for: an
+// anonymous client may not track at all, and a signed-in one who asks for
+// another user's key appears as themselves. A new token of another user
+// takes the old user's presence away.
+func TestPresenceKeyIsTheCaller(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: false})
+	if _, err := b.db.Admin.Exec(context.Background(), `
+		CREATE POLICY "read" ON realtime.messages FOR SELECT TO anon, authenticated USING (realtime.topic() = 'online-users');
+		CREATE POLICY "write" ON realtime.messages FOR INSERT TO anon, authenticated WITH CHECK (realtime.topic() = 'online-users');`); err != nil {
+		t.Fatal(err)
+	}
+	const userC = "00000000-0000-0000-0000-00000000000c"
+	const userD = "00000000-0000-0000-0000-00000000000d"
+	join := func(token, key string) map[string]any {
+		return privateJoin(token, map[string]any{"presence": map[string]any{"enabled": true, "key": key}})
+	}
+	track := map[string]any{"type": "presence", "event": "track", "payload": map[string]any{"user_id": userA}}
+
+	watcher := b.dial(t, "2.0.0")
+	if got := watcher.join("1", "realtime:online-users", join(b.token(t, "authenticated", userB, time.Hour), userB)); !strings.Contains(got, `"status":"ok"`) {
+		t.Fatalf("watcher's join = %s", got)
+	}
+	watcher.expect(`"presence_state"`)
+
+	anon := b.dial(t, "2.0.0")
+	if got := anon.join("1", "realtime:online-users", join(b.keys.AnonKey, userA)); !strings.Contains(got, `"status":"ok"`) {
+		t.Fatalf("anonymous join = %s", got)
+	}
+	anon.push("1", "2", "realtime:online-users", "presence", track)
+	if got := anon.expect(`"phx_reply"`); got != `["1","2","realtime:online-users","phx_reply",{"status":"error","response":{}}]` {
+		t.Errorf("anonymous track = %s", got)
+	}
+
+	forger := b.dial(t, "2.0.0")
+	forger.join("1", "realtime:online-users", join(b.token(t, "authenticated", userC, time.Hour), userA))
+	forger.push("1", "2", "realtime:online-users", "presence", track)
+	if got := forger.expect(`"phx_reply"`); !strings.Contains(got, `"status":"ok"`) {
+		t.Errorf("signed-in track = %s", got)
+	}
+	// The watcher's first diff is the signed-in user's, under their own id:
+	// neither the anonymous track nor the asked-for key shows.
+	if got := watcher.expect(`"presence_diff"`); !strings.Contains(got, `"joins":{"`+userC+`":{"metas":[{"user_id":"`+userA+`"`) {
+		t.Errorf("watcher's first diff = %s, want %s joining", got, userC)
+	}
+
+	forger.push("1", "3", "realtime:online-users", "access_token", map[string]any{"access_token": b.token(t, "authenticated", userD, time.Hour)})
+	if got := watcher.expect(`"presence_diff"`); !strings.Contains(got, `"joins":{},"leaves":{"`+userC+`"`) {
+		t.Errorf("after another user's token, diff = %s, want %s leaving", got, userC)
+	}
+	forger.push("1", "4", "realtime:online-users", "presence", track)
+	if got := watcher.expect(`"presence_diff"`); !strings.Contains(got, `"joins":{"`+userD+`"`) {
+		t.Errorf("the new user's track = %s, want %s joining", got, userD)
+	}
+}
