@@ -242,18 +242,8 @@ func (ch *channel) handleAccessToken(m *message) {
 		}
 		ch.presenceKey = bindPresenceKey(claims, ch.presenceKey)
 	}
-	if ch.private {
-		if err := ch.authorizeRead(prev.has(extPresence)); err != nil {
-			// The system message carries the text without the join code.
-			ch.shutdown(strings.TrimPrefix(err.Error(), "Unauthorized: "))
-			return
-		}
-		now := ch.snapshotPolicy()
-		if (prev.read[extBroadcast] == allowed && now.read[extBroadcast] == denied) ||
-			(prev.read[extPresence] == allowed && now.read[extPresence] == denied) {
-			ch.shutdown("You no longer have permission to read from this Channel topic: " + ch.name)
-			return
-		}
+	if ch.private && !ch.recheckRead(prev) {
+		return
 	}
 	if ch.sub != nil {
 		ch.sub.SetCaller(ch.caller())

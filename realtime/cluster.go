@@ -16,7 +16,9 @@ import (
 )
 
 // Notification channels. realtime.send() notifies the first; nodes tell
-// each other about broadcasts and presence on the second.
+// each other about broadcasts and presence on the second, and about
+// changes on the third. (realtime.reauthorize_user notifies
+// notifyReauthorize.)
 const (
 	notifyMessages = "realtime_messages"
 	notifyCluster  = "realtime_cluster"
@@ -125,7 +127,7 @@ func (cl *cluster) listen(ctx context.Context) error {
 	// The connection leaves the pool: LISTEN state must not leak into it.
 	pc := conn.Hijack()
 	defer pc.Close(context.Background())
-	listen := "LISTEN " + notifyMessages
+	listen := "LISTEN " + notifyMessages + "; LISTEN " + notifyReauthorize
 	if cl.s.cfg.Cluster {
 		listen += "; LISTEN " + notifyCluster + "; LISTEN " + notifyChanges
 	}
@@ -168,6 +170,8 @@ func (cl *cluster) listen(ctx context.Context) error {
 			}
 		case notifyChanges:
 			cl.changeMessage(ctx, n.Payload)
+		case notifyReauthorize:
+			cl.s.reauthorizeUser(n.Payload)
 		}
 	}
 }

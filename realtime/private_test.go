@@ -2,6 +2,7 @@ package realtime_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,69 @@ func TestPresenceKeyIsTheCaller(t *testing.T) {
 	forger.push("1", "4", "realtime:online-users", "presence", track)
 	if got := watcher.expect(`"presence_diff"`); !strings.Contains(got, `"joins":{"`+userD+`"`) {
 		t.Errorf("the new user's track = %s, want %s joining", got, userD)
+	}
+}
+
+// TestReauthorizeUser takes a user's access away and calls
+// realtime.reauthorize_user in the same transaction: the user's private
+// channel, on another node, is closed as the reference closes a channel
+// whose permissions were revoked (a system error, then phx_close); another
+// user's channel stays, and the user's next join is refused.
+func TestReauthorizeUser(t *testing.T) {
+	t.Parallel()
+	n1 := setup(t, realtime.Config{PostgresChanges: false, ErrorBackoff: time.Millisecond})
+	n2 := node(t, n1.db, n1.keys, realtime.Config{PostgresChanges: false, ErrorBackoff: time.Millisecond})
+	ctx := context.Background()
+	if _, err := n1.db.Admin.Exec(ctx, `
+		CREATE TABLE public.banned (user_id uuid PRIMARY KEY);
+		GRANT SELECT ON public.banned TO authenticated;
+		CREATE POLICY "read" ON realtime.messages FOR SELECT TO authenticated
+		  USING (realtime.topic() = 'room' AND NOT EXISTS (SELECT 1 FROM public.banned WHERE user_id = auth.uid()));
+		CREATE POLICY "write" ON realtime.messages FOR INSERT TO authenticated
+		  WITH CHECK (realtime.topic() = 'room' AND NOT EXISTS (SELECT 1 FROM public.banned WHERE user_id = auth.uid()));`); err != nil {
+		t.Fatal(err)
+	}
+	a := n2.dial(t, "2.0.0")
+	if got := a.join("1", "realtime:room", privateJoin(n1.token(t, "authenticated", userA, time.Hour), nil)); !strings.Contains(got, `"status":"ok"`) {
+		t.Fatalf("a's join = %s", got)
+	}
+	b := n1.dial(t, "2.0.0")
+	if got := b.join("1", "realtime:room", privateJoin(n1.token(t, "authenticated", userB, time.Hour), nil)); !strings.Contains(got, `"status":"ok"`) {
+		t.Fatalf("b's join = %s", got)
+	}
+	// Without the call nothing is re-checked: after the ban alone, a's
+	// broadcasts are still acknowledged (the write policy ran at the first).
+	for i, ban := range []bool{false, true} {
+		if ban {
+			if _, err := n1.db.Admin.Exec(ctx, `INSERT INTO public.banned VALUES ($1)`, userA); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ref := strconv.Itoa(i + 2)
+		a.push("1", ref, "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
+		if got := a.next(); got != `["1","`+ref+`","realtime:room","phx_reply",{"status":"ok","response":{}}]` {
+			t.Fatalf("a's broadcast before the call = %s", got)
+		}
+	}
+	if _, err := n1.db.Admin.Exec(ctx, `SELECT realtime.reauthorize_user($1)`, userA); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.next(), `["1",null,"realtime:room","system",{"channel":"room","extension":"system","message":"You do not have permissions to read from this Channel topic: room","status":"error"}]`; got != want {
+		t.Errorf("a got %s, want %s", got, want)
+	}
+	if got, want := a.next(), `["1","1","realtime:room","phx_close",{}]`; got != want {
+		t.Errorf("a got %s, want %s", got, want)
+	}
+	if got := a.join("3", "realtime:room", privateJoin(n1.token(t, "authenticated", userA, time.Hour), nil)); !strings.Contains(got, `"reason":"Unauthorized: You do not have permissions to read from this Channel topic: room"`) {
+		t.Errorf("a's next join = %s", got)
+	}
+	// b's channel stays: its broadcasts are still acknowledged.
+	b.push("1", "2", "realtime:room", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
+	if got := b.expect(`"phx_reply"`); got != `["1","2","realtime:room","phx_reply",{"status":"ok","response":{}}]` {
+		t.Errorf("b's broadcast after a was closed = %s", got)
+	}
+	// Only the service role may ask.
+	if _, err := n1.db.User.Exec(ctx, `SET ROLE authenticated; SELECT realtime.reauthorize_user(gen_random_uuid())`); err == nil {
+		t.Error("an authenticated caller may call realtime.reauthorize_user")
 	}
 }

@@ -154,4 +154,17 @@ func TestRealtimeChannels(t *testing.T) {
 			t.Errorf("a broadcast on online-users was answered: %s", f)
 		}
 	}
+
+	// Suspending the fan and asking realtime to re-run the policies closes
+	// their channels (admin_suspend_user does both).
+	live := r.dial()
+	live.join(r, "live:wallets:2", fan)
+	e.exec(`UPDATE public.public_profiles SET is_suspended = true WHERE id = $1`, fan)
+	e.exec(`SELECT realtime.reauthorize_user($1)`, fan)
+	_ = live.ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for _, want := range []string{`"event":"system"`, `"event":"phx_close"`} {
+		if _, data, err := live.ws.ReadMessage(); err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("the suspended fan's live channel got %s %v, want %s", data, err, want)
+		}
+	}
 }

@@ -32,3 +32,25 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION basalt.rate_limit_take(text[], integer[], timestamptz, interval) FROM PUBLIC;
+
+-- Private channels are authorized when they are joined (and when their
+-- token changes); after a change that takes a user's access away (a
+-- suspension, a revoked membership), realtime.reauthorize_user(user id)
+-- makes every Basalt node run the read policies of that user's open
+-- private channels again and close those that now fail, as a channel whose
+-- token expired is closed. The notification goes out when the calling
+-- transaction commits, so the policies see its changes. Not SECURITY
+-- DEFINER: sending a notification needs no privilege; only the service
+-- role (and functions owned by the database owner, such as an app's admin
+-- functions) may call it, so clients cannot make every node re-run
+-- policies at will.
+CREATE OR REPLACE FUNCTION realtime.reauthorize_user(p_user_id uuid)
+RETURNS void
+LANGUAGE sql
+STRICT
+SET search_path = ''
+AS $$
+  SELECT pg_catalog.pg_notify('realtime_reauthorize', p_user_id::text)
+$$;
+REVOKE ALL ON FUNCTION realtime.reauthorize_user(uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION realtime.reauthorize_user(uuid) TO service_role;
