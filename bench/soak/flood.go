@@ -34,7 +34,8 @@ type flooder struct {
 	wsURL string
 
 	joinsSent       atomic.Int64
-	joinsRefused    atomic.Int64 // ClientJoinRateLimitReached replies
+	joinsAccepted   atomic.Int64 // ok replies
+	joinsRefused    atomic.Int64 // ClientJoinRateLimitReached replies (after the server's error pause)
 	upgradesRefused atomic.Int64 // 429 answers to its upgrades
 	socketsRefused  atomic.Int64 // joins refused with ConnectionRateLimitReached
 	socketsHeld     atomic.Int64 // now
@@ -49,6 +50,7 @@ type flooder struct {
 type floodReport struct {
 	Address         string `json:"address"`
 	JoinsSent       int64  `json:"joins_sent"`
+	JoinsAccepted   int64  `json:"joins_accepted"`
 	JoinsRefused    int64  `json:"joins_refused"`
 	UpgradesRefused int64  `json:"upgrades_refused"`
 	SocketsRefused  int64  `json:"socket_joins_refused"`
@@ -141,8 +143,11 @@ func (f *flooder) burst(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if strings.Contains(string(data), "ClientJoinRateLimitReached") {
+		switch {
+		case strings.Contains(string(data), "ClientJoinRateLimitReached"):
 			f.joinsRefused.Add(1)
+		case strings.Contains(string(data), `"status":"ok"`):
+			f.joinsAccepted.Add(1)
 		}
 	}
 }
@@ -251,7 +256,7 @@ func (f *flooder) report() *floodReport {
 	if f == nil {
 		return nil
 	}
-	r := &floodReport{Address: floodAddr, JoinsSent: f.joinsSent.Load(), JoinsRefused: f.joinsRefused.Load(),
+	r := &floodReport{Address: floodAddr, JoinsSent: f.joinsSent.Load(), JoinsAccepted: f.joinsAccepted.Load(), JoinsRefused: f.joinsRefused.Load(),
 		UpgradesRefused: f.upgradesRefused.Load(), SocketsRefused: f.socketsRefused.Load(), MaxHeld: f.maxHeld.Load(),
 		OtherErrors: f.otherErrors.Load()}
 	if e := f.firstError.Load(); e != nil {
@@ -260,14 +265,17 @@ func (f *flooder) report() *floodReport {
 	return r
 }
 
-// check is the flood's line in the verdict: the server refused it (its
-// own share ran out). That the other clients noticed nothing is what the
-// realtime checks and the steady error count say.
+// check is the flood's line in the verdict: the server held it to its
+// share (most of its joins went unanswered or were refused: a refusal is
+// answered only after the server's error pause, which a short run may not
+// see; it held fewer sockets than it tried and was refused some). That
+// the other clients noticed nothing is what the realtime checks and the
+// steady error count say.
 func (r *floodReport) check() check {
 	return check{"realtime flood from one address held to its own share",
-		r.JoinsRefused > 0 && r.UpgradesRefused+r.SocketsRefused > 0 && r.MaxHeld < floodSockets,
-		fmt.Sprintf("from %s: %d joins sent, %d refused (ClientJoinRateLimitReached); at most %d of %d sockets held, %d upgrades refused (429), %d socket joins refused (ConnectionRateLimitReached); %d other errors%s",
-			r.Address, r.JoinsSent, r.JoinsRefused, r.MaxHeld, floodSockets, r.UpgradesRefused, r.SocketsRefused, r.OtherErrors, firstOf(r.FirstError))}
+		r.JoinsAccepted < r.JoinsSent/2 && r.MaxHeld < floodSockets && r.UpgradesRefused+r.SocketsRefused+r.JoinsRefused > 0,
+		fmt.Sprintf("from %s: %d joins sent, %d accepted, %d refused (ClientJoinRateLimitReached); at most %d of %d sockets held, %d upgrades refused (429), %d socket joins refused (ConnectionRateLimitReached); %d other errors (fault windows included)%s",
+			r.Address, r.JoinsSent, r.JoinsAccepted, r.JoinsRefused, r.MaxHeld, floodSockets, r.UpgradesRefused, r.SocketsRefused, r.OtherErrors, firstOf(r.FirstError))}
 }
 
 // print writes the flood's section of the report.
@@ -276,6 +284,6 @@ func (r *floodReport) print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "\nrealtime flood from %s (every second %d phx_join on one socket; up to %d anonymous sockets held)\n", r.Address, floodJoins, floodSockets)
-	fmt.Fprintf(w, "  joins: %d sent, %d refused; sockets: at most %d held, %d upgrades refused, %d joins refused; other errors %d\n",
-		r.JoinsSent, r.JoinsRefused, r.MaxHeld, r.UpgradesRefused, r.SocketsRefused, r.OtherErrors)
+	fmt.Fprintf(w, "  joins: %d sent, %d accepted, %d refused; sockets: at most %d held, %d upgrades refused, %d joins refused; other errors %d\n",
+		r.JoinsSent, r.JoinsAccepted, r.JoinsRefused, r.MaxHeld, r.UpgradesRefused, r.SocketsRefused, r.OtherErrors)
 }
