@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -85,6 +86,12 @@ type Config struct {
 	// BcryptCost is the bcrypt work factor of new password hashes; stored
 	// hashes keep the cost they were made with.
 	BcryptCost int
+	// PasswordHashWorkers is how many bcrypt hashes and comparisons run at
+	// once (0: the CPUs the process may use); PasswordHashMaxWait is
+	// the longest a request waits for one before it is refused with 429
+	// and Retry-After.
+	PasswordHashWorkers int
+	PasswordHashMaxWait time.Duration
 
 	// RefreshTokenRotation revokes the whole token family on reuse.
 	RefreshTokenRotation bool
@@ -211,6 +218,8 @@ func DefaultConfig() Config {
 		SMSOTPLength:              6,
 		PasswordMinLength:         6,
 		BcryptCost:                10,
+		PasswordHashWorkers:       runtime.GOMAXPROCS(0),
+		PasswordHashMaxWait:       500 * time.Millisecond,
 		RefreshTokenRotation:      true,
 		RefreshTokenReuseInterval: 10 * time.Second,
 		MFATOTPEnroll:             true,
@@ -261,6 +270,12 @@ func (c *Config) problems() []problem {
 	}
 	if c.BcryptCost < 4 || c.BcryptCost > 31 {
 		ps = append(ps, bad("BCRYPT_COST", "%d must be between 4 and 31", c.BcryptCost))
+	}
+	switch {
+	case c.PasswordHashWorkers < 0:
+		ps = append(ps, bad("PASSWORD_HASH_WORKERS", "%d must not be negative", c.PasswordHashWorkers))
+	case c.PasswordHashWorkers == 0:
+		c.PasswordHashWorkers = runtime.GOMAXPROCS(0)
 	}
 	for setting, set := range map[string]map[string]string{"MAILER_SUBJECTS_": c.MailSubjects, "MAILER_TEMPLATES_": c.MailTemplates} {
 		for _, kind := range slices.Sorted(maps.Keys(set)) {
@@ -322,6 +337,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.PasswordRequiredCharacters = strings.Split(v, ":")
 	}
 	c.BcryptCost = r.Int("BCRYPT_COST", c.BcryptCost)
+	c.PasswordHashWorkers = r.Int("PASSWORD_HASH_WORKERS", c.PasswordHashWorkers)
+	c.PasswordHashMaxWait = r.Seconds("PASSWORD_HASH_MAX_WAIT", c.PasswordHashMaxWait)
 	c.RefreshTokenRotation = r.Bool("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", c.RefreshTokenRotation)
 	c.RefreshTokenReuseInterval = r.Seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", c.RefreshTokenReuseInterval)
 	c.UpdatePasswordRequireReauth = r.Bool("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", c.UpdatePasswordRequireReauth)

@@ -26,6 +26,8 @@ func TestConfigFromEnv(t *testing.T) {
 		"BASALT_AUTH_PASSWORD_REQUIRED_CHARACTERS":  "abc:0123456789",
 		"GOTRUE_RATE_LIMIT_PASSWORD_FAILURES":       "8",
 		"BASALT_AUTH_RATE_LIMIT_PASSWORD_MAX_DELAY": "2m",
+		"BASALT_AUTH_PASSWORD_HASH_WORKERS":         "3",
+		"BASALT_AUTH_PASSWORD_HASH_MAX_WAIT":        "250ms",
 	}
 	c, err := ConfigFromEnv(func(k string) string { return env[k] })
 	if err != nil {
@@ -37,6 +39,12 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	if rl := c.RateLimits; rl.PasswordFailures != 8 || rl.PasswordAccountFailures != 50 || rl.PasswordMaxDelay != 2*time.Minute {
 		t.Errorf("password limits = %+v", rl)
+	}
+	if c.PasswordHashWorkers != 3 || c.PasswordHashMaxWait != 250*time.Millisecond {
+		t.Errorf("hash pool = %d workers, %s wait", c.PasswordHashWorkers, c.PasswordHashMaxWait)
+	}
+	if d, err := ConfigFromEnv(func(string) string { return "" }); err != nil || d.PasswordHashWorkers < 1 {
+		t.Errorf("default hash workers = %d (%v), want the CPU count", d.PasswordHashWorkers, err)
 	}
 	if diff := cmp.Diff([]string{"https://app.example/**", "http://localhost:5173/*"}, c.URIAllowList); diff != "" {
 		t.Error(diff)
@@ -78,6 +86,7 @@ func TestConfigFromEnvReportsEveryProblem(t *testing.T) {
 		"GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "yes",
 		"GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI":     "https://hook.example",
 		"GOTRUE_SAML_PRIVATE_KEY":                 "bm90IGEga2V5",
+		"BASALT_AUTH_PASSWORD_HASH_WORKERS":       "-1",
 	}
 	_, err := ConfigFromEnv(func(k string) string { return env[k] })
 	if err == nil {
@@ -96,6 +105,7 @@ func TestConfigFromEnvReportsEveryProblem(t *testing.T) {
 		`BASALT_AUTH_EXTERNAL_GOOGLE_SECRET: provider google is enabled without a secret`,
 		`GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI="https://hook.example": want pg-functions://<db>/<schema>/<function>`,
 		`GOTRUE_SAML_PRIVATE_KEY: not an RSA key in PKCS#1 format`,
+		`BASALT_AUTH_PASSWORD_HASH_WORKERS: -1 must not be negative`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the refusal lacks %s:\n%v", want, err)
