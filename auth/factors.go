@@ -277,9 +277,8 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 			if err := s.finishWebAuthnFactor(ctx, tx, a.user, f, ch, p.WebAuthn); err != nil {
 				return err
 			}
-		} else if !totp.Validate(f.Secret, p.Code, s.now()) {
-			// One step of clock skew either way, as authenticator apps drift.
-			return unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
+		} else if err := s.claimTOTPStep(ctx, tx, f, p.Code); err != nil {
+			return err
 		}
 		resp, err = s.completeMFA(ctx, tx, a, f, p.ChallengeID, method)
 		return err
@@ -288,6 +287,30 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 		return err
 	}
 	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// claimTOTPStep checks code against the factor and records its time step
+// as used. One step of clock skew either way is accepted, as authenticator
+// apps drift; a step at or before the last one accepted is refused like a
+// wrong code, so a code that has been seen once (over a shoulder, by a
+// phishing page that relayed it) opens nothing more. The conditional
+// UPDATE makes two verifications racing with one code take turns on the
+// factor's row: the second finds the step taken.
+func (s *Service) claimTOTPStep(ctx context.Context, tx pgx.Tx, f *factor, code string) error {
+	invalid := unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
+	step, ok := totp.Match(f.Secret, code, s.now())
+	if !ok {
+		return invalid
+	}
+	tag, err := tx.Exec(ctx, `UPDATE auth.mfa_factors SET last_totp_step = $2
+		WHERE id = $1 AND (last_totp_step IS NULL OR last_totp_step < $2)`, f.ID, step)
+	if err != nil {
+		return fmt.Errorf("claim totp step of factor %s: %w", f.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return invalid
+	}
 	return nil
 }
 
