@@ -176,8 +176,13 @@ type RateLimits struct {
 	Token, Verify int
 	// Anonymous covers anonymous sign-ins per IP per hour.
 	Anonymous int
-	// MFA covers factor challenge and verify per IP per minute.
+	// MFA is the per-IP budget of factor challenges per minute, and
+	// separately of factor verifications, as the reference counts them.
 	MFA int
+	// MFAVerifyFactor is how many verifications one factor gets per
+	// mfaFactorWindow from every address together (Basalt's own): what
+	// bounds guessing a six-digit code whatever addresses it comes from.
+	MFAVerifyFactor int
 	// SSO covers POST /sso per IP per 5 min.
 	SSO int
 	// Passkey covers passkey sign-in options per IP per 5 min.
@@ -230,7 +235,7 @@ func DefaultConfig() Config {
 		OIDCCacheTTL:              time.Hour,
 		CustomOAuth:               CustomOAuthConfig{Enabled: true},
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+			Anonymous: 30, MFA: 15, MFAVerifyFactor: 10, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
 		WebAuthn: defaultWebAuthnConfig(),
 	}
 }
@@ -419,6 +424,7 @@ func readRateLimits(r *config.Reader, rl *RateLimits) {
 	rl.Verify = r.Int("RATE_LIMIT_VERIFY", rl.Verify)
 	rl.Anonymous = r.Int("RATE_LIMIT_ANONYMOUS_USERS", rl.Anonymous)
 	rl.MFA = r.Int("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", rl.MFA)
+	rl.MFAVerifyFactor = r.Int("MFA_RATE_LIMIT_VERIFY_PER_FACTOR", rl.MFAVerifyFactor)
 	rl.SSO = r.Int("RATE_LIMIT_SSO", rl.SSO)
 	rl.Passkey = r.Int("RATE_LIMIT_PASSKEY", rl.Passkey)
 	rl.PasswordFailures = r.Int("RATE_LIMIT_PASSWORD_FAILURES", rl.PasswordFailures)

@@ -226,6 +226,10 @@ func (s *Service) checkVerifyEnabled(f *factor) error {
 	return nil
 }
 
+// mfaFactorWindow is the period of a factor's verification budget
+// (RateLimits.MFAVerifyFactor).
+const mfaFactorWindow = 15 * time.Minute
+
 // verifyFactorParams is the body of POST /factors/{id}/verify: a code for
 // TOTP, the authenticator's response for WebAuthn.
 type verifyFactorParams struct {
@@ -264,6 +268,14 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 	}
 	if a.session == nil {
 		return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
+	}
+	// Every verification of the factor counts, right or wrong, before the
+	// code is looked at (as the per-IP budget does): past the budget even
+	// the right code waits for the window to end, so a guesser learns
+	// nothing from it.
+	if err := s.limit(ctx, "mfa_verify_factor|"+f.ID, s.cfg.RateLimits.MFAVerifyFactor, mfaFactorWindow,
+		"over_request_rate_limit", "Request rate limit reached"); err != nil {
+		return err
 	}
 	var resp *tokenResponse
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
