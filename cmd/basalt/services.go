@@ -68,8 +68,8 @@ func devDefaults(d deps) map[string]string {
 		// process: let sign-ins queue for the hashing pool instead of
 		// answering 429 after half a second, as production does.
 		"BASALT_AUTH_PASSWORD_HASH_MAX_WAIT": "15s",
-		"STORAGE_FILE_DIR":                                filepath.Join(d.Config.DataDir, "storage"),
-		"SITE_URL":                                        site,
+		"STORAGE_FILE_DIR":                   filepath.Join(d.Config.DataDir, "storage"),
+		"SITE_URL":                           site,
 	}
 }
 
