@@ -125,7 +125,9 @@ func (s *Service) updateUser(w http.ResponseWriter, r *http.Request, a *authed) 
 			}
 			// Reusing the current password is refused like the reference
 			// does, since the client asked for a change that would not happen.
-			if passwordMatches(u.EncryptedPassword, pw) {
+			if same, err := s.passwordMatches(u.EncryptedPassword, pw); err != nil {
+				return err
+			} else if same {
 				return unprocessable("same_password", "New password should be different from the old password.")
 			}
 			hash, err := s.hashPassword(pw)

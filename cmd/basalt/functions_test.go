@@ -4,8 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
-	"os/exec"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,79 +14,74 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/functions"
+	"github.com/basaltdev/basalt/functions/deno"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 )
 
-// TestFunctionsTestRegistry: a binary that carries the test registry
-// mounts it under basalt dev with BASALT_FUNCTIONS_TEST_REGISTRY set, and
-// never otherwise (never under basalt serve); one that does not carry it
-// mounts nothing, whatever the variable says. (Not parallel: it swaps the
-// registry the build tag sets.)
-func TestFunctionsTestRegistry(t *testing.T) {
+// functionsDeps builds the functions service's deps with no database (the
+// pool connects nothing until used) and a functions folder holding names.
+func functionsDeps(t *testing.T, names ...string) (deps, func(string) string) {
+	t.Helper()
+	if _, err := deno.FindBin(os.Getenv); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
 	keys, err := jwt.Generate(time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A pool that is never used: building the registry connects nothing.
 	pool, err := pgxpool.New(context.Background(), "postgres://nobody@127.0.0.1:1/none")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	linked := testRegistryFunctions
-	t.Cleanup(func() { testRegistryFunctions = linked })
-	probe := func() []functions.Function {
-		return []functions.Function{{Name: "hello", Handler: func(http.ResponseWriter, *http.Request) error { return nil }}}
+	dir := filepath.Join(t.TempDir(), "supabase", "functions")
+	for _, n := range names {
+		if err := os.MkdirAll(filepath.Join(dir, n), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n, "index.ts"), []byte(`Deno.serve(() => new Response("ts"))`), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, tc := range []struct {
-		name     string
-		registry func() []functions.Function
-		mode     config.Mode
-		env      string
-		want     bool
-	}{
-		{"dev with the variable", probe, config.Dev, "1", true},
-		{"dev without it", probe, config.Dev, "", false},
-		{"serve with the variable", probe, config.Serve, "true", false},
-		{"a binary without the registry", nil, config.Dev, "1", false},
-	} {
-		testRegistryFunctions = tc.registry
-		getenv := func(k string) string {
-			if k == "BASALT_FUNCTIONS_TEST_REGISTRY" {
-				return tc.env
-			}
-			return ""
+	d := deps{Mode: config.Dev, Keys: keys, User: pool, PublicURL: "http://127.0.0.1:1",
+		Config: config.Config{DataDir: t.TempDir()}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	getenv := func(k string) string {
+		if k == "BASALT_FUNCTIONS_DIR" {
+			return dir
 		}
-		h, err := buildFunctions(deps{Mode: tc.mode, Keys: keys, User: pool, PublicURL: "http://127.0.0.1:1",
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, getenv)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if names := h.(*functions.Service).Names(); slices.Contains(names, "hello") != tc.want {
-			t.Errorf("%s: hello mounted = %v, want %v (%v)", tc.name, !tc.want, tc.want, names)
+		return ""
+	}
+	return d, getenv
+}
+
+// TestTypeScriptBesideGoFunctions: the folder's TypeScript functions are
+// served beside the app's Go functions.
+func TestTypeScriptBesideGoFunctions(t *testing.T) {
+	d, getenv := functionsDeps(t, "hello-ts")
+	h, cleanup, err := buildFunctions(context.Background(), d, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	names := h.(*functions.Service).Names()
+	for _, want := range []string{"hello-ts", "transfer-payment"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s is not served: %v", want, names)
 		}
 	}
 }
 
-// TestProductionBuildLinksNoTestRegistry: the binary as `go build` makes
-// it does not link functions/testfns; with -tags testregistry it does.
-func TestProductionBuildLinksNoTestRegistry(t *testing.T) {
-	t.Parallel()
-	const testfns = "github.com/basaltdev/basalt/functions/testfns"
-	deps := func(tags ...string) []string {
-		t.Helper()
-		args := append([]string{"list", "-deps"}, tags...)
-		out, err := exec.Command("go", append(args, ".")...).Output()
-		if err != nil {
-			t.Fatalf("go %v: %v", args, err)
-		}
-		return strings.Fields(string(out))
-	}
-	if slices.Contains(deps(), testfns) {
-		t.Error("the production build links the test registry")
-	}
-	if !slices.Contains(deps("-tags", "testregistry"), testfns) {
-		t.Error("a build with -tags testregistry does not link the test registry")
+// TestGoAndTypeScriptNameClash: a TypeScript function may not take a Go
+// function's name; the binary refuses to start instead of choosing.
+func TestGoAndTypeScriptNameClash(t *testing.T) {
+	d, getenv := functionsDeps(t, "transfer-payment")
+	_, cleanup, err := buildFunctions(context.Background(), d, getenv)
+	cleanup()
+	if err == nil || !strings.Contains(err.Error(), `"transfer-payment" is both a Go function and a TypeScript function`) {
+		t.Fatalf("got %v, want the clash refused", err)
 	}
 }

@@ -34,14 +34,12 @@ export function tempDir(prefix) {
   return tmp
 }
 
-// buildBasalt returns BASALT_BIN, or builds the binary into dir with the
-// given build tags (compat/official adds testregistry).
-export function buildBasalt(dir, tags = []) {
+// buildBasalt returns BASALT_BIN, or builds the binary into dir.
+export function buildBasalt(dir) {
   if (process.env.BASALT_BIN) return process.env.BASALT_BIN
   const bin = path.join(dir, 'basalt')
-  log(`building basalt${tags.length ? ` (tags ${tags.join(',')})` : ''}`)
-  const args = ['build', ...(tags.length ? ['-tags', tags.join(',')] : []), '-o', bin, './cmd/basalt']
-  const r = spawnSync('go', args, { cwd: root, stdio: 'inherit' })
+  log('building basalt')
+  const r = spawnSync('go', ['build', '-o', bin, './cmd/basalt'], { cwd: root, stdio: 'inherit' })
   if (r.status !== 0) throw new Error('go build ./cmd/basalt failed')
   return bin
 }
