@@ -41,6 +41,8 @@ export interface BackendSetup {
   tables?: Record<string, Row[]>
   rpc?: Record<string, Handler>
   functions?: Record<string, Handler>
+  /** auth answers /auth/v1/<path> (e.g. `logout`). */
+  auth?: Record<string, Handler>
   /** onInsert lets a table rewrite rows as its triggers would, or refuse them with an Answer. */
   onInsert?: Record<string, (row: Row) => Row | Answer>
 }
@@ -48,6 +50,7 @@ export interface BackendSetup {
 const URL_BASE = 'http://backend.test'
 
 function compare(op: string, have: unknown, want: string): boolean {
+  if (op === 'in') return want.replace(/^\(|\)$/g, '').split(',').map((v) => v.replace(/^"|"$/g, '')).includes(String(have))
   if (op === 'is') return want === 'null' ? have === null || have === undefined : String(have) === want
   if (have === null || have === undefined) return false
   const h = typeof have === 'number' ? have : String(have)
@@ -106,9 +109,11 @@ export class FakeBackend {
     const prefer = req.headers.get('Prefer') ?? ''
     const rest = url.pathname.match(/^\/rest\/v1\/(.+)$/)
     const fn = url.pathname.match(/^\/functions\/v1\/(.+)$/)
-    const target = rest ? rest[1] : fn ? `functions/${fn[1]}` : url.pathname
+    const auth = url.pathname.match(/^\/auth\/v1\/(.+)$/)
+    const target = rest ? rest[1] : fn ? `functions/${fn[1]}` : auth ? `auth/${auth[1]}` : url.pathname
     this.sent.push({ method: req.method, target, query: url.searchParams, prefer, body })
     if (fn) return this.function(fn[1], body ?? {})
+    if (auth) return this.auth(auth[1], body ?? {})
     if (!rest) return json(404, { message: `no route ${url.pathname}` })
     if (target.startsWith('rpc/')) return this.rpc(target.slice(4), body ?? {})
     return this.table(req.method, target, url.searchParams, prefer, body)
@@ -123,6 +128,12 @@ export class FakeBackend {
     const h = this.setup.rpc?.[name]
     if (!h) return json(404, { code: 'PGRST202', details: null, hint: null, message: `Could not find the function public.${name} in the schema cache` })
     return this.respond(h(args, this))
+  }
+
+  private auth(path: string, body: Row): Response {
+    const h = this.setup.auth?.[path]
+    if (!h) return json(404, { code: 404, error_code: 'not_found', msg: `no ${path}` })
+    return this.respond(h(body, this))
   }
 
   private function(name: string, body: Row): Response {
@@ -166,6 +177,10 @@ export class FakeBackend {
       for (const r of matched) Object.assign(r, body)
       return representation ? json(200, matched) : new Response(null, { status: 204 })
     }
+    if (method === 'DELETE') {
+      this.tables[table] = this.tables[table].filter((r) => !matched.includes(r))
+      return representation ? json(200, matched) : new Response(null, { status: 204 })
+    }
     let rows = [...matched]
     const order = query.get('order')
     if (order) {
@@ -187,5 +202,6 @@ export class FakeBackend {
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  if (status === 204) return new Response(null, { status, headers })
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
 }
