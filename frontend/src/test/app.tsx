@@ -1,4 +1,4 @@
-import { cleanup, render } from '@testing-library/react'
+import { cleanup, configure, render } from '@testing-library/react'
 import { createMemoryRouter, RouterProvider, useLocation, type RouteObject } from 'react-router'
 import { toast } from 'sonner'
 import { afterEach, vi } from 'vitest'
@@ -21,6 +21,8 @@ const API = 'http://backend.test'
 const STORAGE_KEY = 'sb-backend-auth-token'
 
 setEnv({ SUPABASE_URL: API, SUPABASE_ANON_KEY: 'anon-key' })
+// A busy machine can take more than the default second to render a change.
+configure({ asyncUtilTimeout: 5000 })
 
 /** TestUser is who is signed in. */
 export interface TestUser {

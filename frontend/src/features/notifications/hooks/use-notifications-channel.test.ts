@@ -44,7 +44,7 @@ describe('addNotification', () => {
     addNotification(qc, 'u1', note('n1'))
     answer(2)
     // The second read's answer is the one kept, and nothing is left to come.
-    await vi.waitFor(() => expect(qc.getQueryData(key)).toBe(3))
+    await vi.waitFor(() => expect(qc.getQueryData(key)).toBe(3), { timeout: 5000 })
     await vi.waitFor(() => expect(qc.isFetching({ queryKey: key })).toBe(0))
     expect(qc.getQueryData(key)).toBe(3)
     expect(reads).toBe(2)

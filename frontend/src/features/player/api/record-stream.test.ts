@@ -19,7 +19,7 @@ describe('recordStream', () => {
     expect(b.calls('rpc/consume_stream').map((c) => c.body)).toEqual([{ p_user_id: FAN }])
     expect(b.calls('rpc/increment_track_streams').map((c) => c.body)).toEqual([{ p_track_id: TRACK }])
     expect(b.calls('rpc/increment_artist_streams').map((c) => c.body)).toEqual([{ p_artist_id: ARTIST }])
-    await vi.waitFor(() => expect(b.calls('rpc/record_stream_for_duplicate_prevention')).toHaveLength(1))
+    await vi.waitFor(() => expect(b.calls('rpc/record_stream_for_duplicate_prevention')).toHaveLength(1), { timeout: 5000 })
     expect(b.calls('rpc/record_stream_for_duplicate_prevention')[0].body).toMatchObject({ p_user_id: FAN, p_track_id: TRACK, p_ip_address: IP, p_session_id: 'device_1_abc', p_stream_duration: 31 })
     expect(b.calls('functions/transfer-payment')).toHaveLength(0)
   })
