@@ -1,4 +1,5 @@
--- track_count follows the artist's tracks.
+-- track_count follows the artist's tracks, and the artist's stream_count
+-- loses a deleted track's streams (or moves them with the track).
 CREATE OR REPLACE FUNCTION backline.count_tracks() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
@@ -9,6 +10,12 @@ BEGIN
   IF TG_OP IN ('DELETE', 'UPDATE') AND (TG_OP = 'DELETE' OR OLD.artist_id IS DISTINCT FROM NEW.artist_id) THEN
     UPDATE public.artist_profiles SET track_count = (SELECT count(*) FROM public.tracks WHERE artist_id = OLD.artist_id)
     WHERE id = OLD.artist_id;
+  END IF;
+  IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.artist_id IS DISTINCT FROM NEW.artist_id) THEN
+    UPDATE public.artist_profiles SET stream_count = stream_count - OLD.streams WHERE id = OLD.artist_id;
+  END IF;
+  IF TG_OP = 'UPDATE' AND OLD.artist_id IS DISTINCT FROM NEW.artist_id THEN
+    UPDATE public.artist_profiles SET stream_count = stream_count + NEW.streams WHERE id = NEW.artist_id;
   END IF;
   IF TG_OP = 'INSERT' THEN
     PERFORM backline.log_activity(auth.uid(), 'track.created', 'track', NEW.id::text, jsonb_build_object('title', NEW.title));

@@ -1,18 +1,11 @@
--- The spec's fallback increments. Calling them cannot inflate anything:
--- they recount valid streams. The row lock is taken before counting, so a
--- concurrent stream's increment is never lost.
+-- The spec's fallback increments, called by the player after each play. The
+-- counter is already right (backline.count_valid_streams keeps it in the
+-- stream's own transaction), so they only read it: no recount, no lock, and
+-- calling them cannot inflate anything. 0 for an unknown track.
 CREATE OR REPLACE FUNCTION public.increment_track_streams(p_track_id uuid) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-DECLARE n bigint;
-BEGIN
-  PERFORM 1 FROM public.tracks WHERE id = p_track_id FOR UPDATE;
-  IF NOT FOUND THEN
-    RETURN 0;
-  END IF;
-  SELECT count(*) INTO n FROM public.streams WHERE track_id = p_track_id AND is_valid;
-  UPDATE public.tracks SET streams = n WHERE id = p_track_id AND streams IS DISTINCT FROM n;
-  RETURN n;
-END $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+  SELECT coalesce((SELECT streams FROM public.tracks WHERE id = p_track_id), 0)
+$$;
 
 REVOKE ALL ON FUNCTION public.increment_track_streams(uuid) FROM PUBLIC, anon, authenticated, service_role;
 GRANT EXECUTE ON FUNCTION public.increment_track_streams(uuid) TO authenticated, service_role;
