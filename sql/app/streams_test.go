@@ -37,11 +37,6 @@ func TestStreamValidity(t *testing.T) {
 		{"another artist", func() caller { return user(w.artist2) }, 40, "Stream not valid (not from fan or self-streaming)", false},
 		{"a sponsor", func() caller { return user(w.sponsor) }, 40, "Stream not valid (not from fan or self-streaming)", false},
 		{"an admin", func() caller { return user(w.admin) }, 40, "Stream not valid (not from fan or self-streaming)", false},
-		{"a suspended fan", func() caller {
-			id := e.signUp("fan")
-			e.exec(`UPDATE public.public_profiles SET is_suspended = true, suspended_reason = 'abuse' WHERE id = $1`, id)
-			return user(id)
-		}, 40, "User is suspended and cannot generate valid streams", false},
 	}
 	for _, tc := range cases {
 		c := tc.as()
@@ -55,6 +50,14 @@ func TestStreamValidity(t *testing.T) {
 		if valid || reason != tc.want {
 			t.Errorf("%s: valid=%v reason %q, want %q", tc.name, valid, reason, tc.want)
 		}
+	}
+	// A suspended fan's stream is neither recorded nor counted: refused.
+	suspended := e.signUp("fan")
+	e.exec(`UPDATE public.public_profiles SET is_suspended = true, suspended_reason = 'abuse' WHERE id = $1`, suspended)
+	_, err := e.execAs(user(suspended), `INSERT INTO public.streams (track_id, user_id, duration, is_valid) VALUES ($1, $2, 40, true)`,
+		w.plainTrack, suspended)
+	if sqlMessage(err) != "User is suspended and cannot generate valid streams" {
+		t.Errorf("a suspended fan's stream: %v", err)
 	}
 
 	t.Run("28 s counts: 2 s of grace for the start_play round trip", func(t *testing.T) {

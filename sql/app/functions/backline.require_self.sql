@@ -4,7 +4,7 @@
 -- favour of the address the gateway saw.
 --
 -- Refuses to act for anyone but the caller, unless the caller is the
--- service role, the owner, or an admin.
+-- service role, the owner, or an admin, and refuses a suspended caller.
 CREATE OR REPLACE FUNCTION backline.require_self(p_user_id uuid) RETURNS uuid
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE uid uuid := auth.uid();
@@ -18,6 +18,7 @@ BEGIN
   IF uid IS NULL THEN
     RAISE EXCEPTION 'not signed in' USING ERRCODE = '42501';
   END IF;
+  PERFORM backline.require_active();
   IF p_user_id IS NOT NULL AND p_user_id <> uid AND NOT public.is_admin() THEN
     RAISE EXCEPTION 'permission denied: can only act for yourself' USING ERRCODE = '42501';
   END IF;

@@ -4,7 +4,8 @@
 -- The configured amount is paid: p_amount is the client's claim and decides
 -- nothing. A refusal whose text carries the sponsor's balance also gives
 -- public_error, the text for callers who may not read that balance. A track
--- that is not active (hidden or removed) pays nothing.
+-- that is not active (hidden or removed), or whose artist is suspended, pays
+-- nothing.
 CREATE OR REPLACE FUNCTION backline.settle_stream(p_uid uuid, p_artist_id uuid, p_sponsor_id uuid, p_reference text,
   p_amount numeric)
 RETURNS jsonb
@@ -48,6 +49,13 @@ BEGIN
   -- before it was hidden.
   IF s.status <> 'active' THEN
     RETURN backline.settlement_failure('Track is not available');
+  END IF;
+  -- A suspended artist's tracks stay playable but earn nothing, and the
+  -- sponsor pays nothing for them. The share lock orders this check with
+  -- admin_suspend_user's row lock: a suspension either commits first and is
+  -- seen here, or waits for this payment.
+  IF (SELECT is_suspended FROM public.public_profiles WHERE id = s.artist_id FOR SHARE) THEN
+    RETURN backline.settlement_failure('Artist is suspended');
   END IF;
 
   -- 3. Fraud: a check that cannot run pays nothing.

@@ -1,11 +1,13 @@
 -- The browser drives the product's flow, so nothing it says about a stream
 -- is trusted: the player calls start_play when a track starts, and a stream
 -- row inserted later is valid only if the server measured at least the
--- minimum listening time since then, the listener is an unsuspended fan who
--- is not the track's artist, no critical fraud risk shows, the duplicate
+-- minimum listening time since then, the listener is a fan who is not the
+-- track's artist, no critical fraud risk shows, the duplicate
 -- (per track per IP) and velocity (per user) limits hold, and the daily
 -- allowance has room. This trigger decides is_valid, ip_address, created_at
--- and user_id; counters follow valid streams exactly (stream_after_insert).
+-- and user_id; counters follow valid streams exactly (count_valid_streams).
+-- A suspended account's stream is refused, so it is neither recorded nor
+-- counted (spec section 4).
 --
 -- Decides every server column of a stream inserted by an end user. Inserts
 -- by the service role or the owner (imports, seed) keep what they give.
@@ -17,7 +19,6 @@ DECLARE
   ps public.play_sessions;
   lim public.daily_stream_limits;
   user_role public.app_role;
-  suspended boolean;
   elapsed int;
   min_seconds int := backline.setting_num('min_stream_seconds')::int;
   grace numeric := backline.setting_num('play_clock_grace_seconds');
@@ -37,6 +38,8 @@ BEGIN
   IF uid IS NULL THEN
     RAISE EXCEPTION 'not signed in' USING ERRCODE = '42501';
   END IF;
+  -- A suspended account's stream is neither recorded nor counted (spec).
+  PERFORM backline.require_active('User is suspended and cannot generate valid streams');
   NEW.id := gen_random_uuid();
   NEW.user_id := uid;
   NEW.created_at := now();
@@ -69,11 +72,6 @@ BEGIN
   END IF;
 
   SELECT role INTO user_role FROM public.user_roles WHERE user_id = uid;
-  SELECT is_suspended INTO suspended FROM public.public_profiles WHERE id = uid;
-  IF coalesce(suspended, false) THEN
-    NEW.invalid_reason := 'User is suspended and cannot generate valid streams';
-    RETURN NEW;
-  END IF;
   IF user_role IS DISTINCT FROM 'fan' OR t.artist_id = uid THEN
     NEW.invalid_reason := 'Stream not valid (not from fan or self-streaming)';
     RETURN NEW;

@@ -1,3 +1,5 @@
+-- Suspends an account (backline.caller_is_active says what that takes away),
+-- tells the user why, and has realtime drop their private channels.
 CREATE OR REPLACE FUNCTION public.admin_suspend_user(p_user_id uuid, p_reason text) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
@@ -20,6 +22,11 @@ BEGIN
   PERFORM backline.audit(actor, 'user.suspend', 'user', p_user_id::text, v_reason, before, after);
   PERFORM backline.notify(p_user_id, 'system_update', 'Account suspended',
     format('Your account has been suspended: %s', v_reason), jsonb_build_object('reason', v_reason));
+  -- Realtime re-checks the user's private channels on every node and closes
+  -- those they may no longer join (the platform's function, when present).
+  IF to_regprocedure('realtime.reauthorize_user(uuid)') IS NOT NULL THEN
+    EXECUTE 'SELECT realtime.reauthorize_user($1)' USING p_user_id;
+  END IF;
   RETURN jsonb_build_object('success', true, 'user_id', p_user_id) || after;
 END $$;
 

@@ -9,6 +9,7 @@ BEGIN
   IF uid IS NULL THEN
     RAISE EXCEPTION 'Sign in to choose a role' USING ERRCODE = '42501';
   END IF;
+  PERFORM backline.require_active();
   IF p_role IS NULL OR p_role NOT IN ('fan', 'artist', 'sponsor') THEN
     RAISE EXCEPTION 'Role must be fan, artist or sponsor' USING ERRCODE = '22023';
   END IF;

@@ -17,6 +17,7 @@ BEGIN
   IF uid IS NULL THEN
     RAISE EXCEPTION 'Authentication required' USING ERRCODE = 'P0001';
   END IF;
+  PERFORM backline.require_active();
   IF prov NOT IN ('flutterwave', 'paystack', 'sandbox') THEN
     RAISE EXCEPTION 'Unknown payment provider' USING ERRCODE = 'P0001';
   END IF;

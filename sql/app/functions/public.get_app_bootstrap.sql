@@ -16,14 +16,15 @@ BEGIN
   IF uid IS NULL THEN
     RETURN jsonb_build_object('settings', settings, 'user', NULL);
   END IF;
-  IF coalesce(btrim(p_session_id), '') <> '' THEN
+  suspended := public.is_user_suspended(uid);
+  -- A suspended account is told so (and why); it records no session.
+  IF coalesce(btrim(p_session_id), '') <> '' AND NOT suspended THEN
     PERFORM public.upsert_user_session(uid, p_session_id, p_device_info);
     recorded := true;
   END IF;
   SELECT * INTO p FROM public.public_profiles WHERE id = uid;
   -- As the app's role lookup: the profile's role, else user_roles.
   r := coalesce(p.role, (SELECT ur.role FROM public.user_roles ur WHERE ur.user_id = uid));
-  suspended := public.is_user_suspended(uid);
   RETURN jsonb_build_object('settings', settings, 'user', jsonb_build_object(
     'id', uid,
     'role', r,

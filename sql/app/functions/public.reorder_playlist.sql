@@ -3,6 +3,7 @@
 CREATE OR REPLACE FUNCTION public.reorder_playlist(p_playlist_id uuid, p_track_ids uuid[]) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
+  PERFORM backline.require_active();
   PERFORM 1 FROM public.playlists WHERE id = p_playlist_id AND user_id = auth.uid() FOR UPDATE;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'Playlist not found' USING ERRCODE = 'P0001';

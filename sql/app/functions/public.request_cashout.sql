@@ -22,6 +22,7 @@ BEGIN
   IF uid IS NULL THEN
     RAISE EXCEPTION 'Authentication required' USING ERRCODE = 'P0001';
   END IF;
+  PERFORM backline.require_active('Suspended accounts cannot request a cash-out');
   IF public.current_user_role() IS DISTINCT FROM 'artist' THEN
     RAISE EXCEPTION 'Only artists can request a cash-out' USING ERRCODE = 'P0001';
   END IF;

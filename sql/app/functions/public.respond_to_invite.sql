@@ -5,6 +5,7 @@ DECLARE
   uid uuid := auth.uid();
   inv public.sponsor_artist_invites;
 BEGIN
+  PERFORM backline.require_active();
   IF p_invite_id IS NULL OR p_accept IS NULL THEN
     RAISE EXCEPTION 'Invalid invitation data' USING ERRCODE = 'P0001';
   END IF;

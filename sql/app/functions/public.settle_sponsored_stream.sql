@@ -13,6 +13,9 @@ BEGIN
   IF uid IS NULL THEN
     RETURN backline.settlement_failure('Authentication required');
   END IF;
+  IF NOT backline.caller_is_active() THEN
+    RETURN backline.settlement_failure('User is suspended and cannot generate valid streams');
+  END IF;
   IF p_artist_id IS NULL OR p_sponsor_id IS NULL THEN
     RETURN backline.settlement_failure('artist_id and sponsor_id are required');
   END IF;

@@ -11,6 +11,7 @@ BEGIN
   IF uid IS NULL THEN
     RAISE EXCEPTION 'not signed in' USING ERRCODE = '42501';
   END IF;
+  PERFORM backline.require_active('User is suspended and cannot generate valid streams');
   IF NOT EXISTS (SELECT 1 FROM public.tracks WHERE tracks.id = p_track_id AND tracks.status = 'active') THEN
     RAISE EXCEPTION 'Track not found' USING ERRCODE = 'P0002';
   END IF;

@@ -23,9 +23,7 @@ BEGIN
   IF NOT FOUND THEN
     RAISE EXCEPTION 'Only artists can submit KYC' USING ERRCODE = 'P0001';
   END IF;
-  IF public.is_user_suspended(uid) THEN
-    RAISE EXCEPTION 'Suspended accounts cannot submit KYC' USING ERRCODE = 'P0001';
-  END IF;
+  PERFORM backline.require_active('Suspended accounts cannot submit KYC');
   IF EXISTS (SELECT 1 FROM public.kyc_submissions WHERE artist_id = uid AND status = 'pending') THEN
     RAISE EXCEPTION 'Your KYC submission is already awaiting review' USING ERRCODE = 'P0001';
   END IF;

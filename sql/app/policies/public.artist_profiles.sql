@@ -7,11 +7,11 @@ CREATE POLICY "anyone can read artist profiles" ON public.artist_profiles
 
 DROP POLICY IF EXISTS "artists can insert own artist profile" ON public.artist_profiles;
 CREATE POLICY "artists can insert own artist profile" ON public.artist_profiles
-  FOR INSERT TO authenticated WITH CHECK (id = (SELECT auth.uid()) AND (SELECT public.current_user_role()) = 'artist');
+  FOR INSERT TO authenticated WITH CHECK (id = (SELECT backline.active_uid()) AND (SELECT public.current_user_role()) = 'artist');
 
 DROP POLICY IF EXISTS "artists can update own artist profile" ON public.artist_profiles;
 CREATE POLICY "artists can update own artist profile" ON public.artist_profiles
-  FOR UPDATE TO authenticated USING (id = (SELECT auth.uid())) WITH CHECK (id = (SELECT auth.uid()));
+  FOR UPDATE TO authenticated USING (id = (SELECT backline.active_uid())) WITH CHECK (id = (SELECT backline.active_uid()));
 
 DROP POLICY IF EXISTS "admin can update artist profiles" ON public.artist_profiles;
 CREATE POLICY "admin can update artist profiles" ON public.artist_profiles

@@ -7,11 +7,11 @@ CREATE POLICY "anyone can read public profiles" ON public.public_profiles
 
 DROP POLICY IF EXISTS "users can insert own profile" ON public.public_profiles;
 CREATE POLICY "users can insert own profile" ON public.public_profiles
-  FOR INSERT TO authenticated WITH CHECK (id = (SELECT auth.uid()));
+  FOR INSERT TO authenticated WITH CHECK (id = (SELECT backline.active_uid()));
 
 DROP POLICY IF EXISTS "users can update own profile" ON public.public_profiles;
 CREATE POLICY "users can update own profile" ON public.public_profiles
-  FOR UPDATE TO authenticated USING (id = (SELECT auth.uid())) WITH CHECK (id = (SELECT auth.uid()));
+  FOR UPDATE TO authenticated USING (id = (SELECT backline.active_uid())) WITH CHECK (id = (SELECT backline.active_uid()));
 
 DROP POLICY IF EXISTS "admin can update any profile" ON public.public_profiles;
 CREATE POLICY "admin can update any profile" ON public.public_profiles

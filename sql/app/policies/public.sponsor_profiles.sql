@@ -6,11 +6,11 @@ CREATE POLICY "anyone can read sponsor profiles" ON public.sponsor_profiles
 
 DROP POLICY IF EXISTS "sponsors can insert own sponsor profile" ON public.sponsor_profiles;
 CREATE POLICY "sponsors can insert own sponsor profile" ON public.sponsor_profiles
-  FOR INSERT TO authenticated WITH CHECK (id = (SELECT auth.uid()) AND (SELECT public.current_user_role()) = 'sponsor');
+  FOR INSERT TO authenticated WITH CHECK (id = (SELECT backline.active_uid()) AND (SELECT public.current_user_role()) = 'sponsor');
 
 DROP POLICY IF EXISTS "sponsors can update own sponsor profile" ON public.sponsor_profiles;
 CREATE POLICY "sponsors can update own sponsor profile" ON public.sponsor_profiles
-  FOR UPDATE TO authenticated USING (id = (SELECT auth.uid())) WITH CHECK (id = (SELECT auth.uid()));
+  FOR UPDATE TO authenticated USING (id = (SELECT backline.active_uid())) WITH CHECK (id = (SELECT backline.active_uid()));
 
 DROP POLICY IF EXISTS "admin can update sponsor profiles" ON public.sponsor_profiles;
 CREATE POLICY "admin can update sponsor profiles" ON public.sponsor_profiles

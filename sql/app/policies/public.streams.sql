@@ -8,4 +8,4 @@ CREATE POLICY "anyone can read streams" ON public.streams
 
 DROP POLICY IF EXISTS "users can insert own streams" ON public.streams;
 CREATE POLICY "users can insert own streams" ON public.streams
-  FOR INSERT TO authenticated WITH CHECK (user_id = (SELECT auth.uid()));
+  FOR INSERT TO authenticated WITH CHECK (user_id = (SELECT backline.active_uid()));

@@ -4,15 +4,15 @@
 DROP POLICY IF EXISTS "artists can insert own tracks" ON public.tracks;
 CREATE POLICY "artists can insert own tracks" ON public.tracks
   FOR INSERT TO authenticated
-  WITH CHECK (artist_id = (SELECT auth.uid()) AND (SELECT public.current_user_role()) = 'artist');
+  WITH CHECK (artist_id = (SELECT backline.active_uid()) AND (SELECT public.current_user_role()) = 'artist');
 
 DROP POLICY IF EXISTS "artists can update own tracks" ON public.tracks;
 CREATE POLICY "artists can update own tracks" ON public.tracks
-  FOR UPDATE TO authenticated USING (artist_id = (SELECT auth.uid())) WITH CHECK (artist_id = (SELECT auth.uid()));
+  FOR UPDATE TO authenticated USING (artist_id = (SELECT backline.active_uid())) WITH CHECK (artist_id = (SELECT backline.active_uid()));
 
 DROP POLICY IF EXISTS "artists can delete own tracks" ON public.tracks;
 CREATE POLICY "artists can delete own tracks" ON public.tracks
-  FOR DELETE TO authenticated USING (artist_id = (SELECT auth.uid()));
+  FOR DELETE TO authenticated USING (artist_id = (SELECT backline.active_uid()));
 
 DROP POLICY IF EXISTS "admin can update tracks" ON public.tracks;
 CREATE POLICY "admin can update tracks" ON public.tracks
@@ -25,4 +25,4 @@ CREATE POLICY "admin can delete tracks" ON public.tracks
 DROP POLICY IF EXISTS "anyone can read available tracks" ON public.tracks;
 CREATE POLICY "anyone can read available tracks" ON public.tracks
   FOR SELECT TO anon, authenticated
-  USING (status = 'active' OR artist_id = (SELECT auth.uid()) OR (SELECT public.is_admin()));
+  USING (status = 'active' OR artist_id = (SELECT backline.active_uid()) OR (SELECT public.is_admin()));

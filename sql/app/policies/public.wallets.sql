@@ -3,4 +3,4 @@
 -- SECURITY DEFINER functions write them.
 DROP POLICY IF EXISTS "users can read own wallet" ON public.wallets;
 CREATE POLICY "users can read own wallet" ON public.wallets
-  FOR SELECT TO authenticated USING (user_id = (SELECT auth.uid()) OR (SELECT public.is_admin()));
+  FOR SELECT TO authenticated USING (user_id = (SELECT backline.active_uid()) OR (SELECT public.is_admin()));
