@@ -124,8 +124,15 @@ func TestPolicies(t *testing.T) {
 	t.Run("streams", func(t *testing.T) {
 		e.listen(fan, w.plainTrack, 31)
 		runPolicyCases(t, e, []policyCase{
-			{"visitor reads streams", anon, `SELECT * FROM public.streams`, nil, 1, ""},
-			{"fan reads streams", fan, `SELECT * FROM public.streams`, nil, 1, ""},
+			{"visitor cannot read streams", anon, `SELECT * FROM public.streams`, nil, 0, denied},
+			{"fan reads own streams", fan, `SELECT * FROM public.streams`, nil, 1, ""},
+			{"another fan reads none of them", fan2, `SELECT * FROM public.streams`, nil, 0, ""},
+			{"the track's artist reads none of them", artist, `SELECT * FROM public.streams`, nil, 0, ""},
+			{"admin reads every stream", admin, `SELECT * FROM public.streams`, nil, 1, ""},
+			{"visitors count streams through the platform figures", anon,
+				`SELECT 1 WHERE (public.get_platform_stats() ->> 'total_streams')::int = 1`, nil, 1, ""},
+			{"visitors rank fans through get_top_fans", anon, `SELECT * FROM public.get_top_fans(8) WHERE user_id = $1 AND stream_count = 1`,
+				[]any{w.fan}, 1, ""},
 			{"an address filter finds nothing: streams keep keys, not IPs", fan, `SELECT id FROM public.streams WHERE ip_address = '198.51.100.7'`, nil, 0, ""},
 			{"fan inserts a stream", fan, `INSERT INTO public.streams (track_id, user_id, duration, is_valid) VALUES ($1, $2, 30, true)`, []any{w.track, w.fan}, 1, ""},
 			{"visitor cannot insert", anon, `INSERT INTO public.streams (track_id, duration) VALUES ($1, 30)`, []any{w.track}, 0, denied},

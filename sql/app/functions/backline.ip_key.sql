@@ -1,6 +1,6 @@
 -- What streams store instead of the address: a keyed hash. Equal addresses
--- give equal keys, so the per-address limits work, while the column can be
--- public (charts and counts read streams) without revealing anyone's IP;
+-- give equal keys, so the per-address limits work, without the column
+-- revealing anyone's IP (it is read only by the stream's fan and admins);
 -- without the secret the key cannot be computed from a guessed address.
 CREATE OR REPLACE FUNCTION backline.ip_key(p_ip text) RETURNS text
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
