@@ -10,7 +10,7 @@ DECLARE
   moved jsonb;
   ref text := 'adjustment:' || gen_random_uuid();
 BEGIN
-  IF p_amount IS NULL OR p_amount = 0 OR p_amount <> round(p_amount, 2) OR abs(p_amount) > 10000000 THEN
+  IF NOT backline.is_naira(p_amount) OR p_amount = 0 OR abs(p_amount) > 10000000 THEN
     RAISE EXCEPTION 'Enter a non-zero amount of at most ₦10,000,000 with at most two decimals' USING ERRCODE = 'P0001';
   END IF;
   SELECT balance INTO before FROM public.wallets WHERE id = p_user_id AND kind = 'user';

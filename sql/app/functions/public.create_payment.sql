@@ -24,7 +24,7 @@ BEGIN
   IF purpose = 'verification' THEN
     base := backline.setting_num('verification_fee');
   ELSIF purpose = 'topup' THEN
-    IF p_amount IS NULL OR p_amount <> round(p_amount, 2) THEN
+    IF NOT backline.is_naira(p_amount) THEN
       RAISE EXCEPTION 'Enter a valid amount' USING ERRCODE = 'P0001';
     END IF;
     IF p_amount < min_topup THEN

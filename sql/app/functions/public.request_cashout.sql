@@ -26,7 +26,7 @@ BEGIN
   IF public.current_user_role() IS DISTINCT FROM 'artist' THEN
     RAISE EXCEPTION 'Only artists can request a cash-out' USING ERRCODE = 'P0001';
   END IF;
-  IF p_amount IS NULL OR p_amount <> round(p_amount, 2) OR p_amount <= 0 THEN
+  IF NOT backline.is_naira(p_amount) OR p_amount <= 0 THEN
     RAISE EXCEPTION 'Enter a valid amount' USING ERRCODE = 'P0001';
   END IF;
   IF p_amount < min_amount THEN

@@ -20,7 +20,7 @@ DECLARE
   prior public.transactions;
   tx_row public.transactions;
 BEGIN
-  IF p_amount IS NULL OR p_amount <= 0 OR p_amount <> round(p_amount, 2) THEN
+  IF NOT backline.is_naira(p_amount) OR p_amount <= 0 THEN
     RAISE EXCEPTION 'amount must be a positive naira amount with at most two decimals' USING ERRCODE = '22023';
   END IF;
   IF coalesce(btrim(p_reference), '') = '' OR length(p_reference) > 200 THEN
