@@ -1,8 +1,11 @@
 -- Called as the listener (transfer-payment runs it with the caller's
 -- claims). The first result for a reference is kept: the same reference
 -- again returns it and moves nothing. Any unexpected error pays nothing.
--- The caller sees the result cut by backline.settlement_for_caller.
-CREATE OR REPLACE FUNCTION public.settle_sponsored_stream(p_artist_id uuid, p_sponsor_id uuid, p_reference text, p_amount numeric)
+-- The caller sees the result cut by backline.settlement_for_caller. With
+-- p_track_id only a stream of that track is paid (the spec's call names no
+-- track: the artist's most recent one is).
+CREATE OR REPLACE FUNCTION public.settle_sponsored_stream(p_artist_id uuid, p_sponsor_id uuid, p_reference text, p_amount numeric,
+  p_track_id uuid DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
@@ -36,7 +39,7 @@ BEGIN
   END IF;
 
   BEGIN
-    v_result := backline.settle_stream(uid, p_artist_id, p_sponsor_id, p_reference, p_amount);
+    v_result := backline.settle_stream(uid, p_artist_id, p_sponsor_id, p_reference, p_amount, p_track_id);
   EXCEPTION WHEN OTHERS THEN
     -- The subtransaction rolled back any partial work: nothing moved.
     RAISE WARNING 'settle_sponsored_stream %: %', p_reference, SQLERRM;
@@ -49,5 +52,5 @@ BEGIN
   RETURN backline.settlement_for_caller(v_result, p_artist_id, p_sponsor_id);
 END $$;
 
-REVOKE ALL ON FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric) FROM PUBLIC, anon, authenticated, service_role;
-GRANT EXECUTE ON FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric) TO authenticated, service_role;
+REVOKE ALL ON FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric, uuid) FROM PUBLIC, anon, authenticated, service_role;
+GRANT EXECUTE ON FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric, uuid) TO authenticated, service_role;
