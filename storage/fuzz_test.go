@@ -114,7 +114,7 @@ func FuzzReadUploadMultipart(f *testing.F) {
 		r := httptest.NewRequest("POST", "/object/b/k", &body)
 		r.Header.Set("Content-Type", mw.FormDataContentType())
 
-		up, err := readUpload(r, "k")
+		up, err := readUpload(r)
 		if metadata != "" && !json.Valid([]byte(metadata)) {
 			if e := asError(err); err == nil || e.Status != 400 || e.Message != "Invalid metadata" {
 				t.Fatalf("invalid metadata %q: %v", metadata, err)
@@ -165,7 +165,7 @@ func FuzzReadUploadBody(f *testing.F) {
 			r.Header.Set("Content-Type", typ)
 			r.Header.Set("x-metadata", xMetadata)
 		}
-		up, err := readUpload(r, "k")
+		up, err := readUpload(r)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Status != 400 {

@@ -185,13 +185,10 @@ func (s *Service) copyObject(w http.ResponseWriter, r *http.Request) error {
 		return errInternal(fmt.Errorf("copy bytes %s: %w", src.key(), err))
 	}
 	m.LastModified = isoTime(s.now())
-	dst, old, err := s.writeRow(r, up, m, version)
+	up.version, up.key, up.meta = version, key, m
+	dst, err := s.recordUpload(r, up)
 	if err != nil {
-		s.deleteBytes(r, key)
 		return err
-	}
-	if old != "" {
-		s.deleteBytes(r, objectKey(dstBucket.ID, up.name, old))
 	}
 	// The answer is the destination row plus the reference's Id and Key.
 	out := map[string]any{}

@@ -102,6 +102,14 @@ func (o object) MarshalJSON() ([]byte, error) {
 	})
 }
 
+// userMetaOrEmpty is the user_metadata a row gets: the client's, or {}.
+func userMetaOrEmpty(m json.RawMessage) json.RawMessage {
+	if len(m) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return m
+}
+
 func isoPtr(t *time.Time) any {
 	if t == nil {
 		return nil

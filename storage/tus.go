@@ -310,13 +310,9 @@ func (s *Service) tusFinish(r *http.Request, u tusUpload) error {
 		cacheControl: u.CacheControl, userMeta: u.UserMetadata}
 	meta := sysMeta{ETag: `"` + hex.EncodeToString(hr.h.Sum(nil)) + `"`, Size: hr.n, Mimetype: u.Mimetype,
 		CacheControl: u.CacheControl, LastModified: isoTime(s.now()), ContentLength: hr.n, HTTPStatusCode: 200}
-	_, old, err := s.writeRow(r, up, meta, u.Version)
-	if err != nil {
-		s.deleteBytes(r, key)
+	up.version, up.key, up.meta = u.Version, key, meta
+	if _, err := s.recordUpload(r, up); err != nil {
 		return err
-	}
-	if old != "" && old != u.Version {
-		s.deleteBytes(r, objectKey(u.BucketID, u.Name, old))
 	}
 	s.tusDrop(r, u)
 	return nil
