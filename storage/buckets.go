@@ -446,7 +446,7 @@ func (s *Service) applyBucket(up *uploadReq, b bucket) error {
 	if !strings.HasSuffix(up.name, ".emptyFolderPlaceholder") && !mimeAllowed(b.AllowedMimeTypes, up.mimetype) {
 		return errMime(up.mimetype)
 	}
-	if err := validateKey(up.name); err != nil {
+	if err := validateNewKey(up.name); err != nil {
 		return err
 	}
 	// Every body is cut off once it passes the limit, whatever

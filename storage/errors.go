@@ -199,10 +199,14 @@ func errDBUnavailable(err error) *Error {
 		Message: "The database is unavailable, please try again later", Err: err}
 }
 
-// putError is the answer to a failed Backend.Put.
-func putError(err error) *Error {
-	if errors.Is(err, ErrNoSpace) {
+// putError is the answer to a failed Backend.Put or Copy of the bytes of
+// the object name.
+func putError(name string, err error) *Error {
+	switch {
+	case errors.Is(err, ErrNoSpace):
 		return errNoSpace(err)
+	case errors.Is(err, ErrKeyTooLong):
+		return errInvalidKey(name)
 	}
 	return errInternal(err)
 }

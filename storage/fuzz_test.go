@@ -378,3 +378,54 @@ func FuzzConditionalHeaders(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidateKey: the names an object may get. A name is accepted exactly
+// when it is not empty, is made of the reference's S3-safe characters, is
+// at most maxKeyBytes long and has no "." or ".." segment; a refusal is
+// the reference's InvalidKey naming it; and a ".." segment put into an
+// accepted name makes it refused.
+func FuzzValidateKey(f *testing.F) {
+	f.Add("folder/file.txt", 0)
+	f.Add("a/../b", 1)
+	f.Add("..", 0)
+	f.Add("./x", 2)
+	f.Add("x/.", 1)
+	f.Add("a..b/..c/.d/e.", 3)
+	f.Add(strings.Repeat("a", 1025), 7)
+	f.Add("émoji/ü", 0)
+	f.Add("a//b", 2)
+	f.Fuzz(func(t *testing.T, name string, at int) {
+		safe := name != "" && len(name) <= maxKeyBytes
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_/!.*'() &$=@;:+,?-", c) >= 0) {
+				safe = false
+			}
+		}
+		for _, seg := range strings.Split(name, "/") {
+			if seg == "." || seg == ".." {
+				safe = false
+			}
+		}
+		err := validateNewKey(name)
+		if (err == nil) != safe {
+			t.Fatalf("validateNewKey(%q) = %v, want accepted %v", name, err, safe)
+		}
+		if err != nil {
+			if e := asError(err); e.httpStatus() != 400 || e.Code != "InvalidKey" || e.Message != "Invalid key: "+name {
+				t.Fatalf("validateNewKey(%q) = %+v, want the reference's InvalidKey", name, e)
+			}
+			return
+		}
+		if validateKey(name) != nil {
+			t.Fatalf("validateNewKey accepts %q, validateKey refuses it", name)
+		}
+		// Put a ".." segment at a segment boundary of the accepted name.
+		segs := strings.Split(name, "/")
+		i := ((at % (len(segs) + 1)) + len(segs) + 1) % (len(segs) + 1)
+		dotted := strings.Join(append(append(append([]string{}, segs[:i]...), ".."), segs[i:]...), "/")
+		if validateNewKey(dotted) == nil {
+			t.Fatalf("validateNewKey(%q) accepts a .. segment", dotted)
+		}
+	})
+}

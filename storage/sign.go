@@ -234,7 +234,7 @@ func (s *Service) signUploadURL(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := param(r, "path")
-	if err := validateKey(name); err != nil {
+	if err := validateNewKey(name); err != nil {
 		return err
 	}
 	// The policy test sees what the reference shows it: the declared type

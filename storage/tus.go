@@ -119,8 +119,10 @@ func (s *Service) tusProgress(w http.ResponseWriter, u tusUpload) {
 	}
 }
 
+// partKey names the chunk stored at offset. It is keyed by the upload's
+// version (a UUID), not by its id, which grows with the object's name.
 func (u tusUpload) partKey(offset int64) string {
-	return tusPrefix + u.ID + "/" + strconv.FormatInt(offset, 10)
+	return tusPrefix + u.Version + "/" + strconv.FormatInt(offset, 10)
 }
 
 // parseTusMetadata reads Upload-Metadata: "key base64value,key2 base64value".
@@ -198,7 +200,7 @@ func (s *Service) tusCreateAs(w http.ResponseWriter, r *http.Request, c *caller,
 		return err
 	}
 	name := md["objectName"]
-	if err := validateKey(name); err != nil {
+	if err := validateNewKey(name); err != nil {
 		return err
 	}
 	limit := s.limit(b)
@@ -436,7 +438,7 @@ func (s *Service) tusReceive(r *http.Request, u *tusUpload, limit int64, declare
 		if lr.exceeded {
 			return errTooLarge()
 		}
-		return putError(fmt.Errorf("store chunk %s: %w", key, err))
+		return putError(u.Name, fmt.Errorf("store chunk %s: %w", key, err))
 	}
 	if cr.n == 0 {
 		s.deleteBytes(r, key) // nothing to keep; the offset stays
@@ -476,7 +478,7 @@ func (s *Service) tusFinish(r *http.Request, u tusUpload) error {
 	key := objectKey(u.BucketID, u.Name, u.Version)
 	if err := s.backend.Put(r.Context(), key, hr, u.Length, u.Mimetype); err != nil {
 		s.deleteBytes(r, key)
-		return putError(fmt.Errorf("assemble %s: %w", key, err))
+		return putError(u.Name, fmt.Errorf("assemble %s: %w", key, err))
 	}
 	up := &uploadReq{bucket: b, name: u.Name, upsert: u.Upsert, owner: deref(u.OwnerID), mimetype: u.Mimetype,
 		cacheControl: u.CacheControl, userMeta: u.UserMetadata}

@@ -39,7 +39,7 @@ func (s *Service) writeBytes(r *http.Request, up *uploadReq) error {
 		if lr, ok := up.body.(*limitReader); ok && lr.exceeded {
 			return errTooLarge()
 		}
-		return putError(fmt.Errorf("store %s: %w", key, err))
+		return putError(up.name, fmt.Errorf("store %s: %w", key, err))
 	}
 	up.version, up.key = version, key
 	up.meta = sysMeta{
