@@ -88,7 +88,7 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the upload's bytes never reached the backend")
 			}
-			up.Close()
+			_ = up.Close()
 			if l := waitLine(t, logs, "POST", "/storage/v1/object/media/new.bin"); l["status"] != float64(499) {
 				t.Errorf("upload's access line = %v, want status 499", l)
 			}
@@ -107,8 +107,8 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			if _, err := io.ReadFull(res.Body, make([]byte, 1024)); err != nil {
 				t.Fatal(err)
 			}
-			down.(*net.TCPConn).SetLinger(0) // a reset, as a closed browser tab
-			down.Close()
+			_ = down.(*net.TCPConn).SetLinger(0) // a reset, as a closed browser tab
+			_ = down.Close()
 			// The headers went out: the access line keeps their 200, with
 			// fewer bytes than the object has.
 			if l := waitLine(t, logs, "GET", "/storage/v1/object/media/big.bin"); l["status"] != float64(200) || l["bytes"].(float64) >= float64(len(big)) {
@@ -172,7 +172,7 @@ func dialRaw(t *testing.T, addr string) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
 

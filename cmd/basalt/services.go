@@ -64,8 +64,12 @@ func devDefaults(d deps) map[string]string {
 		"BASALT_AUTH_RATE_LIMIT_VERIFY":                   "10000",
 		"BASALT_AUTH_RATE_LIMIT_ANONYMOUS_USERS":          "10000",
 		"BASALT_AUTH_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "10000",
-		"STORAGE_FILE_DIR":                                filepath.Join(d.Config.DataDir, "storage"),
-		"SITE_URL":                                        site,
+		// Every tab, test and journey of a dev machine signs in from one
+		// process: let sign-ins queue for the hashing pool instead of
+		// answering 429 after half a second, as production does.
+		"BASALT_AUTH_PASSWORD_HASH_MAX_WAIT": "15s",
+		"STORAGE_FILE_DIR":                   filepath.Join(d.Config.DataDir, "storage"),
+		"SITE_URL":                           site,
 	}
 }
 
@@ -180,7 +184,8 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	closers = append(closers, rt.Close)
 	svcs.Realtime = rt
 
-	fnSvc, err := buildFunctions(d, getenv)
+	fnSvc, fnClose, err := buildFunctions(ctx, d, getenv)
+	closers = append(closers, fnClose)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}

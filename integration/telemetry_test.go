@@ -1,4 +1,4 @@
-package telemetry_test
+package integration_test
 
 import (
 	"bytes"
@@ -33,7 +33,6 @@ import (
 )
 
 // Tests here change the process-wide tracer provider: none runs in parallel.
-func TestMain(m *testing.M) { pgtest.Main(m) }
 
 const itemsSQL = `
 CREATE TABLE public.items (id int PRIMARY KEY, name text NOT NULL);
@@ -353,7 +352,7 @@ func TestClientGoneDuringQuery(t *testing.T) {
 	go func() {
 		res, err := http.DefaultClient.Do(req)
 		if err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 		}
 		errc <- err
 	}()

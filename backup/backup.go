@@ -147,7 +147,7 @@ func snapshotOnce(ctx context.Context, t Target, dumpProg, work string) (*Manife
 	}()
 	if err := copyObjects(ctx, t, work, m.Objects); err != nil {
 		cancel()
-		<-dumped // it fails now only because it was stopped
+		_ = <-dumped // it fails now only because it was stopped
 		return nil, err
 	}
 	if err := <-dumped; err != nil {
@@ -217,7 +217,7 @@ func copyObjects(ctx context.Context, t Target, work string, objs []Object) erro
 			return fmt.Errorf("read %s: %w", key, err)
 		}
 		o.SHA256, o.Size, err = storeObject(work, rc)
-		rc.Close()
+		_ = rc.Close()
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", key, err)
 		}

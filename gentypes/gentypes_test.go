@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/basaltdev/basalt/internal/gentypes"
+	"github.com/basaltdev/basalt/gentypes"
 	"github.com/basaltdev/basalt/internal/pgtest"
 )
 

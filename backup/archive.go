@@ -23,7 +23,7 @@ func packInto(dir, out string, gz bool) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
+			_ = f.Close()
 			os.Remove(f.Name())
 		}
 	}()

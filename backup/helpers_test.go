@@ -23,7 +23,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/basaltdev/basalt/internal/backup"
+	"github.com/basaltdev/basalt/backup"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgcluster"
@@ -267,7 +267,7 @@ func (p *project) objectSums() map[string]string {
 		}
 		h := sha256.New()
 		_, err = io.Copy(h, rc)
-		rc.Close()
+		_ = rc.Close()
 		if err != nil {
 			p.t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package pg_test
+package integration_test
 
 import (
 	"context"
