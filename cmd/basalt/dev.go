@@ -102,7 +102,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	defer admin.Close()
-	if err := applyMigrations(startCtx, admin, cfg.SQLDir, log); err != nil {
+	if err := applyMigrations(startCtx, admin, cfg.SQLDir, cfg.PublicDefaultGrants, log); err != nil {
 		return err
 	}
 	if err := applySeeds(startCtx, admin, cfg.SQLDir, log); err != nil {

@@ -62,9 +62,11 @@ func startTracing(ctx context.Context, getenv func(string) string, log *slog.Log
 }
 
 // migrationSources are the platform migrations (embedded) followed by the
-// app's, read from sqlDir/app when that folder exists.
-func migrationSources(sqlDir string) []migrate.Source {
-	srcs := []migrate.Source{{Name: "platform", FS: platform.FS}}
+// app's, read from sqlDir/app when that folder exists. Between the two the
+// default privileges on public are set (BASALT_PUBLIC_DEFAULT_GRANTS), so
+// the app's new tables get them.
+func migrationSources(sqlDir string, publicGrants bool) []migrate.Source {
+	srcs := []migrate.Source{platform.Source(publicGrants)}
 	app := filepath.Join(sqlDir, "app")
 	if st, err := os.Stat(app); err == nil && st.IsDir() {
 		srcs = append(srcs, migrate.Source{Name: "app", FS: os.DirFS(app)})
@@ -73,8 +75,8 @@ func migrationSources(sqlDir string) []migrate.Source {
 }
 
 // applyMigrations runs every pending migration and logs each file.
-func applyMigrations(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *slog.Logger) error {
-	applied, err := migrate.Up(ctx, admin, func(msg string) { log.Info(msg) }, migrationSources(sqlDir)...)
+func applyMigrations(ctx context.Context, admin *pgxpool.Pool, sqlDir string, publicGrants bool, log *slog.Logger) error {
+	applied, err := migrate.Up(ctx, admin, func(msg string) { log.Info(msg) }, migrationSources(sqlDir, publicGrants)...)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

@@ -333,6 +333,11 @@ type Config struct {
 	SecretKey       string
 	KeysFile        string
 	ApplyMigrations bool // serve: run migrations at start (default true)
+	// PublicDefaultGrants (BASALT_PUBLIC_DEFAULT_GRANTS) grants anon,
+	// authenticated and service_role everything on new tables, views and
+	// functions in public, as Supabase did before 2026-10-30; false (the
+	// default) grants nothing: a table needs an explicit GRANT.
+	PublicDefaultGrants bool
 
 	// Gateway knobs.
 	CORSOrigins        []string      // default ["*"]
@@ -381,6 +386,7 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		SecretKey:             r.String("SECRET_KEY", ""),
 		KeysFile:              r.String("BASALT_KEYS_FILE", ""),
 		ApplyMigrations:       r.Bool("BASALT_MIGRATE", true),
+		PublicDefaultGrants:   r.Bool("BASALT_PUBLIC_DEFAULT_GRANTS", false),
 		CORSOrigins:           r.List("BASALT_CORS_ORIGINS", []string{"*"}),
 		TrustedProxyHeader:    r.String("BASALT_TRUSTED_PROXY_HEADER", ""),
 		ReadHeaderTimeout:     r.Duration("BASALT_HTTP_READ_HEADER_TIMEOUT", 10*time.Second),
