@@ -82,17 +82,36 @@ func (g *Gateway) keyRole(key string) (role, token string, ok bool) {
 		return "anon", k.AnonKey, true
 	case key == k.ServiceRoleKey:
 		return "service_role", k.ServiceRoleKey, true
-	case k.PublishableKey != "" && key == k.PublishableKey:
-		return "anon", k.AnonKey, true
-	case k.SecretKey != "" && key == k.SecretKey:
-		return "service_role", k.ServiceRoleKey, true
-	case strings.HasPrefix(key, "sb_") || strings.Count(key, ".") != 2:
+	case strings.HasPrefix(key, "sb_"):
+		switch g.newKeyRole(key) {
+		case "anon":
+			return "anon", k.AnonKey, true
+		case "service_role":
+			return "service_role", k.ServiceRoleKey, true
+		}
+		return "", "", false
+	case strings.Count(key, ".") != 2:
 		return "", "", false
 	}
 	if c, err := g.claims(key); err == nil && (c.Role == "anon" || c.Role == "service_role") {
 		return c.Role, key, true
 	}
 	return "", "", false
+}
+
+// newKeyRole is the role of a valid sb_ key, "" for any other.
+func (g *Gateway) newKeyRole(key string) string {
+	if g.cfg.APIKeys != nil {
+		role, _ := g.cfg.APIKeys.Role(key)
+		return role
+	}
+	switch k := g.keys; {
+	case k.PublishableKey != "" && key == k.PublishableKey:
+		return "anon"
+	case k.SecretKey != "" && key == k.SecretKey:
+		return "service_role"
+	}
+	return ""
 }
 
 // claims verifies token once: the project keys' claims are known, and
@@ -141,9 +160,16 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 		writeError(w, http.StatusUnauthorized, msgSecretInBrowser)
 		return nil, false
 	}
-	if valid && strings.HasPrefix(key, "sb_") && r.Header.Get("apikey") != "" {
-		// Services downstream only ever see JWT project keys.
-		r.Header.Set("apikey", keyToken)
+	if valid && strings.HasPrefix(key, "sb_") {
+		// Services downstream only ever see JWT project keys, in the header
+		// or, for a websocket, the query parameter.
+		if r.Header.Get("apikey") != "" {
+			r.Header.Set("apikey", keyToken)
+		} else {
+			q := r.URL.Query()
+			q.Set("apikey", keyToken)
+			r.URL.RawQuery = q.Encode()
+		}
 	}
 
 	caller := &jwt.Caller{APIKeyRole: role}

@@ -45,6 +45,17 @@ type Config struct {
 	// serves; the binary passes the one its pool collectors and services
 	// register on too. Nil: a registry of the gateway's own.
 	Registry *prometheus.Registry
+	// APIKeys knows the project's valid sb_publishable_/sb_secret_ keys
+	// (the binary's is internal/apikeys, shared by every node through
+	// Postgres). Nil: the keys' PublishableKey and SecretKey only.
+	APIKeys APIKeys
+}
+
+// APIKeys tells the role a new-format API key stands for: anon for a valid
+// publishable key, service_role for a valid secret key, ok false for
+// anything else (unknown or revoked).
+type APIKeys interface {
+	Role(key string) (role string, ok bool)
 }
 
 // Services are the handlers mounted under their prefixes. A nil service

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -108,8 +109,12 @@ func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
 }
 
 // cmdKeys prints the project keys of the data dir (creating them on first
-// use), or with "rotate" replaces them with fresh ones.
-func cmdKeys(args []string, stdout io.Writer, getenv func(string) string) error {
+// use), or with "rotate" replaces them with fresh ones; `keys api` manages
+// the publishable and secret keys in the database.
+func cmdKeys(ctx context.Context, args []string, stdout io.Writer, getenv func(string) string) error {
+	if len(args) > 0 && args[0] == "api" {
+		return keysAPI(ctx, args[1:], stdout, getenv)
+	}
 	fs := newFlags("keys")
 	asJSON := fs.Bool("json", false, "print JSON")
 	dataDir := fs.String("data-dir", "", "data directory")

@@ -31,6 +31,8 @@ Usage:
                                        database (DATABASE_URL, else the embedded cluster)
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
+  basalt keys api list|create|rotate|revoke
+                                       the publishable and secret API keys, several of each (basalt keys api help)
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
   basalt backup [--out DIR|FILE.tar[.gz]] [--data-dir DIR]
                                        write a consistent backup: database dump, storage objects, manifest
@@ -84,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	case "migrate":
 		return cmdMigrate(ctx, rest, stdout, stderr, getenv)
 	case "keys":
-		return cmdKeys(rest, stdout, getenv)
+		return cmdKeys(ctx, rest, stdout, getenv)
 	case "storage":
 		return cmdStorage(ctx, rest, stdout, stderr, getenv)
 	case "backup", "restore":

@@ -208,18 +208,25 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		cleanup()
 		return fmt.Errorf("build services: %w", err)
 	}
+	keyStore, stopKeys, err := apiKeyStore(ctx, p.admin, s.keys, s.log)
+	if err != nil {
+		cleanup()
+		return fmt.Errorf("api keys: %w", err)
+	}
 	s.handler, err = gateway.New(gateway.Config{
 		CORSOrigins:        cfg.CORSOrigins,
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
 		Health:             func(ctx context.Context) error { return p.admin.Ping(ctx) },
 		Registry:           reg,
+		APIKeys:            keyStore,
 	}, svcs, s.keys, s.log)
 	if err != nil {
+		stopKeys()
 		cleanup()
 		return err
 	}
-	s.cleanup = cleanup
+	s.cleanup = func() { stopKeys(); cleanup() }
 	s.front.Set(s.handler)
 	return nil
 }

@@ -4,6 +4,9 @@
 // third-party auth.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { execFileSync } from 'node:child_process'
+import { createClient } from '@supabase/supabase-js'
 
 const url = process.env.SUPABASE_URL
 const anonKey = process.env.SUPABASE_ANON_KEY
@@ -30,4 +33,135 @@ test('the OpenAPI document at /rest/v1/ is for secret keys only', async () => {
     const doc = await res.json()
     assert.equal(doc.swagger, '2.0')
   }
+})
+
+// --- New API keys: several of each kind, on every service, created, rotated
+// and revoked one at a time with `basalt keys api`.
+
+const client = (key) => createClient(url, key, { auth: { persistSession: false, autoRefreshToken: false } })
+
+function sql(statement) {
+  execFileSync('psql', [process.env.SUPABASE_DB_URL, '-v', 'ON_ERROR_STOP=1', '-q', '-c', statement], { stdio: 'pipe' })
+}
+
+function basalt(...args) {
+  return execFileSync(process.env.BASALT_BIN, args, { env: process.env, encoding: 'utf8' })
+}
+
+const uniq = () => randomUUID().slice(0, 8)
+
+// until polls check (async) until it returns truthy, or fails after ms.
+async function until(check, what, ms = 10000) {
+  for (const end = Date.now() + ms; ; ) {
+    const v = await check()
+    if (v) return v
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+// joined subscribes a broadcast channel, resolves with its status and
+// closes the client's socket.
+async function joined(sb, topic) {
+  const status = await new Promise((resolve) => {
+    sb.channel(topic).subscribe((status, err) => {
+      if (status !== 'SUBSCRIBED' && !err && status !== 'CHANNEL_ERROR' && status !== 'TIMED_OUT') return
+      resolve(err ? `${status}: ${err.message}` : status)
+    })
+  })
+  await sb.removeAllChannels()
+  sb.realtime.disconnect()
+  return status
+}
+
+test('publishable and secret keys work on REST, storage, realtime, functions and auth', async () => {
+  const table = `c26_keys_${uniq()}`
+  sql(`CREATE TABLE public.${table} (id int PRIMARY KEY, body text);
+       GRANT SELECT ON public.${table} TO anon;
+       GRANT ALL ON public.${table} TO service_role;
+       INSERT INTO public.${table} VALUES (1, 'hello');`)
+  const pub = client(publishableKey)
+  // The schema cache reloads after DDL (event trigger + NOTIFY).
+  const rows = await until(async () => (await pub.from(table).select('id, body')).data, 'the new table in the schema cache')
+  assert.deepEqual(rows, [{ id: 1, body: 'hello' }])
+  const { error: storageErr } = await pub.storage.listBuckets()
+  assert.equal(storageErr, null)
+  // supabase-js sends a function no Authorization with an sb_ key; the key
+  // stands for the anon JWT, which passes the function's JWT check.
+  const { data: echo, error: fnErr } = await pub.functions.invoke('client-ip')
+  assert.equal(fnErr, null, fnErr?.message)
+  assert.ok(echo.ip)
+  const { error: authErr } = await pub.auth.signUp({ email: `c26-${uniq()}@example.com`, password: 'password-123456' })
+  assert.equal(authErr, null)
+  // realtime-js puts the key in the socket's apikey parameter.
+  assert.equal(await joined(client(publishableKey), `c26-${uniq()}`), 'SUBSCRIBED')
+
+  const sec = client(secretKey)
+  const { error: insErr } = await sec.from(table).insert({ id: 2, body: 'by the secret key' })
+  assert.equal(insErr, null)
+  const { error: adminErr } = await sec.auth.admin.listUsers()
+  assert.equal(adminErr, null)
+  const bucket = `c26-${uniq()}`
+  const { error: bucketErr } = await sec.storage.createBucket(bucket)
+  assert.equal(bucketErr, null)
+  assert.equal(await joined(client(secretKey), `c26-${uniq()}`), 'SUBSCRIBED')
+})
+
+test('keys are created, rotated and revoked one at a time, and a revoked key is refused', async () => {
+  const name = `compat_${uniq()}`
+  const created = JSON.parse(basalt('keys', 'api', 'create', 'secret', '--name', name, '--json'))
+  assert.equal(created.type, 'secret')
+  assert.equal(created.name, name)
+  assert.match(created.api_key, /^sb_secret_/)
+  const extraPub = JSON.parse(basalt('keys', 'api', 'create', 'publishable', '--name', name, '--json')).api_key
+
+  // The default secret key and the new one work side by side.
+  for (const key of [created.api_key, secretKey]) {
+    const { error } = await client(key).auth.admin.listUsers()
+    assert.equal(error, null)
+  }
+  for (const key of [extraPub, publishableKey]) {
+    const { error, status } = await client(key).from('c26_no_such_table').select()
+    assert.equal(status, 404, JSON.stringify(error))
+  }
+
+  // Rotation: a new key under the name, the old one refused.
+  const rotated = JSON.parse(basalt('keys', 'api', 'rotate', 'secret', name, '--json'))
+  assert.notEqual(rotated.api_key, created.api_key)
+  const refused = async (key) => {
+    const res = await fetch(`${url}/rest/v1/c26_no_such_table`, { headers: { apikey: key } })
+    return res.status === 401 && JSON.stringify(await res.json()) === JSON.stringify({ message: 'Invalid API key' })
+  }
+  await until(() => refused(created.api_key), 'the rotated key to be refused')
+  const { error: rotatedErr } = await client(rotated.api_key).auth.admin.listUsers()
+  assert.equal(rotatedErr, null)
+
+  // Revocation of one publishable key leaves the other.
+  basalt('keys', 'api', 'revoke', 'publishable', name)
+  await until(() => refused(extraPub), 'the revoked key to be refused')
+  const ws = await fetch(`${url}/realtime/v1/websocket?apikey=${extraPub}&vsn=1.0.0`)
+  assert.equal(ws.status, 401)
+  const { status } = await client(publishableKey).from('c26_no_such_table').select()
+  assert.equal(status, 404)
+
+  const list = JSON.parse(basalt('keys', 'api', 'list', '--json'))
+  const mine = list.filter((k) => k.name === name)
+  assert.deepEqual(mine.map((k) => [k.type, k.revoked_at === null]).sort(), [['publishable', false], ['secret', false], ['secret', true]].sort())
+  assert.ok(!JSON.stringify(list).includes(rotated.api_key), 'the list never shows a key')
+})
+
+test('a secret key sent from a browser gets 401 on every service', async () => {
+  const browser = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
+  const want = { message: 'Forbidden use of secret API key in browser' }
+  for (const path of ['/rest/v1/anything', '/auth/v1/admin/users', '/storage/v1/bucket', '/functions/v1/client-ip']) {
+    const res = await fetch(`${url}${path}`, { headers: { apikey: secretKey, Authorization: `Bearer ${secretKey}`, 'User-Agent': browser } })
+    assert.equal(res.status, 401, path)
+    assert.deepEqual(await res.json(), want)
+  }
+  const ws = await fetch(`${url}/realtime/v1/websocket?apikey=${secretKey}&vsn=1.0.0`, { headers: { 'User-Agent': browser } })
+  assert.equal(ws.status, 401)
+  assert.deepEqual(await ws.json(), want)
+  // The same key from a server runtime passes.
+  const ok = await fetch(`${url}/rest/v1/`, { headers: { apikey: secretKey } })
+  assert.equal(ok.status, 200)
 })
