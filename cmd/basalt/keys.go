@@ -115,6 +115,9 @@ func cmdKeys(ctx context.Context, args []string, stdout io.Writer, getenv func(s
 	if len(args) > 0 && args[0] == "api" {
 		return keysAPI(ctx, args[1:], stdout, getenv)
 	}
+	if len(args) > 0 && args[0] == "signing" {
+		return keysSigning(args[1:], stdout, os.Stderr, getenv)
+	}
 	fs := newFlags("keys")
 	asJSON := fs.Bool("json", false, "print JSON")
 	dataDir := fs.String("data-dir", "", "data directory")

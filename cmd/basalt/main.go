@@ -33,6 +33,8 @@ Usage:
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
   basalt keys api list|create|rotate|revoke
                                        the publishable and secret API keys, several of each (basalt keys api help)
+  basalt keys signing list|add|rotate|revoke
+                                       asymmetric signing keys: standby, in use, previously used, revoked
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
   basalt backup [--out DIR|FILE.tar[.gz]] [--data-dir DIR]
                                        write a consistent backup: database dump, storage objects, manifest

@@ -38,7 +38,7 @@ test('the OpenAPI document at /rest/v1/ is for secret keys only', async () => {
 // --- New API keys: several of each kind, on every service, created, rotated
 // and revoked one at a time with `basalt keys api`.
 
-const client = (key) => createClient(url, key, { auth: { persistSession: false, autoRefreshToken: false } })
+const client = (key, base = url) => createClient(base, key, { auth: { persistSession: false, autoRefreshToken: false } })
 
 function sql(statement) {
   execFileSync('psql', [process.env.SUPABASE_DB_URL, '-v', 'ON_ERROR_STOP=1', '-q', '-c', statement], { stdio: 'pipe' })
@@ -164,4 +164,84 @@ test('a secret key sent from a browser gets 401 on every service', async () => {
   // The same key from a server runtime passes.
   const ok = await fetch(`${url}/rest/v1/`, { headers: { apikey: secretKey } })
   assert.equal(ok.status, 200)
+})
+
+// --- Asymmetric signing keys with states, walked with `basalt keys signing`
+// on a basalt dev of this test's own (a server reads its keys at start).
+
+// devWith starts a private basalt dev on dir's data, with env.
+async function devWith(dir, env = {}) {
+  const { startBasalt } = await import('../lib/basalt.mjs')
+  return startBasalt({ bin: process.env.BASALT_BIN, dir, env })
+}
+
+function keysCmd(dataDir, ...args) {
+  return execFileSync(process.env.BASALT_BIN, ['keys', 'signing', ...args, '--data-dir', dataDir], { encoding: 'utf8' })
+}
+
+const header = (tok) => JSON.parse(Buffer.from(tok.split('.')[0], 'base64url').toString())
+
+test('signing keys rotate without signing anyone out; a revoked key is refused', async () => {
+  const { tempDir } = await import('../lib/basalt.mjs')
+  const dir = tempDir('basalt-c26-keys-')
+  let dev = await devWith(dir)
+  try {
+    const email = `keys-${uniq()}@example.com`
+    const user = client(dev.info.anon_key, dev.info.api_url)
+    const { data: signup, error } = await user.auth.signUp({ email, password: 'password-123456' })
+    assert.equal(error, null, error?.message)
+    const before = signup.session
+    const legacyKid = header(before.access_token).kid
+    assert.equal(header(before.access_token).alg, 'ES256')
+    await dev.stop()
+
+    // A standby RS256 key, then the rotation to it, then a new standby.
+    const added = JSON.parse(keysCmd(dev.dataDir, 'add', '--alg', 'RS256', '--json'))
+    assert.equal(added.status, 'standby')
+    keysCmd(dev.dataDir, 'rotate')
+    const standby = JSON.parse(keysCmd(dev.dataDir, 'add', '--alg', 'ES256', '--json'))
+    dev = await devWith(dir)
+
+    const jwks = await (await fetch(`${dev.info.api_url}/auth/v1/.well-known/jwks.json`)).json()
+    assert.deepEqual(jwks.keys.map((k) => [k.kid, k.alg]), [[added.kid, 'RS256'], [standby.kid, 'ES256'], [legacyKid, 'ES256']])
+
+    // The session signed before the rotation still works everywhere.
+    const old = createClient(dev.info.api_url, dev.info.anon_key, {
+      accessToken: async () => before.access_token,
+    })
+    const { error: restErr, status } = await old.from('c26_no_such_table').select()
+    assert.equal(status, 404, JSON.stringify(restErr))
+    const { error: storageErr } = await old.storage.listBuckets()
+    assert.equal(storageErr, null)
+    assert.equal(await joined(createClient(dev.info.api_url, dev.info.anon_key, { accessToken: async () => before.access_token }), `c26-${uniq()}`), 'SUBSCRIBED')
+
+    // Refreshing gives a token of the new key, which verifies against the JWKS.
+    const fresh = client(dev.info.anon_key, dev.info.api_url)
+    const { error: setErr } = await fresh.auth.setSession(before)
+    assert.equal(setErr, null, setErr?.message)
+    const { data: refreshed, error: refreshErr } = await fresh.auth.refreshSession()
+    assert.equal(refreshErr, null, refreshErr?.message)
+    assert.deepEqual([header(refreshed.session.access_token).alg, header(refreshed.session.access_token).kid], ['RS256', added.kid])
+    const { data: claims, error: claimsErr } = await fresh.auth.getClaims()
+    assert.equal(claimsErr, null, claimsErr?.message)
+    assert.equal(claims.claims.email, email)
+    await dev.stop()
+
+    // Revoked: the old key's tokens are refused, the new ones still pass.
+    keysCmd(dev.dataDir, 'revoke', legacyKid)
+    dev = await devWith(dir)
+    const revoked = await fetch(`${dev.info.api_url}/rest/v1/c26_no_such_table`, {
+      headers: { apikey: dev.info.anon_key, Authorization: `Bearer ${before.access_token}` },
+    })
+    assert.equal(revoked.status, 401)
+    assert.equal((await revoked.json()).code, 'PGRST301')
+    const kept = await fetch(`${dev.info.api_url}/rest/v1/c26_no_such_table`, {
+      headers: { apikey: dev.info.anon_key, Authorization: `Bearer ${refreshed.session.access_token}` },
+    })
+    assert.equal(kept.status, 404)
+    const after = await (await fetch(`${dev.info.api_url}/auth/v1/.well-known/jwks.json`)).json()
+    assert.ok(!after.keys.some((k) => k.kid === legacyKid), 'the revoked key is not published')
+  } finally {
+    await dev.stop()
+  }
 })
