@@ -251,7 +251,7 @@ func (g *Gateway) health(w http.ResponseWriter, r *http.Request) {
 // serveService checks the API key, records the caller and calls the service
 // with the prefix stripped.
 func (g *Gateway) serveService(w http.ResponseWriter, r *http.Request, rt *route, rest string) {
-	caller, ok := g.authorize(w, r, isPublic(rt.name, rest, r.Method))
+	caller, ok := g.authorize(w, r, rt.name, isPublic(rt.name, rest, r.Method))
 	if !ok {
 		return
 	}

@@ -60,6 +60,9 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if created {
 		log.Info("generated project keys", "file", filepath.Join(cfg.DataDir, "keys.json"))
 	}
+	if keys.ThirdParty, err = thirdPartyFromConfig(cfg.ThirdParty); err != nil {
+		return err
+	}
 
 	cluster, err := embeddedCluster(cfg, log)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/basaltdev/basalt/internal/config"
@@ -80,6 +81,10 @@ func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
 		k.SecretKey = cfg.SecretKey
 	}
 	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	var err error
+	if k.ThirdParty, err = thirdPartyFromConfig(cfg.ThirdParty); err != nil {
 		return nil, err
 	}
 	derived, err := k.APIKey("anon", apiKeyEpoch)
@@ -178,4 +183,52 @@ func cmdKeys(ctx context.Context, args []string, stdout io.Writer, getenv func(s
 	fmt.Fprintf(stdout, "%18s: %s\n", "Publishable key", k.PublishableKey)
 	fmt.Fprintf(stdout, "%18s: %s\n", "Secret key", k.SecretKey)
 	return nil
+}
+
+// thirdPartyFromConfig builds the trusted third-party issuers from
+// THIRD_PARTY_AUTH_*: the issuers listed, and those the provider settings
+// name, spelled as each provider writes its tokens' "iss". Nil when none.
+func thirdPartyFromConfig(c config.ThirdParty) (*jwt.ThirdParty, error) {
+	var issuers []jwt.Issuer
+	for _, entry := range c.Issuers {
+		f := strings.Fields(entry)
+		switch len(f) {
+		case 1:
+			issuers = append(issuers, jwt.Issuer{Issuer: f[0]})
+		case 2:
+			issuers = append(issuers, jwt.Issuer{Issuer: f[0], JWKSURL: f[1]})
+		default:
+			return nil, fmt.Errorf("THIRD_PARTY_AUTH_ISSUERS: %q: want an issuer URL, optionally followed by its JWKS URL", entry)
+		}
+	}
+	if c.FirebaseProjectID != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://securetoken.google.com/" + c.FirebaseProjectID})
+	}
+	if c.Auth0Tenant != "" {
+		host := c.Auth0Tenant + ".auth0.com"
+		if c.Auth0TenantRegion != "" {
+			host = c.Auth0Tenant + "." + c.Auth0TenantRegion + ".auth0.com"
+		}
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://" + host + "/"})
+	}
+	if c.ClerkDomain != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://" + strings.TrimPrefix(c.ClerkDomain, "https://")})
+	}
+	if (c.CognitoUserPoolID == "") != (c.CognitoUserPoolRegion == "") {
+		return nil, errors.New("THIRD_PARTY_AUTH_COGNITO_USER_POOL_ID and THIRD_PARTY_AUTH_COGNITO_USER_POOL_REGION go together")
+	}
+	if c.CognitoUserPoolID != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://cognito-idp." + c.CognitoUserPoolRegion + ".amazonaws.com/" + c.CognitoUserPoolID})
+	}
+	if c.WorkOSIssuerURL != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: c.WorkOSIssuerURL})
+	}
+	if len(issuers) == 0 {
+		return nil, nil
+	}
+	tp, err := jwt.NewThirdParty(issuers, c.DefaultRole, c.JWKSRefresh)
+	if err != nil {
+		return nil, fmt.Errorf("THIRD_PARTY_AUTH: %w", err)
+	}
+	return tp, nil
 }

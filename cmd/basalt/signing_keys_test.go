@@ -69,21 +69,10 @@ INSERT INTO public.notes VALUES (1, '00000000-0000-0000-0000-00000000000a');`), 
 	if err != nil {
 		t.Fatal(err)
 	}
+	api := apiCaller(t, base, keys.AnonKey)
 	call := func(method, path, token, body string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		req.Header.Set("apikey", keys.AnonKey)
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		return api(method, path, token, "application/json", body)
 	}
 
 	// The JWKS: what verifiers need, in that order, never the revoked key.
@@ -154,6 +143,27 @@ INSERT INTO public.notes VALUES (1, '00000000-0000-0000-0000-00000000000a');`), 
 	}
 	if s, b := call("GET", "/auth/v1/user", gone, ""); s != 403 || !strings.Contains(b, "bad_jwt") {
 		t.Errorf("auth with the revoked key's token: %d %s", s, b)
+	}
+}
+
+// apiCaller sends requests to base with apikey, and a bearer token when
+// given; it returns the status and body.
+func apiCaller(t *testing.T, base, apikey string) func(method, path, token, contentType, body string) (int, string) {
+	return func(method, path, token, contentType, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("apikey", apikey)
+		req.Header.Set("Content-Type", contentType)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
 	}
 }
 

@@ -245,3 +245,93 @@ test('signing keys rotate without signing anyone out; a revoked key is refused',
     await dev.stop()
   }
 })
+
+// --- Third-party auth: a tiny OIDC issuer (discovery and JWKS) of this
+// test's own, trusted by a basalt dev started with THIRD_PARTY_AUTH_ISSUERS.
+
+async function startIssuer() {
+  const { generateKeyPairSync, sign } = await import('node:crypto')
+  const http = await import('node:http')
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const kid = `kid-${uniq()}`
+  const server = http.createServer((req, res) => {
+    const base = `http://127.0.0.1:${server.address().port}`
+    res.setHeader('Content-Type', 'application/json')
+    if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/jwks` }))
+    if (req.url === '/jwks') return res.end(JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' }] }))
+    res.statusCode = 404
+    res.end('{}')
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const issuer = `http://127.0.0.1:${server.address().port}`
+  const b64 = (v) => Buffer.from(JSON.stringify(v)).toString('base64url')
+  const token = (claims) => {
+    const now = Math.floor(Date.now() / 1000)
+    const input = `${b64({ alg: 'ES256', typ: 'JWT', kid })}.${b64({ iss: issuer, iat: now, exp: now + 3600, ...claims })}`
+    return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
+  }
+  return { issuer, token, close: () => server.close() }
+}
+
+test('third-party auth: an external issuer\'s users on REST, storage and realtime under RLS', async () => {
+  const idp = await startIssuer()
+  const { tempDir } = await import('../lib/basalt.mjs')
+  const dev = await devWith(tempDir('basalt-c26-tpa-'), { THIRD_PARTY_AUTH_ISSUERS: idp.issuer })
+  try {
+    const db = (statement) => execFileSync('psql', [dev.info.db_url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', statement], { stdio: 'pipe' })
+    const table = `c26_tpa_${uniq()}`
+    // A UUID sub, as AWS Cognito's: Backline's own storage policies (on
+    // every object) read auth.uid(), which casts the sub to uuid. The Go
+    // test covers ids that are no UUID (Clerk's, Firebase's).
+    const me = randomUUID()
+    db(`CREATE TABLE public.${table} (id int PRIMARY KEY, owner text NOT NULL, body text);
+        GRANT SELECT ON public.${table} TO anon, authenticated;
+        ALTER TABLE public.${table} ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY "own rows" ON public.${table} FOR SELECT TO authenticated USING (owner = auth.jwt()->>'sub');
+        ALTER PUBLICATION supabase_realtime ADD TABLE public.${table};
+        INSERT INTO public.${table} VALUES (1, '${me}', 'mine'), (2, 'user_other', 'theirs');
+        INSERT INTO storage.buckets (id, name) VALUES ('${table}', '${table}');
+        CREATE POLICY "${table} uploads" ON storage.objects FOR INSERT TO authenticated
+          WITH CHECK (bucket_id = '${table}' AND owner_id = auth.jwt()->>'sub');`)
+    const userToken = idp.token({ sub: me, role: 'authenticated', email: 'tpa@example.com' })
+    const sb = createClient(dev.info.api_url, dev.info.publishable_key, { accessToken: async () => userToken })
+
+    const rows = await until(async () => (await sb.from(table).select('id, body')).data, 'the table in the schema cache')
+    assert.deepEqual(rows, [{ id: 1, body: 'mine' }])
+
+    const { data: up, error: upErr } = await sb.storage.from(table).upload('hello.txt', new Blob(['hi']), { contentType: 'text/plain' })
+    assert.equal(upErr, null, upErr?.message)
+    assert.equal(up.path, 'hello.txt')
+
+    // postgres_changes: the user's rows reach them, others' do not.
+    const seen = []
+    const ch = sb.channel(`tpa-${uniq()}`).on('postgres_changes', { event: 'INSERT', schema: 'public', table }, (p) => seen.push(p.new.id))
+    await new Promise((resolve, reject) =>
+      ch.subscribe((status, err) => (status === 'SUBSCRIBED' ? resolve() : (err || status === 'CHANNEL_ERROR') && reject(err ?? new Error(status)))),
+    )
+    for (let probe = 100, end = Date.now() + 10000; ; probe++) {
+      db(`INSERT INTO public.${table} VALUES (${probe}, '${me}', 'probe')`)
+      if (await until(async () => seen.includes(probe), 'x', 500).catch(() => false)) break
+      assert.ok(Date.now() < end, 'the subscription never delivered')
+    }
+    db(`INSERT INTO public.${table} VALUES (3, 'user_other', 'not mine'), (4, '${me}', 'mine too')`)
+    await until(async () => seen.includes(4), 'the user\'s row')
+    assert.ok(!seen.includes(3), 'another user\'s row was delivered')
+    await sb.removeAllChannels()
+    sb.realtime.disconnect()
+
+    // Without a role claim the token is anon (the policy shows anon nothing).
+    const anonish = createClient(dev.info.api_url, dev.info.publishable_key, { accessToken: async () => idp.token({ sub: me }) })
+    const { data: none, error: noneErr } = await anonish.from(table).select('id')
+    assert.equal(noneErr, null)
+    assert.deepEqual(none, [])
+
+    // Auth trusts its own tokens only.
+    const res = await fetch(`${dev.info.api_url}/auth/v1/user`, { headers: { apikey: dev.info.anon_key, Authorization: `Bearer ${userToken}` } })
+    assert.equal(res.status, 403)
+    assert.equal(res.headers.get('x-sb-error-code'), 'bad_jwt')
+  } finally {
+    await dev.stop()
+    idp.close()
+  }
+})

@@ -47,6 +47,9 @@ type Keys struct {
 	// PublishableKey and SecretKey are the opaque new-format keys
 	// (sb_publishable_…, sb_secret_…) that the gateway swaps for the JWTs.
 	PublishableKey, SecretKey string
+	// ThirdParty, when set, lists the external issuers whose tokens
+	// VerifyAccess trusts (Supabase's third-party auth).
+	ThirdParty *ThirdParty
 }
 
 // file is the on-disk shape of keys.json.
