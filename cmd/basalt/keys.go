@@ -167,7 +167,7 @@ func cmdKeys(ctx context.Context, args []string, stdout io.Writer, getenv func(s
 		"service_role_key": k.ServiceRoleKey,
 		"publishable_key":  k.PublishableKey,
 		"secret_key":       k.SecretKey,
-		"kid":              k.KID,
+		"kid":              inUseKID(k),
 		"signing_alg":      k.SigningAlg,
 		"jwks":             k.JWKS(),
 	}
@@ -177,12 +177,22 @@ func cmdKeys(ctx context.Context, args []string, stdout io.Writer, getenv func(s
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(stdout, "%18s: %s\n", "JWT secret", k.Secret)
-	fmt.Fprintf(stdout, "%18s: %s (%s)\n", "signing key id", k.KID, k.SigningAlg)
+	fmt.Fprintf(stdout, "%18s: %s (%s)\n", "signing key id", inUseKID(k), k.SigningAlg)
 	fmt.Fprintf(stdout, "%18s: %s\n", "anon key", k.AnonKey)
 	fmt.Fprintf(stdout, "%18s: %s\n", "service_role key", k.ServiceRoleKey)
 	fmt.Fprintf(stdout, "%18s: %s\n", "Publishable key", k.PublishableKey)
 	fmt.Fprintf(stdout, "%18s: %s\n", "Secret key", k.SecretKey)
 	return nil
+}
+
+// inUseKID is the kid of the key that signs access tokens ("" for HS256).
+func inUseKID(k *jwt.Keys) string {
+	for _, s := range k.SigningKeys() {
+		if s.Status == jwt.StatusInUse {
+			return s.KID
+		}
+	}
+	return ""
 }
 
 // thirdPartyFromConfig builds the trusted third-party issuers from
