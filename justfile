@@ -54,6 +54,12 @@ build-frontend:
     npm run build
     echo "$want" > "$stamp"
 
+# Studio's app is built into studio/dist, which is committed so that `go install`
+# needs no Node (see studio/README.md); a Go test fails while it is stale.
+# Rebuild Studio's app (studio/web) into studio/dist; commit the result.
+studio-build: (npm-deps "studio/web")
+    cd studio/web && npm run build
+
 # Node 22 or newer on PATH: the machine's, else node-linux-* from npm under .tools/node.
 node:
     #!/usr/bin/env bash
