@@ -29,7 +29,14 @@ func (s *stack) listenStudio(mode config.Mode, getenv func(string) string) error
 	if err != nil || !cfg.Enabled {
 		return err
 	}
-	if s.studio, err = listen(cfg.Host, cfg.Port); err != nil {
+	s.studio, err = listen(cfg.Host, cfg.Port)
+	if err != nil && mode == config.Dev && getenv("BASALT_STUDIO_PORT") == "" {
+		// Another dev (or anything) holds the default port: Studio takes a
+		// free one, which the banner and `basalt status` name.
+		s.log.Warn("Studio's default port is taken; Studio listens on another", "port", cfg.Port, "err", err)
+		s.studio, err = listen(cfg.Host, 0)
+	}
+	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
 	s.studioCfg = cfg
