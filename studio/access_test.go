@@ -91,6 +91,7 @@ func operatorRoutes(s *Service) []route {
 // session endpoints needs an operator. A route added as public by mistake
 // fails here.
 func TestOnlyTheAppAndSignInAreOpen(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	var open []string
 	for _, rt := range e.svc.routes {
@@ -113,6 +114,7 @@ func TestOnlyTheAppAndSignInAreOpen(t *testing.T) {
 // token, a wrong one, or from another origin: refused, before anything
 // runs (no audit row, no change).
 func TestEveryRouteRefusesStrangers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.SignInMax = 1000 })
 	c := e.signIn(testEmail, testPassword)
 	newAccessFixture(t, e, c)
@@ -202,6 +204,7 @@ func TestEveryRouteRefusesStrangers(t *testing.T) {
 // TestServiceKeyWorksForScripts: a client that is no browser may call
 // every route with the service-role key (tools written for postgres-meta).
 func TestServiceKeyWorksForScripts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.exec(`CREATE TABLE public.t (id int PRIMARY KEY, name text)`)
 	for _, key := range []string{e.keys.ServiceRoleKey, e.keys.SecretKey} {
@@ -234,6 +237,7 @@ func TestServiceKeyWorksForScripts(t *testing.T) {
 // operator, leaves an audit row naming who, what, the target and the
 // outcome.
 func TestEveryWriteIsAudited(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.SignInMax = 1000 })
 	setup := e.signIn(testEmail, testPassword)
 	f := newAccessFixture(t, e, setup)

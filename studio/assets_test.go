@@ -114,6 +114,7 @@ func TestInitialBundleSize(t *testing.T) {
 // files are cached for good, unknown endpoints are JSON 404s, and every
 // answer carries the security headers.
 func TestAppIsServed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	for _, path := range []string{"/", "/tables/public/tracks", "/sql"} {
 		res, err := http.Get(e.srv.URL + path)

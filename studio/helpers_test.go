@@ -12,11 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	bcryptCost = bcrypt.MinCost
+	pgtest.Main(m)
+}
 
 // fakeAPI stands in for the gateway behind Studio's in-process calls: it
 // records what reached it. (Studio's tests may not import another

@@ -12,6 +12,7 @@ import (
 // wrong; the right one opens a session whose cookie scripts cannot read
 // and other sites cannot send, and which another node accepts.
 func TestSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	anon := &client{e: e, base: e.srv.URL}
 	for _, creds := range [][2]string{{testEmail, "wrong password!!"}, {"nobody@example.com", testPassword}} {
@@ -71,6 +72,7 @@ func TestSignIn(t *testing.T) {
 // TestSignInIsRateLimited: past the budget of the client's address, even
 // the right password is refused with 429 and Retry-After.
 func TestSignInIsRateLimited(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.SignInMax = 4 })
 	anon := &client{e: e, base: e.srv.URL}
 	// The email's own budget is max(3, 4/4) = 3 attempts.
@@ -97,6 +99,7 @@ func TestSignInIsRateLimited(t *testing.T) {
 
 // TestExpiredSessionIsRefused: a session past its end opens nothing.
 func TestExpiredSessionIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	c := e.signIn(testEmail, testPassword)
 	e.exec(`UPDATE basalt.studio_sessions SET expires_at = now() - interval '1 second'`)
@@ -109,6 +112,7 @@ func TestExpiredSessionIsRefused(t *testing.T) {
 // dev operator's session without signing in, and a request naming another
 // host (DNS rebinding) is refused.
 func TestOpenStudio(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Open = true; c.SecureCookie = false })
 	anon := &client{e: e, base: e.srv.URL}
 	res := anon.do("GET", "/api/session", nil)
@@ -134,6 +138,7 @@ func TestOpenStudio(t *testing.T) {
 // TestBootstrapOperator: the environment's operator is created once and
 // can sign in; a second start changes nothing.
 func TestBootstrapOperator(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.BootstrapEmail = "boot@example.com"; c.BootstrapPassword = "bootstrap password 1" })
 	e.newService() // a second start, or a second node
 	e.signIn("boot@example.com", "bootstrap password 1")

@@ -156,7 +156,7 @@ func (g *gridSink) end(i int, tag string, rows int64, truncated bool) error {
 	if err := g.flushRows(); err != nil {
 		return err
 	}
-	return g.out.send(map[string]any{"type": "end", "index": i, "command": tag, "rows": rows, "truncated": truncated})
+	return g.out.send(map[string]any{"type": "end", "index": i, "command": tag, "row_count": rows, "truncated": truncated})
 }
 
 // typeNames resolves type OIDs to names: the built-in ones from pgx's map,
