@@ -124,15 +124,20 @@ test-frontend:
     cd frontend && CI=true npm test
 
 # End-to-end user journeys in headless Chromium against a private `basalt dev`
-# (the built app, the real backend). Needs Debian's chromium at /usr/bin/chromium
-# (or CHROMIUM_PATH); screenshots land in frontend/e2e/screenshots/.
+# (the built app, the real backend): Backline's, then Studio's. Needs Debian's
+# chromium at /usr/bin/chromium (or CHROMIUM_PATH); screenshots land in
+# frontend/e2e/screenshots/ and studio/web/e2e/screenshots/.
 test-e2e:
     #!/usr/bin/env bash
     set -euo pipefail
     [ -f frontend/package.json ] || { echo "e2e: no frontend/package.json, skipped"; exit 0; }
     command -v "${CHROMIUM_PATH:-/usr/bin/chromium}" >/dev/null || { echo "e2e: no Chromium at ${CHROMIUM_PATH:-/usr/bin/chromium}; install Debian's chromium package"; exit 1; }
     "{{just_executable()}}" --justfile "{{justfile()}}" build
-    cd frontend && npm run e2e:basalt
+    "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps studio/web
+    status=0
+    (cd frontend && npm run e2e:basalt) || status=1
+    (cd studio/web && BASALT_BIN="$PWD/../../bin/basalt" npm run e2e) || status=1
+    exit $status
 
 # Every benchmark in smoke mode (a second or so each): checks they still run.
 bench-smoke:

@@ -152,6 +152,13 @@ function PolicyDialog({ table, id, initial, owner, onClose, onSaved }: { table: 
               </Select>
             </div>
             <div className="flex flex-1 flex-col gap-1">
+              <Label htmlFor="policy-action">Kind</Label>
+              <Select id="policy-action" disabled={!!id} value={d.action} onChange={(e) => setD({ ...d, action: e.target.value as PolicyDraft['action'] })}>
+                <option value="PERMISSIVE">permissive (any one may allow)</option>
+                <option value="RESTRICTIVE">restrictive (every one must allow)</option>
+              </Select>
+            </div>
+            <div className="flex flex-1 flex-col gap-1">
               <Label htmlFor="policy-roles">Roles (comma-separated)</Label>
               <Input id="policy-roles" value={d.roles.join(', ')} onChange={(e) => setD({ ...d, roles: e.target.value.split(',').map((s) => s.trim()).filter(Boolean) })} />
             </div>

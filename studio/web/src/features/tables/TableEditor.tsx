@@ -95,7 +95,10 @@ export default function TableEditor() {
                 ]}
               />
             </div>
-            {tab === 'data' && <DataTab key={`${schema}.${table}`} schema={schema} table={table} tableId={selected?.id} />}
+            {/* The data tab stays mounted: its filters, page and "view as" survive a look at the policies. */}
+            <div className={tab === 'data' ? 'flex min-h-0 flex-1 flex-col' : 'hidden'}>
+              <DataTab key={`${schema}.${table}`} schema={schema} table={table} tableId={selected?.id} />
+            </div>
             {tab === 'structure' && selected && <StructureTab tableId={selected.id} />}
             {tab === 'policies' && selected && <PoliciesTab table={selected} />}
           </>
