@@ -71,7 +71,7 @@ func writeCalls(f accessFixture) map[string]writeCall {
 		"POST /api/snippets":                {"/api/snippets", map[string]any{"name": "second", "sql": "select 2"}},
 		"PATCH /api/snippets/{id}":          {"/api/snippets/" + f.snippetID, map[string]any{"name": "renamed"}},
 		"DELETE /api/snippets/{id}":         {"/api/snippets/" + f.snippetID, nil},
-		"POST /auth/v1/admin/{path...}":     {"/auth/v1/admin/users", map[string]any{"email": "new@example.com"}},
+		"POST /auth/v1/admin/{path...}":     {"/auth/v1/admin/users", map[string]any{"email": "new@example.com", "password": "hunter2 hunter2"}},
 		"PUT /auth/v1/admin/{path...}":      {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", map[string]any{"ban_duration": "1h"}},
 		"DELETE /auth/v1/admin/{path...}":   {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", nil},
 	}
@@ -273,6 +273,11 @@ func TestEveryWriteIsAudited(t *testing.T) {
 		if a.Actor != testEmail || a.Status != res.StatusCode || a.Path != strings.Split(call.path, "?")[0] || a.Target == "" {
 			t.Errorf("%s: audit row %+v, want actor %s, status %d, path %s and a target", key, a, testEmail, res.StatusCode, call.path)
 		}
+	}
+	// Secrets in a body are not kept.
+	var leaked int
+	if err := e.db.Admin.QueryRow(context.Background(), `SELECT count(*) FROM basalt.studio_audit WHERE detail::text LIKE '%hunter2%'`).Scan(&leaked); err != nil || leaked != 0 {
+		t.Errorf("the audit log kept a password (%d rows, %v)", leaked, err)
 	}
 	if f := e.api.last(); f == nil || f.Header.Get("apikey") != e.keys.ServiceRoleKey || f.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("GoTrue's admin API was not called with the service-role key: %v", f)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/basaltdev/basalt/internal/httpx"
@@ -64,7 +65,7 @@ func (s *Service) beginAudit(r *http.Request, a actor, action string) (int64, *h
 			detail["body_bytes"] = "over 64 KiB"
 		case strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.Valid(head):
 			if json.Valid(head) {
-				detail["body"] = json.RawMessage(head)
+				detail["body"] = redact(head)
 			} else {
 				detail["body_text"] = string(head)
 			}
@@ -114,4 +115,39 @@ func (s *Service) audit(ctx context.Context, db pg.DB, op Operator, action, targ
 		opID, op.Email, action, target, map[string]any{"method": r.Method, "path": r.URL.Path},
 		httpx.ClientIP(r), telemetry.RequestID(ctx), status)
 	return err
+}
+
+// secretField names JSON fields whose values an audit row must not keep
+// (a user created with a password through GoTrue's admin API, say).
+var secretField = regexp.MustCompile(`(?i)password|secret|token|api_?key|private`)
+
+// redact replaces the values of secret-looking fields, at any depth.
+func redact(body []byte) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return body
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, val := range t {
+				if secretField.MatchString(k) {
+					t[k] = "[redacted]"
+				} else {
+					t[k] = walk(val)
+				}
+			}
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		}
+		return x
+	}
+	out, err := json.Marshal(walk(v))
+	if err != nil {
+		return body
+	}
+	return out
 }

@@ -18,7 +18,8 @@ func (s *Service) project(w http.ResponseWriter, r *http.Request) error {
 		"publishable_key": s.d.Keys.PublishableKey,
 		"jwks_url":        s.d.ProjectURL + "/auth/v1/.well-known/jwks.json",
 		"service_role_key_note": "The service_role and secret keys stay on the server: Studio acts with them for you. " +
-			"Print them on the host with `basalt keys`.",
+			"Print them on the host with `basalt keys`; rotate them with `basalt keys rotate` while basalt dev is stopped, " +
+			"or under basalt serve by changing JWT_SECRET (or BASALT_KEYS_FILE) and restarting every node.",
 	})
 }
 
