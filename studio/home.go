@@ -74,6 +74,7 @@ func (s *Service) checkServices(ctx context.Context) []serviceHealth {
 				body = strings.NewReader(p.body)
 			}
 			rec := s.callAPI(ctx, p.method, p.path, body, http.Header{"Content-Type": {"application/json"}}, "127.0.0.1")
+			s.probes.count(p.name, rec.Code)
 			h := serviceHealth{Name: p.name, Status: rec.Code, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
 			answer := rec.Body.String()
 			h.Up = rec.Code < 500 && !strings.Contains(answer, "no Route matched")
@@ -150,7 +151,49 @@ func (s *Service) readMetrics() (map[string]*serviceRequests, map[string]float64
 			}
 		}
 	}
+	// The probes are Studio's own calls: the figures are the clients'.
+	for svc, n := range s.probes.snapshot() {
+		if r := reqs[svc]; r != nil {
+			r.Total = max(0, r.Total-n[0])
+			r.Errors4x = max(0, r.Errors4x-n[1])
+			r.Errors5x = max(0, r.Errors5x-n[2])
+		}
+	}
 	return reqs, proc
+}
+
+// probeCounts counts the health probes this Studio sent, per service:
+// all, 4xx, 5xx.
+type probeCounts struct {
+	mu sync.Mutex
+	n  map[string][3]float64
+}
+
+func (p *probeCounts) count(svc string, status int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == nil {
+		p.n = map[string][3]float64{}
+	}
+	c := p.n[svc]
+	c[0]++
+	switch {
+	case status >= 500:
+		c[2]++
+	case status >= 400:
+		c[1]++
+	}
+	p.n[svc] = c
+}
+
+func (p *probeCounts) snapshot() map[string][3]float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string][3]float64, len(p.n))
+	for k, v := range p.n {
+		out[k] = v
+	}
+	return out
 }
 
 // home answers the Home screen: each service's health, the request

@@ -210,6 +210,8 @@ func openSession(ctx context.Context, db pg.DB, op Operator, ttl time.Duration, 
 		return "", session{}, fmt.Errorf("open session: %w", err)
 	}
 	_, _ = db.Exec(ctx, `UPDATE basalt.studio_operators SET last_sign_in_at = now() WHERE id = $1`, op.ID)
+	// Sessions past their end go as new ones come.
+	_, _ = db.Exec(ctx, `DELETE FROM basalt.studio_sessions WHERE expires_at < now() - interval '1 day'`)
 	return token, session{Operator: op, CSRF: csrf}, nil
 }
 

@@ -51,6 +51,7 @@ type Service struct {
 	limiter *ratelimit.Store
 	mux     *http.ServeMux
 	routes  []route
+	probes  probeCounts
 }
 
 var _ http.Handler = (*Service)(nil)

@@ -26,6 +26,7 @@ const (
 	maxCellBytes    = 64 << 10 // one value in the editor's grid
 	maxQueryTimeout = 10 * time.Minute
 	historySQLBytes = 100 << 10
+	historyKept     = 500 // runs an operator's history keeps
 )
 
 // sqlRequest is the SQL editor's body.
@@ -293,8 +294,14 @@ func (s *Service) recordHistory(ctx context.Context, sql string, took time.Durat
 	if len(sql) > historySQLBytes {
 		sql = strings.ToValidUTF8(sql[:historySQLBytes], "")
 	}
-	if _, err := s.d.Admin.Exec(context.WithoutCancel(ctx), `INSERT INTO basalt.studio_sql_history (operator_id, sql, duration_ms, row_count, error)
+	ctx = context.WithoutCancel(ctx)
+	if _, err := s.d.Admin.Exec(ctx, `INSERT INTO basalt.studio_sql_history (operator_id, sql, duration_ms, row_count, error)
 		VALUES ($1, $2, $3, $4, $5)`, opID, sql, float64(took.Microseconds())/1000, rows, errText); err != nil {
+		s.log.WarnContext(ctx, "studio sql history", "err", err)
+	}
+	// An operator's history keeps their last runs only.
+	if _, err := s.d.Admin.Exec(ctx, `DELETE FROM basalt.studio_sql_history WHERE operator_id IS NOT DISTINCT FROM $1 AND id <= (
+		SELECT id FROM basalt.studio_sql_history WHERE operator_id IS NOT DISTINCT FROM $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`, opID, historyKept); err != nil {
 		s.log.WarnContext(ctx, "studio sql history", "err", err)
 	}
 }
