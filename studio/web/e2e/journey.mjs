@@ -85,6 +85,28 @@ step('edit a row and see it through supabase-js', async () => {
   assert.deepEqual(data, [{ title: 'Lagos Sunrise (Studio edit)' }])
 })
 
+step('insert a row with a foreign key picked from the referenced table, then delete it', async () => {
+  await page.getByRole('button', { name: 'Insert row' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Insert a row into tracks' })
+  await dialog.getByLabel('title', { exact: true }).fill('Studio test track')
+  await dialog.getByRole('button', { name: 'Pick artist_id' }).click()
+  const picker = page.getByRole('dialog', { name: 'Pick a row of artist_profiles' })
+  await picker.getByLabel('Search rows').fill('zara')
+  await picker.getByRole('button', { name: /Zara Obi/ }).click()
+  await picker.waitFor({ state: 'detached' })
+  assert.match(await dialog.getByLabel('artist_id', { exact: true }).inputValue(), /^[0-9a-f-]{36}$/)
+  await dialog.getByLabel('genre', { exact: true }).fill('highlife')
+  await shot('05-insert-with-picker')
+  await dialog.getByRole('button', { name: 'Insert' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await rowCount.filter({ hasText: 'of 13' }).waitFor()
+  const row = grid.getByRole('row').filter({ hasText: 'Studio test track' })
+  await row.getByRole('checkbox', { name: 'Select row' }).check()
+  await page.getByRole('button', { name: 'Delete 1 row' }).click()
+  await page.getByRole('dialog', { name: 'Delete 1 row?' }).getByRole('button', { name: 'Delete', exact: true }).click()
+  await rowCount.filter({ hasText: 'of 12' }).waitFor()
+})
+
 step('a policy that does not compile is refused; one that does changes what anon and a fan see', async () => {
   await viewAs('as anon')
   await page.getByTestId('view-as-banner').waitFor()
@@ -101,12 +123,12 @@ step('a policy that does not compile is refused; one that does changes what anon
   await dialog.getByLabel(/^USING/).fill('not is_sponsored and')
   await dialog.getByRole('button', { name: 'Save policy' }).click()
   await dialog.getByRole('alert').filter({ hasText: 'syntax error' }).waitFor()
-  await shot('05-policy-error')
+  await shot('06-policy-error')
   await dialog.getByLabel(/^USING/).fill('not is_sponsored')
   await dialog.getByRole('button', { name: 'Save policy' }).click()
   await dialog.waitFor({ state: 'detached' })
   await page.getByTestId('policy').filter({ hasText: 'fans see unsponsored tracks only' }).waitFor()
-  await shot('06-policies')
+  await shot('07-policies')
 
   await page.getByRole('tab', { name: 'Data' }).click()
   await grid.waitFor()
@@ -116,7 +138,7 @@ step('a policy that does not compile is refused; one that does changes what anon
   const anonCount = await countOf()
   assert.ok(anonCount > 0 && anonCount < 12, `anon sees ${anonCount} tracks`)
   assert.equal(await grid.getByText('Lagos Sunrise (Studio edit)').count(), 0, 'a sponsored track is visible to anon')
-  await shot('07-view-as-anon')
+  await shot('08-view-as-anon')
 
   await viewAs('as a user…')
   dialog = page.getByRole('dialog')
@@ -124,7 +146,7 @@ step('a policy that does not compile is refused; one that does changes what anon
   await dialog.getByRole('button', { name: /ada@backline\.test/ }).click()
   await page.getByTestId('view-as-banner').filter({ hasText: 'ada@backline.test' }).waitFor()
   await rowCount.filter({ hasText: `of ${anonCount}` }).waitFor()
-  await shot('08-view-as-fan')
+  await shot('09-view-as-fan')
 
   // Drop the policy: the fan sees every track again.
   await page.getByRole('tab', { name: 'Policies' }).click()
@@ -143,16 +165,16 @@ step('run select 1+1, an error with its position, and an EXPLAIN', async () => {
   await page.getByRole('button', { name: /^Run/ }).click()
   await page.getByTestId('sql-grid').getByRole('cell', { name: '2', exact: true }).waitFor()
   await page.getByTestId('sql-command').filter({ hasText: 'SELECT 1' }).waitFor()
-  await shot('09-sql')
+  await shot('10-sql')
   await sql.fill('select 1;\nselect titel from tracks')
   await page.getByRole('button', { name: /^Run/ }).click()
   await page.getByTestId('sql-error').getByText('line 2, column 8').waitFor()
-  await shot('10-sql-error')
+  await shot('11-sql-error')
   await sql.fill("select t.title, a.display_name from tracks t join public_profiles a on a.id = t.artist_id where t.streams > 0")
   await page.getByRole('button', { name: 'Explain', exact: true }).click()
   await page.getByTestId('explain-tree').waitFor()
   assert.ok((await page.getByTestId('plan-node').count()) >= 2, 'the plan has one node')
-  await shot('11-explain')
+  await shot('12-explain')
 })
 
 step('API page: keys and supabase-js for a table', async () => {
@@ -161,7 +183,7 @@ step('API page: keys and supabase-js for a table', async () => {
   assert.equal(await page.getByText(basalt.info.service_role_key).count(), 0, 'the service_role key reached the page')
   await page.getByRole('list', { name: 'API tables' }).getByRole('link', { name: 'tracks', exact: true }).click()
   await page.getByTestId('js-snippet').filter({ hasText: "supabase.from('tracks')" }).first().waitFor()
-  await shot('12-api-tracks')
+  await shot('13-api-tracks')
 })
 
 let failed = 0
