@@ -115,13 +115,15 @@ compat-official DIR *SUITES: build-go (npm-deps "compat/official")
     dir=$(cd "{{invocation_directory()}}" && realpath "{{DIR}}") && \
         BASALT_BIN="$PWD/bin/basalt" node compat/official/run.mjs "$dir" {{SUITES}}
 
-# Frontend unit tests, when the frontend exists.
+# Frontend unit tests (Backline's and Studio's), when the frontend exists.
 test-frontend:
     #!/usr/bin/env bash
     set -euo pipefail
     [ -f frontend/package.json ] || { echo "frontend: no frontend/package.json, skipped"; exit 0; }
     "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps frontend
-    cd frontend && CI=true npm test
+    "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps studio/web
+    (cd frontend && CI=true npm test)
+    (cd studio/web && CI=true npm test)
 
 # End-to-end user journeys in headless Chromium against a private `basalt dev`
 # (the built app, the real backend): Backline's, then Studio's. Needs Debian's
