@@ -101,7 +101,7 @@ export default function ApiDocs() {
                     <tr key={c.name} className="border-b border-border last:border-0">
                       <td className="py-1 font-mono">{c.name}</td>
                       <td className="py-1 font-mono text-muted-foreground">{c.data_type === 'USER-DEFINED' ? c.format : c.data_type}</td>
-                      <td className="py-1 text-muted-foreground">{c.is_nullable ? 'optional' : 'required'}</td>
+                      <td className="py-1 text-muted-foreground">{c.is_nullable || c.default_value !== null || c.is_identity || c.is_generated ? 'optional on insert' : 'required'}</td>
                       <td className="py-1 text-muted-foreground">{c.comment}</td>
                     </tr>
                   ))}
