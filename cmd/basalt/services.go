@@ -21,6 +21,7 @@ import (
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
 	"github.com/basaltdev/basalt/storage/s3backend"
+	"github.com/basaltdev/basalt/studio"
 )
 
 // deps is everything a service constructor may need.
@@ -87,6 +88,8 @@ func checkSettings(base error, getenv func(string) string) error {
 	_, err = functions.ConfigFromEnv(getenv)
 	errs = append(errs, err)
 	_, err = realtime.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = studio.ConfigFromEnv(getenv, false)
 	errs = append(errs, err)
 	if theApp.CheckSettings != nil {
 		errs = append(errs, theApp.CheckSettings(getenv))

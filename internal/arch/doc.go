@@ -2,7 +2,7 @@
 // test reads the imports of every package in the module (test files too)
 // and fails when
 //
-//   - one service (auth, rest, storage, functions, realtime) imports
+//   - one service (auth, rest, storage, functions, realtime, studio) imports
 //     another: services share code through internal/ and talk through
 //     Postgres, so each can be read, tested and changed alone;
 //   - a ground-floor package (internal/, gateway/, sql/platform) imports
