@@ -162,7 +162,7 @@ func (s *Service) parseViewAs(ctx context.Context, q url.Values) (viewAs, error)
 		if err != nil {
 			return viewAs{}, err
 		}
-		if !pg.AllowedRole(v.Role) {
+		if !pg.APIRoles().Allows(v.Role) {
 			return viewAs{}, badRequest("user %s has role %q, which no API request may take", user, v.Role)
 		}
 		return v, nil
@@ -174,7 +174,7 @@ func (s *Service) parseViewAs(ctx context.Context, q url.Values) (viewAs, error)
 		c, _ := json.Marshal(map[string]string{"role": role})
 		return viewAs{Role: role, claims: c}, nil
 	}
-	if pg.AllowedRole(role) {
+	if pg.APIRoles().Allows(role) {
 		c, _ := json.Marshal(map[string]string{"role": role})
 		return viewAs{Role: role, claims: c}, nil
 	}
