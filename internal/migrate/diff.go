@@ -30,7 +30,9 @@ const notExtension = `NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = '%s'
 var snapshotQueries = []string{
 	`SELECT 'schema ' || quote_ident(nspname), '' FROM pg_namespace n WHERE ` + userSchema +
 		` AND ` + fmt.Sprintf(notExtension, "pg_namespace", "n.oid"),
-	`SELECT 'extension ' || quote_ident(extname), '' FROM pg_extension`,
+	// pg_cron follows the server's settings (basalt.enable_cron creates it
+	// where the server preloads it), not the migration files.
+	`SELECT 'extension ' || quote_ident(extname), '' FROM pg_extension WHERE extname <> 'pg_cron'`,
 	`SELECT CASE c.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' WHEN 'S' THEN 'sequence '
 	   WHEN 'f' THEN 'foreign table ' ELSE 'table ' END || c.oid::regclass::text,
 	   CASE WHEN c.relkind IN ('v', 'm') THEN pg_get_viewdef(c.oid)
