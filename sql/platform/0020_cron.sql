@@ -55,7 +55,7 @@ BEGIN
      AND current_setting('cron.database_name', true) = current_database()
      AND EXISTS (SELECT FROM pg_catalog.pg_available_extensions WHERE name = 'pg_cron') THEN
     BEGIN
-      CREATE EXTENSION IF NOT EXISTS pg_cron;
+      CREATE EXTENSION IF NOT EXISTS pg_cron WITH SCHEMA pg_catalog;
     EXCEPTION WHEN insufficient_privilege THEN
       NULL;
     END;
