@@ -92,7 +92,6 @@ BEGIN
       message      jsonb,
       headers      jsonb
     )$s$, kind, a);
-  EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s (vt)', 'q_' || name || '_vt_idx', q);
   EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s (archived_at)', 'a_' || name || '_archived_at_idx', a);
   -- The service role reaches every queue, as on Supabase; anon and
   -- authenticated only once the operator grants them a queue's tables.
@@ -146,8 +145,15 @@ BEGIN
 END
 $$;
 
+-- The common call, send(queue, msg), takes the shortest path: one
+-- statement, no arrays.
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, delay integer DEFAULT 0) RETURNS SETOF bigint
-LANGUAGE sql AS $$ SELECT pgmq._send(queue_name, ARRAY[msg], NULL, pgmq._after(delay)) $$;
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE format('INSERT INTO %s (vt, message) VALUES ($1, $2) RETURNING msg_id',
+    pgmq._table('q', queue_name)) USING pgmq._after(delay), msg;
+END
+$$;
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, delay timestamptz) RETURNS SETOF bigint
 LANGUAGE sql AS $$ SELECT pgmq._send(queue_name, ARRAY[msg], NULL, delay) $$;
 CREATE OR REPLACE FUNCTION pgmq.send(queue_name text, msg jsonb, headers jsonb, delay integer DEFAULT 0) RETURNS SETOF bigint
@@ -240,8 +246,14 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION pgmq.delete(queue_name text, msg_id bigint) RETURNS boolean
-LANGUAGE sql AS $$
-  SELECT EXISTS (SELECT FROM pgmq.delete(queue_name, ARRAY[msg_id]))
+LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint;
+BEGIN
+  EXECUTE format('DELETE FROM %s WHERE msg_id = $1', pgmq._table('q', queue_name)) USING msg_id;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n > 0;
+END
 $$;
 
 -- archive moves messages to the archive table in one statement; the
