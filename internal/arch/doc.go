@@ -2,8 +2,8 @@
 // test reads the imports of every package in the module (test files too)
 // and fails when
 //
-//   - one service (auth, rest, storage, functions, realtime) imports
-//     another: services share code through internal/ and talk through
+//   - one service (auth, rest, storage, functions, realtime, and the
+//     database integrations' tree, integrations) imports another: services share code through internal/ and talk through
 //     Postgres, so each can be read, tested and changed alone;
 //   - a platform package imports the app (functions/backline): Basalt
 //     knows nothing about music. The one exception is the binary's seam,
