@@ -4,6 +4,8 @@
 //   - send + read + delete of one message (pgmq.send, pgmq.read under a
 //     visibility timeout, pgmq.delete) against a plain INSERT and DELETE of
 //     one row of a table: the goal is a ratio of 0.7 or more;
+//   - the same against the same three statements written by hand on a
+//     plain table, which isolates what the pgmq functions add;
 //   - the same with batches of 100 messages (send_batch, read 100, delete
 //     by array) against a 100-row INSERT and DELETE;
 //   - 8 readers draining a queue of 8 × 10,000 messages (8 × 500 in smoke
@@ -90,6 +92,31 @@ func run(opts bench.Options) error {
 		}),
 	}
 
+	// The same three steps written by hand on a plain table (no dynamic
+	// SQL, no function calls): what the pgmq functions themselves cost.
+	byHand := bench.Comparison{
+		Name:     "send+read+delete",
+		Baseline: bench.Run(ctx, "same SQL by hand", opts, func(ctx context.Context) (int64, error) {
+			if _, err := admin.Exec(ctx, `INSERT INTO bench_plain (payload) VALUES ($1)`, msg); err != nil {
+				return 0, err
+			}
+			var id int64
+			for range 1000 {
+				err := admin.QueryRow(ctx, `WITH p AS (SELECT id FROM bench_plain WHERE enqueued_at <= clock_timestamp() ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+					UPDATE bench_plain b SET enqueued_at = clock_timestamp() + interval '30 seconds' FROM p WHERE b.id = p.id RETURNING b.id`).Scan(&id)
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, pgx.ErrNoRows) {
+					return 0, err
+				}
+			}
+			_, err := admin.Exec(ctx, `DELETE FROM bench_plain WHERE id = $1`, id)
+			return 0, err
+		}),
+		Candidate: one.Candidate,
+	}
+
 	batch := make([]string, 100)
 	for i := range batch {
 		batch[i] = msg
@@ -138,7 +165,7 @@ func run(opts bench.Options) error {
 	if err != nil {
 		return err
 	}
-	return bench.Report(os.Stdout, opts, one, hundred, drain, hooks)
+	return bench.Report(os.Stdout, opts, one, byHand, hundred, drain, hooks)
 }
 
 // readOne reads one visible message; with many workers a message may be

@@ -26,6 +26,9 @@ type Config struct {
 	MaxTimeout time.Duration
 	// MaxResponseBytes caps the body kept in net._http_response.content.
 	MaxResponseBytes int64
+	// StopGrace is how long requests in flight may finish once the worker
+	// is told to stop.
+	StopGrace time.Duration
 	// Allowed are address ranges that may be reached although they are
 	// loopback, link-local or private (the SSRF guard refuses those).
 	Allowed []netip.Prefix
@@ -38,6 +41,7 @@ const (
 	DefaultTTL              = 6 * time.Hour
 	DefaultMaxTimeout       = time.Minute
 	DefaultMaxResponseBytes = 1 << 20
+	DefaultStopGrace        = 10 * time.Second
 )
 
 func (c *Config) defaults() {
@@ -59,6 +63,9 @@ func (c *Config) defaults() {
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = DefaultMaxResponseBytes
 	}
+	if c.StopGrace <= 0 {
+		c.StopGrace = DefaultStopGrace
+	}
 }
 
 // ConfigFromEnv reads the sender's settings:
@@ -70,6 +77,7 @@ func (c *Config) defaults() {
 //	BASALT_NET_TTL                 how long answers are kept (pg_net.ttl), default 6h
 //	BASALT_NET_MAX_TIMEOUT         cap on timeout_milliseconds, default 1m
 //	BASALT_NET_MAX_RESPONSE_BYTES  body kept per answer, default 1 MiB
+//	BASALT_NET_STOP_GRACE          time requests in flight get at shutdown, default 10s
 //	BASALT_NET_ALLOWED_CIDRS       ranges the SSRF guard lets through
 //	                               (127.0.0.0/8,::1/128 under basalt dev)
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -82,6 +90,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		TTL:              r.PositiveDuration("BASALT_NET_TTL", DefaultTTL),
 		MaxTimeout:       r.PositiveDuration("BASALT_NET_MAX_TIMEOUT", DefaultMaxTimeout),
 		MaxResponseBytes: r.PositiveInt64("BASALT_NET_MAX_RESPONSE_BYTES", DefaultMaxResponseBytes),
+		StopGrace:        r.PositiveDuration("BASALT_NET_STOP_GRACE", DefaultStopGrace),
 	}
 	r.Parse("BASALT_NET_ALLOWED_CIDRS", func(v string) error {
 		p, err := ParseCIDRs(v)

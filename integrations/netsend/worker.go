@@ -43,6 +43,8 @@ type Worker struct {
 	client *http.Client
 
 	wake chan struct{}
+	// stopping ends the requests in flight StopGrace after Run's context.
+	stopping context.Context
 
 	mu       sync.Mutex
 	inFlight int
@@ -79,12 +81,27 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) *Worker {
 	}
 }
 
-// Run sends until ctx ends, then waits for the requests in flight to be
-// answered (each is bounded by its timeout) before it returns.
+// Run sends until ctx ends, then lets the requests in flight finish for up
+// to Config.StopGrace before it returns; those still waiting then are
+// handed back to the queue, to be sent by another node or after a restart.
 func (w *Worker) Run(ctx context.Context) {
 	if w.cfg.Disabled {
 		return
 	}
+	stopping, stop := context.WithCancel(context.Background())
+	defer stop()
+	w.stopping = stopping
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-time.After(w.cfg.StopGrace):
+				stop()
+			case <-stopping.Done():
+			}
+		case <-stopping.Done():
+		}
+	}()
 	var bg sync.WaitGroup
 	bg.Add(2)
 	go func() { defer bg.Done(); w.listen(ctx) }()
@@ -205,6 +222,8 @@ type answer struct {
 	content     *string
 	timedOut    bool
 	errMsg      *string
+	// handBack: the node stopped before the request was answered.
+	handBack bool
 }
 
 func (w *Worker) send(r request) {
@@ -224,6 +243,12 @@ func (w *Worker) send(r request) {
 	// the node shuts down still gets its answer written.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if a.handBack {
+		if _, err := w.db.Exec(ctx, `UPDATE net.http_request_queue SET claimed_until = NULL WHERE id = $1`, r.ID); err != nil {
+			w.log.Warn("net: hand back a request at shutdown; its claim runs out instead", "id", r.ID, "err", err)
+		}
+		return
+	}
 	_, err := w.db.Exec(ctx, `
 WITH done AS (DELETE FROM net.http_request_queue WHERE id = $1)
 INSERT INTO net._http_response (id, status_code, content_type, headers, content, timed_out, error_msg)
@@ -235,9 +260,12 @@ VALUES ($1, $2, $3, $4, $5, $6, $7)`, r.ID, a.status, a.contentType, a.headers, 
 }
 
 func (w *Worker) do(r request, timeout time.Duration) answer {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(w.stopping, timeout)
 	defer cancel()
 	failed := func(err error) answer {
+		if w.stopping.Err() != nil && ctx.Err() != context.DeadlineExceeded {
+			return answer{handBack: true}
+		}
 		var refused *RefusedError
 		msg := err.Error()
 		timedOut := false
@@ -282,6 +310,10 @@ func (w *Worker) do(r request, timeout time.Duration) answer {
 	if err != nil {
 		f := failed(err)
 		a.timedOut, a.errMsg = f.timedOut, f.errMsg
+		if f.handBack {
+			msg := "content cut short: the node stopped"
+			a.errMsg = &msg
+		}
 	} else if int64(len(raw)) > w.cfg.MaxResponseBytes {
 		raw = raw[:w.cfg.MaxResponseBytes]
 		msg := fmt.Sprintf("content truncated to %d bytes (BASALT_NET_MAX_RESPONSE_BYTES)", w.cfg.MaxResponseBytes)

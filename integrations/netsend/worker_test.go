@@ -396,3 +396,46 @@ func TestTTL(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A request still in flight when its node stops is handed back to the
+// queue after the grace period, to be sent again.
+func TestStopHandsBack(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	arrived := make(chan struct{}, 1)
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hanging.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		netsend.New(netsend.Config{Allowed: loopback, StopGrace: 200 * time.Millisecond}, db.Admin, nil).Run(ctx)
+	}()
+	id := mustID(t, db.Admin, `SELECT net.http_get($1, timeout_milliseconds := 60000)`, hanging.URL)
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never arrived")
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after its grace period")
+	}
+	if d := time.Since(start); d < 200*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("Run returned %v after it was told to stop, want after the 200 ms grace", d)
+	}
+	var claimed *time.Time
+	if err := db.Admin.QueryRow(context.Background(), `SELECT claimed_until FROM net.http_request_queue WHERE id = $1`, id).Scan(&claimed); err != nil || claimed != nil {
+		t.Fatalf("request after stop: claimed_until %v (%v), want back in the queue unclaimed", claimed, err)
+	}
+	var answers int
+	if err := db.Admin.QueryRow(context.Background(), `SELECT count(*) FROM net._http_response WHERE id = $1`, id).Scan(&answers); err != nil || answers != 0 {
+		t.Fatalf("answers recorded for a handed-back request: %d (%v)", answers, err)
+	}
+}
