@@ -5,14 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/basaltdev/basalt/integrations"
+	"github.com/basaltdev/basalt/internal/backup"
+	"github.com/basaltdev/basalt/internal/config"
+	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgtest"
 )
 
@@ -215,5 +221,78 @@ func TestHealthSaysHowToEnableCron(t *testing.T) {
 	want := fmt.Sprintf("pg_cron runs jobs of database '%s', not '%s': set cron.database_name = '%s'", pgtest.CronDatabase, db.Name, db.Name)
 	if health.Status != "ok" || health.Details.Cron.Enabled || !strings.Contains(health.Details.Cron.Problem, want) {
 		t.Errorf("/health = %s, want cron off with %q", body, want)
+	}
+}
+
+// A backup holding pg_cron's jobs restores into a database without pg_cron
+// (everything but the jobs, with a note saying so) and into one where
+// pg_cron runs (the jobs too, moved to the new database's name).
+func TestBackupRestoreCronJobs(t *testing.T) {
+	ctx := context.Background()
+	src := pgtest.CronDB(t)
+	if _, err := src.Admin.Exec(ctx, `CREATE TABLE public.kept_rows (id int PRIMARY KEY); INSERT INTO public.kept_rows VALUES (7);
+		SELECT cron.schedule('restore_me', '0 3 * * *', 'SELECT 1')`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = src.Admin.Exec(ctx, `SELECT cron.unschedule('restore_me'); DROP TABLE IF EXISTS public.kept_rows`)
+	})
+	tmp, err := os.MkdirTemp("", "bcron")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	if err := os.Chmod(tmp, 0o755); err != nil { // the embedded cluster runs as postgres under root
+		t.Fatal(err)
+	}
+	archive := filepath.Join(tmp, "cron.tar.gz")
+	if err := run(ctx, []string{"backup", "--out", archive}, io.Discard, io.Discard,
+		mapEnv(map[string]string{"DATABASE_URL": src.AdminURL, "STORAGE_FILE_DIR": t.TempDir()})); err != nil {
+		t.Fatalf("backup: %v", err)
+	}
+
+	plain := pgtest.NewEmptyDB(t)
+	var out strings.Builder
+	if err := run(ctx, []string{"restore", "--from", archive}, &out, io.Discard,
+		mapEnv(map[string]string{"DATABASE_URL": plain.AdminURL, "STORAGE_FILE_DIR": t.TempDir()})); err != nil {
+		t.Fatalf("restore into a database without pg_cron: %v", err)
+	}
+	if !strings.Contains(out.String(), "note: "+backup.CronNotRestored) {
+		t.Errorf("restore output lacks the cron note:\n%s", out.String())
+	}
+	var kept int
+	if err := plain.Admin.QueryRow(ctx, `SELECT id FROM public.kept_rows`).Scan(&kept); err != nil || kept != 7 {
+		t.Errorf("restored row: %d (%v)", kept, err)
+	}
+
+	dataDir := filepath.Join(tmp, "data")
+	devVars := map[string]string{"BASALT_DB_PORT": freePort(t)}
+	out.Reset()
+	if err := run(ctx, []string{"restore", "--from", archive, "--data-dir", dataDir}, &out, io.Discard, mapEnv(devVars)); err != nil {
+		t.Fatalf("restore into the embedded cluster: %v", err)
+	}
+	if strings.Contains(out.String(), "note:") {
+		t.Errorf("restore into a cluster with pg_cron left a note:\n%s", out.String())
+	}
+	cfg, err := config.Load(config.Dev, mapEnv(map[string]string{"BASALT_DATA_DIR": dataDir, "BASALT_DB_PORT": devVars["BASALT_DB_PORT"]}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := embeddedCluster(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := startEmbedded(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop(context.Background(), "fast") })
+	db, err := pg.Connect(ctx, c.SocketURL(embeddedUser, embeddedDB), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var database string
+	if err := db.QueryRow(ctx, `SELECT database FROM cron.job WHERE jobname = 'restore_me'`).Scan(&database); err != nil || database != embeddedDB {
+		t.Errorf("restored job's database = %q (%v), want %q", database, err, embeddedDB)
 	}
 }
