@@ -39,3 +39,22 @@ func TestGuardAllowList(t *testing.T) {
 		t.Error("ParseCIDRs took a bad range")
 	}
 }
+
+// FuzzParseCIDRs: any setting either parses into ranges that contain their
+// own address, or is refused; it never panics.
+func FuzzParseCIDRs(f *testing.F) {
+	for _, s := range []string{"127.0.0.0/8,::1/128", "10.0.0.5", " , ", "fe80::1%eth0", "1.2.3.4/33", "::ffff:10.0.0.1/104"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ps, err := ParseCIDRs(s)
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			if !p.IsValid() || !p.Contains(p.Addr()) {
+				t.Fatalf("ParseCIDRs(%q) gave %v", s, p)
+			}
+		}
+	})
+}
