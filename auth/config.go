@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -85,6 +86,12 @@ type Config struct {
 	// BcryptCost is the bcrypt work factor of new password hashes; stored
 	// hashes keep the cost they were made with.
 	BcryptCost int
+	// PasswordHashWorkers is how many bcrypt hashes and comparisons run at
+	// once (0: the CPUs the process may use); PasswordHashMaxWait is
+	// the longest a request waits for one before it is refused with 429
+	// and Retry-After.
+	PasswordHashWorkers int
+	PasswordHashMaxWait time.Duration
 
 	// RefreshTokenRotation revokes the whole token family on reuse.
 	RefreshTokenRotation bool
@@ -169,8 +176,13 @@ type RateLimits struct {
 	Token, Verify int
 	// Anonymous covers anonymous sign-ins per IP per hour.
 	Anonymous int
-	// MFA covers factor challenge and verify per IP per minute.
+	// MFA is the per-IP budget of factor challenges per minute, and
+	// separately of factor verifications, as the reference counts them.
 	MFA int
+	// MFAVerifyFactor is how many verifications one factor gets per
+	// mfaFactorWindow from every address together (Basalt's own): what
+	// bounds guessing a six-digit code whatever addresses it comes from.
+	MFAVerifyFactor int
 	// SSO covers POST /sso per IP per 5 min.
 	SSO int
 	// Passkey covers passkey sign-in options per IP per 5 min.
@@ -211,6 +223,8 @@ func DefaultConfig() Config {
 		SMSOTPLength:              6,
 		PasswordMinLength:         6,
 		BcryptCost:                10,
+		PasswordHashWorkers:       runtime.GOMAXPROCS(0),
+		PasswordHashMaxWait:       500 * time.Millisecond,
 		RefreshTokenRotation:      true,
 		RefreshTokenReuseInterval: 10 * time.Second,
 		MFATOTPEnroll:             true,
@@ -221,7 +235,7 @@ func DefaultConfig() Config {
 		OIDCCacheTTL:              time.Hour,
 		CustomOAuth:               CustomOAuthConfig{Enabled: true},
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+			Anonymous: 30, MFA: 15, MFAVerifyFactor: 10, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
 		WebAuthn: defaultWebAuthnConfig(),
 	}
 }
@@ -261,6 +275,12 @@ func (c *Config) problems() []problem {
 	}
 	if c.BcryptCost < 4 || c.BcryptCost > 31 {
 		ps = append(ps, bad("BCRYPT_COST", "%d must be between 4 and 31", c.BcryptCost))
+	}
+	switch {
+	case c.PasswordHashWorkers < 0:
+		ps = append(ps, bad("PASSWORD_HASH_WORKERS", "%d must not be negative", c.PasswordHashWorkers))
+	case c.PasswordHashWorkers == 0:
+		c.PasswordHashWorkers = runtime.GOMAXPROCS(0)
 	}
 	for setting, set := range map[string]map[string]string{"MAILER_SUBJECTS_": c.MailSubjects, "MAILER_TEMPLATES_": c.MailTemplates} {
 		for _, kind := range slices.Sorted(maps.Keys(set)) {
@@ -322,6 +342,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.PasswordRequiredCharacters = strings.Split(v, ":")
 	}
 	c.BcryptCost = r.Int("BCRYPT_COST", c.BcryptCost)
+	c.PasswordHashWorkers = r.Int("PASSWORD_HASH_WORKERS", c.PasswordHashWorkers)
+	c.PasswordHashMaxWait = r.Seconds("PASSWORD_HASH_MAX_WAIT", c.PasswordHashMaxWait)
 	c.RefreshTokenRotation = r.Bool("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", c.RefreshTokenRotation)
 	c.RefreshTokenReuseInterval = r.Seconds("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", c.RefreshTokenReuseInterval)
 	c.UpdatePasswordRequireReauth = r.Bool("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", c.UpdatePasswordRequireReauth)
@@ -402,6 +424,7 @@ func readRateLimits(r *config.Reader, rl *RateLimits) {
 	rl.Verify = r.Int("RATE_LIMIT_VERIFY", rl.Verify)
 	rl.Anonymous = r.Int("RATE_LIMIT_ANONYMOUS_USERS", rl.Anonymous)
 	rl.MFA = r.Int("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", rl.MFA)
+	rl.MFAVerifyFactor = r.Int("MFA_RATE_LIMIT_VERIFY_PER_FACTOR", rl.MFAVerifyFactor)
 	rl.SSO = r.Int("RATE_LIMIT_SSO", rl.SSO)
 	rl.Passkey = r.Int("RATE_LIMIT_PASSKEY", rl.Passkey)
 	rl.PasswordFailures = r.Int("RATE_LIMIT_PASSWORD_FAILURES", rl.PasswordFailures)

@@ -15,17 +15,20 @@ import (
 func TestConfigFromEnv(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{
-		"BASALT_AUTH_SITE_URL":                      "https://app.example",
-		"GOTRUE_API_EXTERNAL_URL":                   "https://api.example/auth/v1",
-		"BASALT_AUTH_URI_ALLOW_LIST":                "https://app.example/**, http://localhost:5173/*",
-		"GOTRUE_MAILER_AUTOCONFIRM":                 "true",
-		"BASALT_AUTH_JWT_EXP":                       "600",
-		"BASALT_AUTH_SMTP_MAX_FREQUENCY":            "1s",
-		"BASALT_AUTH_SMS_TEST_OTP":                  "+15550001111:123456,15550002222:654321",
-		"BASALT_AUTH_RATE_LIMIT_OTP":                "0",
-		"BASALT_AUTH_PASSWORD_REQUIRED_CHARACTERS":  "abc:0123456789",
-		"GOTRUE_RATE_LIMIT_PASSWORD_FAILURES":       "8",
-		"BASALT_AUTH_RATE_LIMIT_PASSWORD_MAX_DELAY": "2m",
+		"BASALT_AUTH_SITE_URL":                         "https://app.example",
+		"GOTRUE_API_EXTERNAL_URL":                      "https://api.example/auth/v1",
+		"BASALT_AUTH_URI_ALLOW_LIST":                   "https://app.example/**, http://localhost:5173/*",
+		"GOTRUE_MAILER_AUTOCONFIRM":                    "true",
+		"BASALT_AUTH_JWT_EXP":                          "600",
+		"BASALT_AUTH_SMTP_MAX_FREQUENCY":               "1s",
+		"BASALT_AUTH_SMS_TEST_OTP":                     "+15550001111:123456,15550002222:654321",
+		"BASALT_AUTH_RATE_LIMIT_OTP":                   "0",
+		"BASALT_AUTH_PASSWORD_REQUIRED_CHARACTERS":     "abc:0123456789",
+		"GOTRUE_RATE_LIMIT_PASSWORD_FAILURES":          "8",
+		"BASALT_AUTH_RATE_LIMIT_PASSWORD_MAX_DELAY":    "2m",
+		"BASALT_AUTH_PASSWORD_HASH_WORKERS":            "3",
+		"BASALT_AUTH_PASSWORD_HASH_MAX_WAIT":           "250ms",
+		"BASALT_AUTH_MFA_RATE_LIMIT_VERIFY_PER_FACTOR": "4",
 	}
 	c, err := ConfigFromEnv(func(k string) string { return env[k] })
 	if err != nil {
@@ -35,8 +38,17 @@ func TestConfigFromEnv(t *testing.T) {
 		c.JWTIssuer != "https://api.example/auth/v1" || c.JWTExp != 10*time.Minute || c.MaxEmailFrequency != time.Second || c.RateLimits.OTP != 0 || c.RateLimits.Token != 150 {
 		t.Fatalf("config = %+v", c)
 	}
+	if rl := c.RateLimits; rl.MFAVerifyFactor != 4 || rl.MFA != 15 {
+		t.Errorf("mfa limits = %+v", rl)
+	}
 	if rl := c.RateLimits; rl.PasswordFailures != 8 || rl.PasswordAccountFailures != 50 || rl.PasswordMaxDelay != 2*time.Minute {
 		t.Errorf("password limits = %+v", rl)
+	}
+	if c.PasswordHashWorkers != 3 || c.PasswordHashMaxWait != 250*time.Millisecond {
+		t.Errorf("hash pool = %d workers, %s wait", c.PasswordHashWorkers, c.PasswordHashMaxWait)
+	}
+	if d, err := ConfigFromEnv(func(string) string { return "" }); err != nil || d.PasswordHashWorkers < 1 {
+		t.Errorf("default hash workers = %d (%v), want the CPU count", d.PasswordHashWorkers, err)
 	}
 	if diff := cmp.Diff([]string{"https://app.example/**", "http://localhost:5173/*"}, c.URIAllowList); diff != "" {
 		t.Error(diff)
@@ -78,6 +90,7 @@ func TestConfigFromEnvReportsEveryProblem(t *testing.T) {
 		"GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "yes",
 		"GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI":     "https://hook.example",
 		"GOTRUE_SAML_PRIVATE_KEY":                 "bm90IGEga2V5",
+		"BASALT_AUTH_PASSWORD_HASH_WORKERS":       "-1",
 	}
 	_, err := ConfigFromEnv(func(k string) string { return env[k] })
 	if err == nil {
@@ -96,6 +109,7 @@ func TestConfigFromEnvReportsEveryProblem(t *testing.T) {
 		`BASALT_AUTH_EXTERNAL_GOOGLE_SECRET: provider google is enabled without a secret`,
 		`GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI="https://hook.example": want pg-functions://<db>/<schema>/<function>`,
 		`GOTRUE_SAML_PRIVATE_KEY: not an RSA key in PKCS#1 format`,
+		`BASALT_AUTH_PASSWORD_HASH_WORKERS: -1 must not be negative`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the refusal lacks %s:\n%v", want, err)

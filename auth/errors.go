@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -22,6 +23,9 @@ type apiError struct {
 	Message string
 	// Weak carries the reasons of a weak_password error.
 	Weak *weakPassword
+	// RetryAfter, when set, is sent as Retry-After (whole seconds): the
+	// request was refused for load, not for what it asked.
+	RetryAfter time.Duration
 	// Cause is logged, never sent.
 	Cause error
 }
@@ -134,6 +138,9 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if pg.Unavailable(err) {
 		ae = unavailableErr(err)
 		httpx.SetRetryAfter(w)
+	}
+	if ae.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(ae.RetryAfter.Seconds()))))
 	}
 	if ae.Status >= 500 {
 		s.log.ErrorContext(r.Context(), "auth request failed", "method", r.Method, "path", r.URL.Path, "err", err)

@@ -226,6 +226,10 @@ func (s *Service) checkVerifyEnabled(f *factor) error {
 	return nil
 }
 
+// mfaFactorWindow is the period of a factor's verification budget
+// (RateLimits.MFAVerifyFactor).
+const mfaFactorWindow = 15 * time.Minute
+
 // verifyFactorParams is the body of POST /factors/{id}/verify: a code for
 // TOTP, the authenticator's response for WebAuthn.
 type verifyFactorParams struct {
@@ -265,6 +269,14 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 	if a.session == nil {
 		return forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
 	}
+	// Every verification of the factor counts, right or wrong, before the
+	// code is looked at (as the per-IP budget does): past the budget even
+	// the right code waits for the window to end, so a guesser learns
+	// nothing from it.
+	if err := s.limit(ctx, "mfa_verify_factor|"+f.ID, s.cfg.RateLimits.MFAVerifyFactor, mfaFactorWindow,
+		"over_request_rate_limit", "Request rate limit reached"); err != nil {
+		return err
+	}
 	var resp *tokenResponse
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		ch, err := s.lockChallenge(ctx, tx, r, f, p.ChallengeID)
@@ -277,9 +289,8 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 			if err := s.finishWebAuthnFactor(ctx, tx, a.user, f, ch, p.WebAuthn); err != nil {
 				return err
 			}
-		} else if !totp.Validate(f.Secret, p.Code, s.now()) {
-			// One step of clock skew either way, as authenticator apps drift.
-			return unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
+		} else if err := s.claimTOTPStep(ctx, tx, f, p.Code); err != nil {
+			return err
 		}
 		resp, err = s.completeMFA(ctx, tx, a, f, p.ChallengeID, method)
 		return err
@@ -288,6 +299,30 @@ func (s *Service) verifyFactor(w http.ResponseWriter, r *http.Request, a *authed
 		return err
 	}
 	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// claimTOTPStep checks code against the factor and records its time step
+// as used. One step of clock skew either way is accepted, as authenticator
+// apps drift; a step at or before the last one accepted is refused like a
+// wrong code, so a code that has been seen once (over a shoulder, by a
+// phishing page that relayed it) opens nothing more. The conditional
+// UPDATE makes two verifications racing with one code take turns on the
+// factor's row: the second finds the step taken.
+func (s *Service) claimTOTPStep(ctx context.Context, tx pgx.Tx, f *factor, code string) error {
+	invalid := unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
+	step, ok := totp.Match(f.Secret, code, s.now())
+	if !ok {
+		return invalid
+	}
+	tag, err := tx.Exec(ctx, `UPDATE auth.mfa_factors SET last_totp_step = $2
+		WHERE id = $1 AND (last_totp_step IS NULL OR last_totp_step < $2)`, f.ID, step)
+	if err != nil {
+		return fmt.Errorf("claim totp step of factor %s: %w", f.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return invalid
+	}
 	return nil
 }
 

@@ -57,11 +57,16 @@ func tooLongPassword() *apiError {
 	return badRequest("validation_failed", "Password cannot be longer than %d characters", maxPasswordBytes)
 }
 
-// hashPassword hashes pw with bcrypt at the configured cost. bcrypt salts
-// each hash and is slow on purpose: the cost is what makes a stolen users
-// table expensive to crack, and what bounds sign-in throughput.
+// hashPassword hashes pw with bcrypt at the configured cost, on the hash
+// pool (a 429 when it is full). bcrypt salts each hash and is slow on
+// purpose: the cost is what makes a stolen users table expensive to crack,
+// and what bounds sign-in throughput.
 func (s *Service) hashPassword(pw string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(pw), s.cfg.BcryptCost)
+	var h []byte
+	var err error
+	if perr := s.hashes.do(func() { h, err = bcrypt.GenerateFromPassword([]byte(pw), s.cfg.BcryptCost) }); perr != nil {
+		return "", perr
+	}
 	if err != nil {
 		return "", fmt.Errorf("hash password: %w", err)
 	}
@@ -73,16 +78,16 @@ func (s *Service) hashPassword(pw string) (string, error) {
 // password). Either way it does one bcrypt comparison at the configured
 // cost, so a sign-in takes as long for an address without an account as
 // for a wrong password and its timing does not reveal which addresses
-// have accounts.
-func (s *Service) signInPassword(hash, pw string) bool {
+// have accounts. The error is the hash pool's 429.
+func (s *Service) signInPassword(hash, pw string) (bool, error) {
 	if len(pw) > maxPasswordBytes {
-		return false // refused before any hashing, for every account alike
+		return false, nil // refused before any hashing, for every account alike
 	}
 	if hash == "" {
-		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(pw))
-		return false
+		err := s.hashes.do(func() { _ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(pw)) })
+		return false, err
 	}
-	return passwordMatches(hash, pw)
+	return s.passwordMatches(hash, pw)
 }
 
 // dummyHash is a bcrypt hash of a random password at the configured cost,
@@ -98,12 +103,15 @@ func (s *Service) dummyHash() []byte {
 	return s.dummy
 }
 
-// passwordMatches compares pw with a bcrypt hash; an empty hash never matches.
-func passwordMatches(hash, pw string) bool {
+// passwordMatches compares pw with a bcrypt hash on the hash pool; an empty
+// hash never matches (and costs nothing).
+func (s *Service) passwordMatches(hash, pw string) (bool, error) {
 	if hash == "" {
-		return false
+		return false, nil
 	}
-	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil
+	var ok bool
+	err := s.hashes.do(func() { ok = bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil })
+	return ok, err
 }
 
 // emailRE is the address syntax the reference accepts: an HTML5-style

@@ -20,7 +20,13 @@ func (s *Service) routes() {
 	ver := func(h handlerFunc) handlerFunc {
 		return s.limitIP("verify", func() int { return rl.Verify }, 5*time.Minute, h)
 	}
-	mfa := func(h handlerFunc) handlerFunc { return s.limitIP("mfa", func() int { return rl.MFA }, time.Minute, h) }
+	// The reference gives challenges and verifications a budget each.
+	mfaChallenge := func(h handlerFunc) handlerFunc {
+		return s.limitIP("mfa_challenge", func() int { return rl.MFA }, time.Minute, h)
+	}
+	mfaVerify := func(h handlerFunc) handlerFunc {
+		return s.limitIP("mfa_verify", func() int { return rl.MFA }, time.Minute, h)
+	}
 	m := s.mux
 	m.Handle("GET /health", s.handle(s.health))
 	m.Handle("GET /settings", s.handle(s.settings))
@@ -41,8 +47,8 @@ func (s *Service) routes() {
 	m.Handle("POST /resend", s.handle(otp(s.resend)))
 
 	m.Handle("POST /factors", s.handle(s.requireUser(s.enrollFactor)))
-	m.Handle("POST /factors/{id}/challenge", s.handle(mfa(s.requireUser(s.challengeFactor))))
-	m.Handle("POST /factors/{id}/verify", s.handle(mfa(s.requireUser(s.verifyFactor))))
+	m.Handle("POST /factors/{id}/challenge", s.handle(mfaChallenge(s.requireUser(s.challengeFactor))))
+	m.Handle("POST /factors/{id}/verify", s.handle(mfaVerify(s.requireUser(s.verifyFactor))))
 	m.Handle("DELETE /factors/{id}", s.handle(s.requireUser(s.unenrollFactor)))
 
 	// Passkeys (404 passkey_disabled while off; passkeys.go).

@@ -51,6 +51,8 @@ type Service struct {
 	// set it: their providers listen on loopback, and the reference's
 	// tests step around its own check the same way.
 	localProviders bool
+	// hashes runs every bcrypt hash and comparison (hashing.go).
+	hashes *hashPool
 	// dummy is the hash unknown accounts' passwords are compared with.
 	dummy     []byte
 	dummyOnce sync.Once
@@ -137,6 +139,7 @@ func New(cfg Config, db *pgxpool.Pool, keys *jwt.Keys, opts ...Option) (*Service
 		s.sms = LogSMS{Logger: s.log}
 	}
 	s.limits = ratelimit.New(db, s.now)
+	s.hashes = newHashPool(cfg.PasswordHashWorkers, cfg.PasswordHashMaxWait)
 	if s.httpClient == nil {
 		// The reference's default for calls to providers.
 		s.httpClient = &http.Client{Timeout: 10 * time.Second}

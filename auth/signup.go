@@ -82,6 +82,13 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 	// The confirmation link sends the browser here after verification; an
 	// unlisted redirect_to silently becomes the site URL.
 	redirect := s.redirectTarget(r, "")
+	// Hashed before the transaction, so no database connection waits on
+	// bcrypt, and for taken addresses too, so the answer's timing does not
+	// tell them from new ones.
+	hash, err := s.hashPassword(p.Password)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	var resp any
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
@@ -113,10 +120,6 @@ func (s *Service) signup(w http.ResponseWriter, r *http.Request) error {
 		}
 		// A new address: create the user (one INSERT, metadata included, so
 		// app triggers on auth.users see it) and its email identity.
-		hash, err := s.hashPassword(p.Password)
-		if err != nil {
-			return err
-		}
 		u, err = s.createUser(ctx, tx, newUserParams{Email: email, PasswordHash: hash, UserMetadata: p.Data})
 		if err != nil {
 			return err
@@ -192,16 +195,16 @@ func (s *Service) signupPhone(w http.ResponseWriter, r *http.Request, p signupPa
 	if verr != nil {
 		return verr
 	}
+	hash, err := s.hashPassword(p.Password)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	var resp any
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		u, err := userByPhone(ctx, tx, phone)
 		switch {
 		case errors.Is(err, pg.ErrNotFound):
-			hash, err := s.hashPassword(p.Password)
-			if err != nil {
-				return err
-			}
 			if u, err = s.createUser(ctx, tx, newUserParams{Phone: phone, PasswordHash: hash, UserMetadata: p.Data}); err != nil {
 				return err
 			}

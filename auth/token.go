@@ -112,7 +112,9 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request, hot bool
 	if errors.Is(err, pg.ErrNotFound) {
 		// The same bcrypt work as a wrong password, so the answer's timing
 		// does not tell the two apart either.
-		s.signInPassword("", p.Password)
+		if _, err := s.signInPassword("", p.Password); err != nil {
+			return err
+		}
 		return invalid
 	}
 	if err != nil {
@@ -122,7 +124,11 @@ func (s *Service) tokenPassword(w http.ResponseWriter, r *http.Request, hot bool
 	if u.isBanned(s.now()) {
 		return badRequest("user_banned", "User is banned")
 	}
-	if !s.signInPassword(u.EncryptedPassword, p.Password) {
+	ok, err := s.signInPassword(u.EncryptedPassword, p.Password)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return invalid
 	}
 	if s.cfg.RateLimits.PasswordFailures > 0 {

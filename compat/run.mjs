@@ -43,6 +43,8 @@ async function main() {
         BASALT_AUTH_PASSKEY_ENABLED: 'true',
         BASALT_AUTH_MFA_WEB_AUTHN_ENROLL_ENABLED: 'true',
         BASALT_AUTH_MFA_WEB_AUTHN_VERIFY_ENABLED: 'true',
+        // The suite's own Supabase project (TypeScript functions on Deno).
+        BASALT_FUNCTIONS_DIR: path.join(compatDir, 'supabase', 'functions'),
       },
     })
     const { info, dataDir } = basalt
@@ -62,6 +64,7 @@ async function main() {
       SUPABASE_JWKS_URL: info.jwks_url,
       BASALT_APP_URL: info.app_url ?? '',
       BASALT_DATA_DIR: dataDir,
+      BASALT_BIN: bin,
       COMPAT_WEBAUTHN_ORIGIN: webauthnOrigin,
     }
     // supabase-js's realtime client needs a global WebSocket, which Node 20

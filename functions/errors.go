@@ -46,6 +46,15 @@ var (
 	errInvalidJWT  = &Error{Status: http.StatusUnauthorized, Body: runtimeError{401, "Invalid JWT"}}
 	errWorker      = &Error{Status: http.StatusInternalServerError,
 		Body: runtimeError{"WORKER_ERROR", "Function exited due to an error (please check logs)"}}
+	errBoot = &Error{Status: http.StatusServiceUnavailable,
+		Body: runtimeError{"BOOT_ERROR", "Worker failed to boot (please check logs)"}}
+	// errIdleTimeout: no answer within the wall clock (FUNCTIONS_TIMEOUT),
+	// the 504 Supabase's gateway sends after its request idle timeout.
+	errIdleTimeout = &Error{Status: http.StatusGatewayTimeout,
+		Body: runtimeError{"IDLE_TIMEOUT", "Function did not respond within the request timeout (please check logs)"}}
+	// errTooLarge: a request body over FUNCTIONS_MAX_BODY_BYTES.
+	errTooLarge = &Error{Status: http.StatusRequestEntityTooLarge,
+		Body: runtimeError{"PAYLOAD_TOO_LARGE", "The request body is over the functions' size limit"}}
 	errLimit = &Error{Status: 546,
 		Body: runtimeError{"WORKER_LIMIT", "Worker failed to respond due to a resource limit (please check logs)"}}
 	// errDBUnavailable answers a function that failed because the database

@@ -1,15 +1,21 @@
 package functions
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/basaltdev/basalt/functions/deno"
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // healthPath is the local edge runtime's health probe.
@@ -21,6 +27,7 @@ const healthPath = "/_internal/health"
 //	OPTIONS /*                   CORS preflight, answered here for every path
 //	                             (by the gateway when GatewayCORS is set)
 //	GET     /_internal/health    200 {"message":"ok"}
+//	*       /_admin/...          deploys, secrets, logs (service_role only)
 //	*       /{name}[/{rest...}]  the function (verify_jwt first when on)
 //	*       anything else        404 text/plain "Function not found"
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,7 +46,30 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, rest, _ := strings.Cut(path, "/")
+	// Behind the gateway a preflight arrives with its CORS headers already
+	// set: a TypeScript function answers it itself, as on Supabase; for
+	// anything else the gateway's answer stands.
+	if s.cfg.GatewayCORS && r.Method == http.MethodOptions && r.Header.Get("Origin") != "" &&
+		r.Header.Get("Access-Control-Request-Method") != "" {
+		if f, ok := s.tsHandler(name); ok {
+			s.invoke(w, r, f, rest, s.caller(r), &limitedBody{ReadCloser: r.Body, left: s.cfg.MaxBodyBytes})
+			return
+		}
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	// _admin can be no function's name (names start with a letter or digit).
+	if name == "_admin" && s.cfg.Admin != nil {
+		r2 := r.Clone(jwt.NewContext(r.Context(), s.caller(r)))
+		r2.URL.Path, r2.URL.RawPath = "/"+rest, ""
+		s.cfg.Admin.ServeHTTP(w, r2)
+		return
+	}
 	f, ok := s.funcs[name]
+	if !ok {
+		f, ok = s.tsHandler(name)
+	}
 	if !ok {
 		notFound(w)
 		return
@@ -53,12 +83,48 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.invoke(w, r, f, rest, caller)
+	// Bodies are bounded as every service's are: a declared length over
+	// the limit is refused before the function runs; an undeclared one is
+	// cut at the limit (the function then sees a read error, the caller 413).
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		writeError(w, errTooLarge)
+		return
+	}
+	body := &limitedBody{ReadCloser: r.Body, left: s.cfg.MaxBodyBytes}
+	r.Body = body
+	s.invoke(w, r, f, rest, caller, body)
 }
+
+// limitedBody stops a request body at its limit and remembers it did.
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+	hit  bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the limit from a longer one.
+		var one [1]byte
+		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
+			b.hit = true
+			return 0, errBodyTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+var errBodyTooLarge = errors.New("request body over the limit")
 
 // invoke runs the handler with the function-relative path, the wall-clock
 // limit and the runtime's error rendering.
-func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, rest string, caller *jwt.Caller) {
+func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, rest string, caller *jwt.Caller, body *limitedBody) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
 	ctx = jwt.NewContext(ctx, caller)
@@ -85,10 +151,16 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 	}
 	var fe *Error
 	switch {
+	case body.hit:
+		err = errTooLarge
 	case errors.As(err, &fe):
 		if fe.Err != nil {
 			s.log.WarnContext(ctx, "function error", "function", f.Name, "status", fe.Status, "err", fe.Err)
 		}
+	case errors.Is(err, pg.ErrRoleNotAllowed):
+		// A function without verify_jwt acted as a caller whose role is
+		// outside the allow-list: the token is refused as verify_jwt would.
+		err = errInvalidJWT
 	case pg.Unavailable(err):
 		s.log.WarnContext(ctx, "function could not reach the database", "function", f.Name, "err", err)
 		httpx.SetRetryAfter(rw)
@@ -104,6 +176,38 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 		return // the handler already answered; nothing more can be sent
 	}
 	writeError(rw, err)
+}
+
+// tsHandler serves a TypeScript function through the Deno runtime, as a
+// Function like the Go ones, so verify_jwt, the wall clock and the error
+// bodies are the same for both.
+func (s *Service) tsHandler(name string) (Function, bool) {
+	spec, ok := s.lookupTS(name)
+	if !ok {
+		return Function{}, false
+	}
+	verify := spec.VerifyJWT && !slices.Contains(s.cfg.NoVerifyJWT, name)
+	return Function{Name: name, VerifyJWT: verify, Handler: func(w http.ResponseWriter, r *http.Request) error {
+		path := r.URL.Path
+		if path == "/" {
+			path = ""
+		}
+		err := s.cfg.Deno.Serve(w, r, spec, path, telemetry.RequestID(r.Context()))
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, deno.ErrClientGone):
+			return nil // nobody to answer; the gateway logs the 499
+		case errors.Is(err, deno.ErrBoot):
+			return errBoot
+		case errors.Is(err, deno.ErrLimit):
+			return errLimit
+		case errors.Is(err, deno.ErrWallClock):
+			return errIdleTimeout
+		default:
+			return errWorker
+		}
+	}}, true
 }
 
 // caller returns what the gateway verified. Without a gateway (the service
@@ -123,14 +227,17 @@ func (s *Service) caller(r *http.Request) *jwt.Caller {
 }
 
 // verifyJWT is the edge gateway's verify_jwt check: a Bearer token signed by
-// the project and within its validity. Any role passes, anon included; a
-// function that needs a user checks the claims itself.
+// the project and within its validity, naming a role callers may act as
+// (anon included: a function that needs a user checks the claims itself).
 func verifyJWT(r *http.Request, c *jwt.Caller) error {
 	if h := r.Header.Get("Authorization"); h != "" && !strings.HasPrefix(h, "Bearer ") {
 		return errBadScheme
 	}
 	switch {
 	case c.Claims != nil && c.Err == nil:
+		if c.Claims.Role != "" && !pg.APIRoles().Allows(c.Claims.Role) {
+			return errInvalidJWT
+		}
 		return nil
 	case c.Token == "" && c.Err == nil:
 		return errMissingAuth
@@ -172,6 +279,13 @@ func (w *responseWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// Hijack hands the connection over (a TypeScript function's WebSocket
+// upgrade): the answer is then the function's, on the raw connection.
+func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.wrote = true
+	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 
 // Unwrap gives http.ResponseController access to the underlying writer.

@@ -303,6 +303,9 @@ func TestNoVerifyJWTOverride(t *testing.T) {
 	}
 }
 
+var tsDefaults = functions.TSConfig{Dir: "supabase/functions", MemoryMB: 150, CPUBudget: 2 * time.Second,
+	IdleTimeout: time.Minute, LogRetention: 7 * 24 * time.Hour}
+
 func TestConfigFromEnv(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -311,9 +314,15 @@ func TestConfigFromEnv(t *testing.T) {
 		want    functions.Config
 		wantErr bool
 	}{
-		{"defaults", nil, functions.Config{Timeout: functions.DefaultTimeout}, false},
-		{"set", map[string]string{"FUNCTIONS_TIMEOUT": "400s", "FUNCTIONS_NO_VERIFY_JWT": " a, b ,"},
-			functions.Config{Timeout: 400 * time.Second, NoVerifyJWT: []string{"a", "b"}}, false},
+		{"defaults", nil, functions.Config{Timeout: functions.DefaultTimeout, MaxBodyBytes: functions.DefaultMaxBodyBytes, TypeScript: tsDefaults}, false},
+		{"set", map[string]string{"FUNCTIONS_TIMEOUT": "400s", "FUNCTIONS_NO_VERIFY_JWT": " a, b ,",
+			"BASALT_FUNCTIONS_DIR": "fns", "FUNCTIONS_MEMORY_MB": "256", "FUNCTIONS_CPU_BUDGET": "5s",
+			"BASALT_SECRETS_KEY": "0123456789abcdef0123456789abcdef"},
+			functions.Config{Timeout: 400 * time.Second, MaxBodyBytes: functions.DefaultMaxBodyBytes, NoVerifyJWT: []string{"a", "b"}, TypeScript: functions.TSConfig{
+				Dir: "fns", MemoryMB: 256, CPUBudget: 5 * time.Second, IdleTimeout: time.Minute,
+				LogRetention: 7 * 24 * time.Hour, SecretsKey: "0123456789abcdef0123456789abcdef"}}, false},
+		{"short secrets key", map[string]string{"BASALT_SECRETS_KEY": "short"}, functions.Config{}, true},
+		{"memory too small", map[string]string{"FUNCTIONS_MEMORY_MB": "1"}, functions.Config{}, true},
 		{"bad timeout", map[string]string{"FUNCTIONS_TIMEOUT": "soon"}, functions.Config{}, true},
 	}
 	for _, tt := range tests {

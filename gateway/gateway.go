@@ -174,9 +174,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	g.cors(rec, r)
-	if isPreflight(r) {
-		// Browsers send preflights without credentials: answer them for
-		// every path before any key check, as Kong's cors plugin does.
+	// Browsers send preflights without credentials: answer them for every
+	// path before any key check, as Kong's cors plugin does. Edge functions
+	// are the exception: on Supabase a function answers its own OPTIONS, so
+	// /functions/v1 preflights go to the service (with the headers above
+	// as defaults), which lets a TypeScript function answer them.
+	if isPreflight(r) && (rt == nil || rt.name != "functions" || rt.handler == nil) {
 		rec.Header().Set("Content-Length", "0")
 		rec.WriteHeader(http.StatusOK)
 		return

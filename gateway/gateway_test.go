@@ -288,8 +288,22 @@ func TestCORS(t *testing.T) {
 			}
 		}
 	}
+	// An edge function answers its own preflight, as on Supabase: the
+	// functions service gets it, with the gateway's CORS headers set.
+	res, _ := b.do(t, "OPTIONS", "/functions/v1/hello", pre)
+	select {
+	case got := <-b.svc.got:
+		if got.Path != "/hello" {
+			t.Errorf("functions preflight reached the service as %s", got.Path)
+		}
+	default:
+		t.Error("a /functions/v1 preflight did not reach the functions service")
+	}
+	if res.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("functions preflight: allow-origin %q", res.Header.Get("Access-Control-Allow-Origin"))
+	}
 	// Error responses must be readable by browser code: CORS headers on a 401.
-	res, _ := b.do(t, "GET", "/rest/v1/todos", map[string]string{"Origin": "http://localhost:5173"})
+	res, _ = b.do(t, "GET", "/rest/v1/todos", map[string]string{"Origin": "http://localhost:5173"})
 	if res.StatusCode != 401 || res.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Errorf("401: status %d, allow-origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
 	}

@@ -64,17 +64,19 @@ func (s *Service) apiBroadcast(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusUnprocessableEntity, map[string]any{"errors": map[string]any{"messages": errs}})
 		return
 	}
-	if s.events.Tripped() {
+	client := s.clients.acquire(clientOf(claims, httpx.ClientIP(r)))
+	defer s.clients.release(client, false)
+	if s.clients.overEvents(client) {
 		httpx.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"message": "You have exceeded your rate limit"})
 		return
 	}
-	if s.events.Avg()+int64(len(body.Messages)) > int64(s.cfg.MaxEventsPerSecond) {
+	if !s.clients.eventsRoom(client, int64(len(body.Messages))) {
 		httpx.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"message": "Too many messages to broadcast, please reduce the batch size"})
 		return
 	}
 	allowed := map[string]bool{}
 	for _, m := range body.Messages {
-		s.events.Add(1)
+		client.events.Add(1)
 		topic := "realtime:" + *m.Topic
 		if m.Private {
 			ok, seen := allowed[*m.Topic]
@@ -170,11 +172,13 @@ func (s *Service) apiBroadcastEvent(w http.ResponseWriter, r *http.Request) {
 		unauthorized(w, http.StatusForbidden)
 		return
 	}
-	if s.events.Tripped() {
+	client := s.clients.acquire(clientOf(claims, httpx.ClientIP(r)))
+	defer s.clients.release(client, false)
+	if s.clients.overEvents(client) {
 		httpx.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"message": "You have exceeded your rate limit"})
 		return
 	}
-	s.events.Add(1)
+	client.events.Add(1)
 	topic := "realtime:" + name
 	s.publish(tkey{private: private, topic: topic},
 		newUserBroadcastMsg(topic, &userBroadcast{Event: event, Encoding: enc, Payload: body}), nil)

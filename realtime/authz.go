@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -101,6 +102,66 @@ func (ch *channel) authorizeRead(withPresence bool) error {
 		return errReadDenied(ch.name)
 	}
 	return nil
+}
+
+// recheckRead runs a private channel's read policies again after its
+// token or the data behind them changed (prev: the decisions before), and
+// closes the channel, as the reference does, when it may read neither
+// broadcast nor presence any more, or no longer what it could. It reports
+// whether the channel stays open.
+func (ch *channel) recheckRead(prev policies) bool {
+	if err := ch.authorizeRead(prev.has(extPresence)); err != nil {
+		// The system message carries the text without the join code.
+		ch.shutdown(strings.TrimPrefix(err.Error(), "Unauthorized: "))
+		return false
+	}
+	now := ch.snapshotPolicy()
+	if (prev.read[extBroadcast] == allowed && now.read[extBroadcast] == denied) ||
+		(prev.read[extPresence] == allowed && now.read[extPresence] == denied) {
+		ch.shutdown("You no longer have permission to read from this Channel topic: " + ch.name)
+		return false
+	}
+	return true
+}
+
+// notifyReauthorize is the notification realtime.reauthorize_user(user id)
+// sends when its transaction commits.
+const notifyReauthorize = "realtime_reauthorize"
+
+// reauthorizeUser runs the read policies of every private channel on this
+// node that acts for user (its token's sub) again, closing those that now
+// fail: what realtime.reauthorize_user asks of every node after the
+// user's access was taken away. Their write decisions are forgotten, so
+// the next broadcast or track asks the policies again too.
+func (s *Service) reauthorizeUser(user string) {
+	var chans []*channel
+	s.hub.mu.RLock()
+	for k, ts := range s.hub.topics {
+		if !k.private {
+			continue
+		}
+		for ch := range ts.subs {
+			ch.mu.Lock()
+			mine := ch.claims.Subject == user
+			ch.mu.Unlock()
+			if mine {
+				chans = append(chans, ch)
+			}
+		}
+	}
+	s.hub.mu.RUnlock()
+	for _, ch := range chans {
+		go func() {
+			if ch.stopped.Load() {
+				return
+			}
+			ch.mu.Lock()
+			prev := ch.policy
+			ch.policy.write = [2]tri{}
+			ch.mu.Unlock()
+			ch.recheckRead(prev)
+		}()
+	}
 }
 
 // probeRead returns, per extension, whether caller may read a message of

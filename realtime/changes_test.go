@@ -182,7 +182,7 @@ func TestPostgresChanges(t *testing.T) {
 		t.Errorf("anon first event %+v, want the delete", ev.Data)
 	}
 	anon.push("1", "9", "realtime:anon", "access_token", map[string]any{"access_token": b.token(t, "authenticated", userA, time.Hour)})
-	time.Sleep(200 * time.Millisecond)
+	anon.roundTrip("10") // the new token is in use
 	exec(`INSERT INTO public.notes VALUES (3, $1, 'after sign-in', 1, NULL, NULL)`, userA)
 	if ev := nextChange(t, anon); ev.Data.Record["id"] != float64(3) {
 		t.Errorf("after access_token got %+v, want row 3", ev.Data)
@@ -274,7 +274,19 @@ func TestPostgresChangesRLSRightAfterCommit(t *testing.T) {
 		}
 		done <- tx.Commit(ctx) // waits for the standby until cancelled
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// The commit is written and waits for the standby that never comes.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE application_name = 'held' AND wait_event = 'SyncRep')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the commit never waited for the standby")
+		}
+	}
 	if _, err := admin.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'held'`); err != nil {
 		t.Fatal(err)
 	}
@@ -352,33 +364,81 @@ func TestPostgresChangesFilterOperators(t *testing.T) {
 	}
 }
 
-// TestPostgresChangesErrorRecords checks the error events: a table without
-// a primary key (400) and a role that may not select the key (401) get no
-// row data.
+// TestPostgresChangesErrorRecords checks what a subscriber gets for rows
+// it may not see: nothing, where the reference sends an empty event with
+// "Error 401: Unauthorized" (or, for DELETE, an empty old record) to every
+// subscriber of a role that may not select the table's key, and "Error
+// 400" for a keyless table under RLS. A keyless table without RLS still
+// gets the reference's 400 event, with no row data.
 func TestPostgresChangesErrorRecords(t *testing.T) {
 	t.Parallel()
 	b := setup(t, realtime.Config{PostgresChanges: true})
 	ctx := context.Background()
 	if _, err := b.db.Admin.Exec(ctx, `
 		CREATE TABLE public.nokey (v text);
-		CREATE TABLE public.secret (id int PRIMARY KEY, v text);
+		CREATE TABLE public.nokey_rls (v text);
+		ALTER TABLE public.nokey_rls ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY "own" ON public.nokey_rls FOR SELECT USING (v = auth.uid()::text);
+		CREATE TABLE public.secret (id int PRIMARY KEY, user_id uuid, v text);
 		ALTER TABLE public.secret ENABLE ROW LEVEL SECURITY;
 		REVOKE ALL ON public.secret FROM anon;
-		ALTER PUBLICATION supabase_realtime ADD TABLE public.nokey, public.secret;`); err != nil {
+		ALTER PUBLICATION supabase_realtime ADD TABLE public.nokey, public.nokey_rls, public.secret;`); err != nil {
 		t.Fatal(err)
 	}
 	c := b.dial(t, "1.0.0")
-	subscribe(t, c, "realtime:errs", "", map[string]any{"event": "INSERT", "schema": "public"})
-	for _, tt := range []struct{ sql, want string }{
-		{`INSERT INTO public.nokey VALUES ('x')`, `"data":{"schema":"public","table":"nokey","commit_timestamp":null,"type":"INSERT","columns":[],"record":{},"errors":["Error 400: Bad Request, no primary key"]}`},
-		{`INSERT INTO public.secret VALUES (1, 'x')`, `"data":{"schema":"public","table":"secret","commit_timestamp":null,"type":"INSERT","columns":[],"record":{},"errors":["Error 401: Unauthorized"]}`},
+	subscribe(t, c, "realtime:errs", "", map[string]any{"event": "*", "schema": "public"})
+	filtered := b.dial(t, "1.0.0")
+	subscribe(t, filtered, "realtime:errs", "", map[string]any{"event": "*", "schema": "public", "table": "secret", "filter": "user_id=eq." + userA})
+	for _, sql := range []string{
+		`INSERT INTO public.secret VALUES (1, '` + userA + `', 'x')`,
+		`UPDATE public.secret SET v = 'y'`,
+		`DELETE FROM public.secret`,
+		`INSERT INTO public.nokey_rls VALUES ('x')`,
+		`INSERT INTO public.nokey VALUES ('x')`,
 	} {
-		if _, err := b.db.Admin.Exec(ctx, tt.sql); err != nil {
+		if _, err := b.db.Admin.Exec(ctx, sql); err != nil {
 			t.Fatal(err)
 		}
-		if got := c.expect(`"postgres_changes"`); !strings.Contains(got, tt.want) {
-			t.Errorf("%s: got %s, want %s", tt.sql, got, tt.want)
-		}
+	}
+	// The first event is the last insert's: nothing came for the others.
+	want := `"data":{"schema":"public","table":"nokey","commit_timestamp":null,"type":"INSERT","columns":[],"record":{},"errors":["Error 400: Bad Request, no primary key"]}`
+	if got := c.expect(`"postgres_changes"`); !strings.Contains(got, want) {
+		t.Errorf("first event = %s, want %s", got, want)
+	}
+	// A subscriber following one user's rows learns nothing either. Changes
+	// reach subscribers in commit order, so anything sent to it for the
+	// secret rows would be queued before the reply to its leave.
+	filtered.push("1", "2", "realtime:errs", "phx_leave", map[string]any{})
+	if got := filtered.next(); !strings.Contains(got, `"event":"phx_reply"`) || !strings.Contains(got, `"ref":"2"`) {
+		t.Errorf("filtered subscriber got %s before the reply to its leave", got)
+	}
+}
+
+// TestPostgresChangesFilterOnHiddenColumn: a filter on a column the
+// subscriber's role may not read matches nothing, or its events would tell
+// the column's values.
+func TestPostgresChangesFilterOnHiddenColumn(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: true})
+	ctx := context.Background()
+	if _, err := b.db.Admin.Exec(ctx, `
+		CREATE TABLE public.people (id int PRIMARY KEY, name text, salary int);
+		REVOKE ALL ON public.people FROM anon;
+		GRANT SELECT (id, name) ON public.people TO anon;
+		ALTER PUBLICATION supabase_realtime ADD TABLE public.people;`); err != nil {
+		t.Fatal(err)
+	}
+	c := b.dial(t, "2.0.0")
+	c.join("1", "realtime:people", map[string]any{"config": map[string]any{"postgres_changes": []any{
+		map[string]any{"event": "INSERT", "schema": "public", "table": "people", "filter": "salary=gt.100000"},
+		map[string]any{"event": "INSERT", "schema": "public", "table": "people", "filter": "name=eq.last"},
+	}}})
+	c.expect(`"Subscribed to PostgreSQL"`)
+	if _, err := b.db.Admin.Exec(ctx, `INSERT INTO public.people VALUES (1, 'rich', 500000), (2, 'last', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextChange(t, c); ev.Data.Record["id"] != float64(2) {
+		t.Errorf("first event %+v, want the row named last", ev.Data.Record)
 	}
 }
 

@@ -23,8 +23,11 @@ type channel struct {
 	private bool
 
 	ackBroadcast, selfBroadcast bool
-	presenceKey                 string
-	presenceEnabled             atomic.Bool
+	// presenceKey is the key this channel's presence is tracked under;
+	// empty on a private channel whose caller may not track (see
+	// bindPresenceKey). Read and written on the socket's read loop only.
+	presenceKey     string
+	presenceEnabled atomic.Bool
 
 	mu              sync.Mutex
 	token           string
@@ -76,16 +79,19 @@ func (ch *channel) deliver(m *outMsg) {
 	if ch.stopped.Load() {
 		return
 	}
-	s := ch.c.s
-	s.events.Add(1)
+	client := ch.c.client.Load()
+	client.events.Add(1)
 	f, ok := m.frameFor(ch.c.vsn)
 	if ok {
 		ch.c.send(f)
 	}
-	if s.events.Tripped() {
-		ch.shutdown("Too many messages per second")
+	if ch.c.s.clients.overEvents(client) {
+		ch.shutdown(msgTooManyMessages)
 	}
 }
+
+// msgTooManyMessages closes a channel over an events limit.
+const msgTooManyMessages = "Too many messages per second"
 
 // system pushes a system message on this channel.
 func (ch *channel) system(extension, status, msg string) {
@@ -173,6 +179,21 @@ func (ch *channel) confirmToken() {
 	ch.armExpiry(claims)
 }
 
+// bindPresenceKey is the presence key of a private channel joined with
+// claims: the caller's sub, whatever key the join asked for, so nobody can
+// appear as someone else; empty (no tracking) for a caller without a sub
+// or an anonymous one. The service role, which policies do not bind
+// either, keeps the key it asked for.
+func bindPresenceKey(claims *jwt.Claims, asked string) string {
+	switch {
+	case claims.Role == "service_role":
+		return asked
+	case claims.Role == "anon" || claims.Subject == "":
+		return ""
+	}
+	return claims.Subject
+}
+
 // tokenMessage is the text after the code, as system messages carry it.
 func tokenMessage(err error) string {
 	if te, ok := err.(*tokenError); ok {
@@ -205,21 +226,24 @@ func (ch *channel) handleAccessToken(m *message) {
 	}
 	ch.mu.Lock()
 	prev := ch.policy
+	prevClaims := ch.claims
 	ch.token, ch.claims = token, claims
 	ch.policy = policies{}
 	ch.mu.Unlock()
-	if ch.private {
-		if err := ch.authorizeRead(prev.has(extPresence)); err != nil {
-			// The system message carries the text without the join code.
-			ch.shutdown(strings.TrimPrefix(err.Error(), "Unauthorized: "))
-			return
+	if ch.private && claims.Subject != prevClaims.Subject {
+		// Another user now: what the previous one tracked goes, and the
+		// channel's presence is theirs from here on.
+		ch.mu.Lock()
+		tracked := ch.presencePayload != nil
+		ch.presencePayload = nil
+		ch.mu.Unlock()
+		if tracked {
+			ch.c.s.untrack(ch)
 		}
-		now := ch.snapshotPolicy()
-		if (prev.read[extBroadcast] == allowed && now.read[extBroadcast] == denied) ||
-			(prev.read[extPresence] == allowed && now.read[extPresence] == denied) {
-			ch.shutdown("You no longer have permission to read from this Channel topic: " + ch.name)
-			return
-		}
+		ch.presenceKey = bindPresenceKey(claims, ch.presenceKey)
+	}
+	if ch.private && !ch.recheckRead(prev) {
+		return
 	}
 	if ch.sub != nil {
 		ch.sub.SetCaller(ch.caller())

@@ -66,7 +66,7 @@ func (s *Service) join(c *conn, m *message) {
 	s.hub.join(ch, func(p *presenceState) {
 		c.reply(m.JoinRef, m.Ref, m.Topic, "ok", joinResponse(bindings))
 		if withState {
-			s.presences.Add(1)
+			c.client.Load().presence.Add(1)
 			c.push(ch.joinRef, ch.topic, "presence_state", p.stateJSON())
 		}
 	})
@@ -153,16 +153,18 @@ func (s *Service) prepareJoin(c *conn, m *message, name string) (*channel, joinC
 	if name == "" {
 		return nil, cfg, refuse("TopicNameRequired: You must provide a topic name")
 	}
-	if err := s.admitJoin(c); err != nil {
-		return nil, cfg, err
-	}
 	token := c.token
 	if cfg.accessToken != nil && !strings.HasPrefix(*cfg.accessToken, "sb_") {
 		token = *cfg.accessToken
 	}
-	claims, err := s.verifyToken(token)
-	if err != nil {
+	// The limits come before the token's verdict, as in the reference;
+	// the token only says whose share the join uses.
+	claims, tokenErr := s.verifyToken(token)
+	if err := s.admitJoin(c, clientOf(claims, c.addr)); err != nil {
 		return nil, cfg, err
+	}
+	if tokenErr != nil {
+		return nil, cfg, tokenErr
 	}
 	ch := &channel{c: c, id: strconv.FormatInt(channelSeq.Add(1), 36), topic: m.Topic, name: name,
 		key: tkey{private: cfg.private, topic: m.Topic}, joinRef: m.JoinRef, private: cfg.private,
@@ -174,6 +176,7 @@ func (s *Service) prepareJoin(c *conn, m *message, name string) (*channel, joinC
 	}
 	ch.presenceEnabled.Store(cfg.presenceEnabled)
 	if cfg.private {
+		ch.presenceKey = bindPresenceKey(claims, cfg.presenceKey)
 		if err := ch.authorizeRead(cfg.presenceEnabled); err != nil {
 			return nil, cfg, err
 		}
@@ -193,31 +196,28 @@ func (s *Service) prepareJoin(c *conn, m *message, name string) (*channel, joinC
 	return ch, cfg, nil
 }
 
-// admitJoin applies the connection, join-rate and channel limits.
-func (s *Service) admitJoin(c *conn) error {
+// admitJoin applies the connected users, join-rate and channel limits to
+// a join of client k, then counts the socket as a connected user of k.
+func (s *Service) admitJoin(c *conn, k clientKey) error {
 	c.mu.Lock()
 	counted, n := c.counted, len(c.channels)
 	c.mu.Unlock()
-	if !counted && s.connectedUsers() >= int64(s.cfg.MaxConcurrentUsers) {
-		return refuse("ConnectionRateLimitReached: Too many connected users")
+	cur := c.client.Load()
+	// A socket counted for an anonymous client that joins signed in moves
+	// to the signed-in client, whose share must have room.
+	moving := counted && !cur.key.signedIn && k.signedIn
+	if (!counted || moving) && !s.userRoom(k, counted) {
+		return errTooManyUsers
 	}
-	if !s.joins.allow(s.ctx, s.now()) {
+	if !s.joins.allow(s.ctx, k, s.now()) {
+		c.condemned.Store(true)
 		return &joinError{reason: "ClientJoinRateLimitReached: Too many joins per second", disconnect: true}
 	}
 	if n >= s.cfg.MaxChannelsPerClient {
 		return refuse("ChannelRateLimitReached: Too many channels")
 	}
-	if !counted {
-		c.mu.Lock()
-		added := !c.counted
-		if added {
-			c.counted = true
-			s.users.Add(1)
-		}
-		c.mu.Unlock()
-		if added {
-			s.cluster.usersChanged()
-		}
+	if s.countUser(c, k) {
+		s.cluster.usersChanged()
 	}
 	return nil
 }

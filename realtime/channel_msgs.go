@@ -88,6 +88,11 @@ func (ch *channel) track(m *message, payload json.RawMessage) {
 		return
 	}
 	if ch.private {
+		if ch.presenceKey == "" {
+			// Anonymous: nobody to be present as (bindPresenceKey).
+			ch.c.reply(m.JoinRef, m.Ref, m.Topic, "error", nil)
+			return
+		}
 		if !ch.snapshotPolicy().has(extPresence) {
 			// Presence enabled by this track: decide presence reads now.
 			_ = ch.authorizeRead(true)
@@ -101,7 +106,8 @@ func (ch *channel) track(m *message, payload json.RawMessage) {
 		ch.shutdown("Track message size exceeded")
 		return
 	}
-	if s.presences.Avg() > int64(s.cfg.MaxPresenceEventsPerSecond) {
+	client := ch.c.client.Load()
+	if s.clients.overPresence(client) {
 		ch.shutdown("Too many presence messages per second")
 		return
 	}
@@ -114,7 +120,7 @@ func (ch *channel) track(m *message, payload json.RawMessage) {
 	// included, after the track is acknowledged.
 	ch.c.reply(m.JoinRef, m.Ref, m.Topic, "ok", nil)
 	if !same {
-		s.presences.Add(1)
+		client.presence.Add(1)
 		s.trackLocal(ch, payload)
 	}
 }

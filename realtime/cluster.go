@@ -16,7 +16,9 @@ import (
 )
 
 // Notification channels. realtime.send() notifies the first; nodes tell
-// each other about broadcasts and presence on the second.
+// each other about broadcasts and presence on the second, and about
+// changes on the third. (realtime.reauthorize_user notifies
+// notifyReauthorize.)
 const (
 	notifyMessages = "realtime_messages"
 	notifyCluster  = "realtime_cluster"
@@ -35,10 +37,12 @@ type cluster struct {
 	wg   sync.WaitGroup
 
 	mu        sync.Mutex
-	lastSeen  map[string]time.Time     // other nodes' last word
-	users     map[string]int64         // other nodes' connected users, as last reported
-	fences    map[string]chan struct{} // see fence
-	stored    atomic.Int64             // bodies stored for being too large
+	lastSeen  map[string]time.Time        // other nodes' last word
+	users     map[string]int64            // other nodes' connected users, as last reported
+	anon      map[string]int64            // of them, anonymous clients'
+	clients   map[string]map[string]int64 // and by client
+	fences    map[string]chan struct{}    // see fence
+	stored    atomic.Int64                // bodies stored for being too large
 	listening atomic.Bool
 	// usersDirty says this node's user count changed since it last told
 	// the others.
@@ -47,7 +51,7 @@ type cluster struct {
 
 func newCluster(s *Service) *cluster {
 	return &cluster{s: s, node: uuid.NewString(), lastSeen: map[string]time.Time{},
-		users: map[string]int64{}, fences: map[string]chan struct{}{}, usersDirty: make(chan struct{}, 1)}
+		users: map[string]int64{}, anon: map[string]int64{}, clients: map[string]map[string]int64{}, fences: map[string]chan struct{}{}, usersDirty: make(chan struct{}, 1)}
 }
 
 // envelope is one message between nodes.
@@ -66,8 +70,20 @@ type envelope struct {
 	Ref     string          `json:"r,omitempty"`
 	Metas   []remoteMeta    `json:"m,omitempty"`
 	// Users is the sender's count of connected users, carried by every
-	// envelope so the concurrent users limit holds across nodes.
+	// envelope so the concurrent users limit holds across nodes; Anon is
+	// the anonymous clients' part of it.
 	Users int64 `json:"w,omitempty"`
+	Anon  int64 `json:"v,omitempty"`
+	// Clients is the sender's connected users by client, in the
+	// envelopes that report them (reportsClients).
+	Clients map[string]int64 `json:"cl,omitempty"`
+}
+
+// reportsClients reports whether an envelope kind carries the sender's
+// connected users by client: the heartbeat, the greeting and its state
+// reply, and the report of a change.
+func reportsClients(kind string) bool {
+	return kind == "hb" || kind == "hi" || kind == "st" || kind == "uc"
 }
 
 // remoteMeta is one presence meta in a state reply.
@@ -111,7 +127,7 @@ func (cl *cluster) listen(ctx context.Context) error {
 	// The connection leaves the pool: LISTEN state must not leak into it.
 	pc := conn.Hijack()
 	defer pc.Close(context.Background())
-	listen := "LISTEN " + notifyMessages
+	listen := "LISTEN " + notifyMessages + "; LISTEN " + notifyReauthorize
 	if cl.s.cfg.Cluster {
 		listen += "; LISTEN " + notifyCluster + "; LISTEN " + notifyChanges
 	}
@@ -154,6 +170,8 @@ func (cl *cluster) listen(ctx context.Context) error {
 			}
 		case notifyChanges:
 			cl.changeMessage(ctx, n.Payload)
+		case notifyReauthorize:
+			cl.s.reauthorizeUser(n.Payload)
 		}
 	}
 }
@@ -171,7 +189,10 @@ func (cl *cluster) send(ctx context.Context, e envelope) {
 		}
 	}
 	e.Node = cl.node
-	e.Users = cl.s.users.Load()
+	e.Users, e.Anon = cl.s.clients.users.Load(), cl.s.clients.anon.Load()
+	if reportsClients(e.Kind) {
+		e.Clients = cl.s.clients.report()
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return
@@ -314,7 +335,10 @@ func (cl *cluster) receive(ctx context.Context, payload []byte) {
 	}
 	cl.mu.Lock()
 	cl.lastSeen[e.Node] = time.Now()
-	cl.users[e.Node] = e.Users
+	cl.users[e.Node], cl.anon[e.Node] = e.Users, e.Anon
+	if reportsClients(e.Kind) {
+		cl.clients[e.Node] = e.Clients
+	}
 	cl.mu.Unlock()
 	k := tkey{private: e.Private, topic: e.Topic}
 	switch e.Kind {
@@ -427,9 +451,32 @@ func (cl *cluster) reportUsers(ctx context.Context) {
 func (cl *cluster) peerUsers() int64 {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
+	return sum(cl.users)
+}
+
+// peerAnonUsers is the anonymous clients' part of peerUsers.
+func (cl *cluster) peerAnonUsers() int64 {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return sum(cl.anon)
+}
+
+func sum(m map[string]int64) int64 {
 	var n int64
-	for _, u := range cl.users {
-		n += u
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// peerClientUsers is one client's connected users on the other nodes, as
+// they last reported.
+func (cl *cluster) peerClientUsers(client string) int64 {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var n int64
+	for _, m := range cl.clients {
+		n += m[client]
 	}
 	return n
 }
@@ -458,6 +505,8 @@ func (cl *cluster) expireNodes() {
 			gone = append(gone, n)
 			delete(cl.lastSeen, n)
 			delete(cl.users, n)
+			delete(cl.anon, n)
+			delete(cl.clients, n)
 		}
 	}
 	cl.mu.Unlock()

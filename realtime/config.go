@@ -13,9 +13,10 @@ import (
 	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
-// Config tunes the realtime service. Limits default to the reference
-// server's per-tenant defaults; Basalt is one tenant, so "tenant-wide"
-// limits are process-wide (per node).
+// Config tunes the realtime service. Project limits default to the
+// reference server's per-tenant defaults (Basalt is one tenant); each is
+// also split by client (see fair.go), with a part reserved for signed-in
+// clients.
 type Config struct {
 	// MaxConcurrentUsers caps the sockets that have joined a channel
 	// (max_concurrent_users).
@@ -23,6 +24,17 @@ type Config struct {
 	// MaxJoinsPerSecond caps channel joins across every socket
 	// (max_joins_per_second).
 	MaxJoinsPerSecond int
+	// The same limits and those on events and presence events, for one
+	// client: a signed-in user, or an anonymous caller's address. Each
+	// defaults to a share of the project's limit.
+	MaxConcurrentUsersPerClient         int
+	MaxJoinsPerSecondPerClient          int
+	MaxEventsPerSecondPerClient         int
+	MaxPresenceEventsPerSecondPerClient int
+	// AuthenticatedReserve is the percentage of each project limit that
+	// only signed-in clients may use (0 to 100; default 25, set
+	// NoAuthenticatedReserve for none).
+	AuthenticatedReserve int
 	// MaxChannelsPerClient caps the channels one socket may join
 	// (max_channels_per_client).
 	MaxChannelsPerClient int
@@ -80,6 +92,18 @@ func (c *Config) defaults() {
 	set(&c.MaxChannelsPerClient, 100)
 	set(&c.MaxEventsPerSecond, 100)
 	set(&c.MaxPresenceEventsPerSecond, 1000)
+	set(&c.MaxConcurrentUsersPerClient, max(1, c.MaxConcurrentUsers/20))
+	set(&c.MaxJoinsPerSecondPerClient, max(1, c.MaxJoinsPerSecond/5))
+	set(&c.MaxEventsPerSecondPerClient, max(1, c.MaxEventsPerSecond/4))
+	set(&c.MaxPresenceEventsPerSecondPerClient, max(1, c.MaxPresenceEventsPerSecond/4))
+	switch {
+	case c.AuthenticatedReserve == NoAuthenticatedReserve:
+		c.AuthenticatedReserve = 0
+	case c.AuthenticatedReserve <= 0:
+		c.AuthenticatedReserve = 25
+	case c.AuthenticatedReserve > 100:
+		c.AuthenticatedReserve = 100
+	}
 	set(&c.MaxPayloadBytes, 3000*1000+500)
 	set(&c.MaxQueueBytes, 50_000_000)
 	set(&c.ClientPresenceMax, 5)
@@ -97,6 +121,10 @@ func (c *Config) defaults() {
 	}
 }
 
+// NoAuthenticatedReserve as Config.AuthenticatedReserve reserves nothing
+// for signed-in clients.
+const NoAuthenticatedReserve = -1
+
 // ConfigFromEnv reads the REALTIME_* variables (documented in
 // deploy/README.md).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -107,13 +135,22 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		MaxChannelsPerClient:       r.Int("REALTIME_MAX_CHANNELS_PER_CLIENT", 100),
 		MaxEventsPerSecond:         r.Int("REALTIME_MAX_EVENTS_PER_SECOND", 100),
 		MaxPresenceEventsPerSecond: r.Int("REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND", 1000),
-		MaxPayloadBytes:            r.Int("REALTIME_MAX_PAYLOAD_SIZE_KB", 3000)*1000 + 500,
-		MaxQueueBytes:              r.Int("REALTIME_WEBSOCKET_MAX_QUEUE_BYTES", 50_000_000),
-		ErrorBackoff:               r.Duration("REALTIME_CHANNEL_ERROR_BACKOFF", 5*time.Second),
-		UpgradeErrorBackoff:        r.Duration("REALTIME_UPGRADE_ERROR_BACKOFF", 2*time.Second),
-		PostgresChanges:            r.Bool("REALTIME_POSTGRES_CHANGES", true),
-		SlotName:                   r.String("REALTIME_SLOT_NAME", "basalt_realtime"),
-		Cluster:                    r.Bool("REALTIME_CLUSTER", true),
+		// 0: a share of the project's limit (defaults).
+		MaxConcurrentUsersPerClient:         r.Int("REALTIME_MAX_CONCURRENT_USERS_PER_CLIENT", 0),
+		MaxJoinsPerSecondPerClient:          r.Int("REALTIME_MAX_JOINS_PER_SECOND_PER_CLIENT", 0),
+		MaxEventsPerSecondPerClient:         r.Int("REALTIME_MAX_EVENTS_PER_SECOND_PER_CLIENT", 0),
+		MaxPresenceEventsPerSecondPerClient: r.Int("REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND_PER_CLIENT", 0),
+		MaxPayloadBytes:                     r.Int("REALTIME_MAX_PAYLOAD_SIZE_KB", 3000)*1000 + 500,
+		MaxQueueBytes:                       r.Int("REALTIME_WEBSOCKET_MAX_QUEUE_BYTES", 50_000_000),
+		ErrorBackoff:                        r.Duration("REALTIME_CHANNEL_ERROR_BACKOFF", 5*time.Second),
+		UpgradeErrorBackoff:                 r.Duration("REALTIME_UPGRADE_ERROR_BACKOFF", 2*time.Second),
+		PostgresChanges:                     r.Bool("REALTIME_POSTGRES_CHANGES", true),
+		SlotName:                            r.String("REALTIME_SLOT_NAME", "basalt_realtime"),
+		Cluster:                             r.Bool("REALTIME_CLUSTER", true),
+	}
+	c.AuthenticatedReserve = int(r.IntBetween("REALTIME_AUTHENTICATED_RESERVE_PERCENT", 25, 0, 100))
+	if c.AuthenticatedReserve == 0 {
+		c.AuthenticatedReserve = NoAuthenticatedReserve
 	}
 	c.defaults()
 	return c, r.Err()

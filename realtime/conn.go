@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -29,6 +30,13 @@ type conn struct {
 	token   string      // the socket's apikey JWT
 	claims  *jwt.Claims // its verified claims
 	headers json.RawMessage
+	addr    string // the client's address, as the gateway vouches for it
+	// client is whose share of the limits the socket uses: its address's
+	// until a join counts it as a connected user of the join's client.
+	client atomic.Pointer[clientShare]
+	// condemned: the socket is being closed for a limit; its frames are
+	// no longer handled.
+	condemned atomic.Bool
 
 	mu     sync.Mutex
 	queue  []frame
@@ -192,6 +200,9 @@ func (c *conn) readLoop() {
 			c.s.log.Debug("realtime: ignoring frame", "err", err)
 			continue
 		}
+		if c.condemned.Load() {
+			continue
+		}
 		c.handle(m)
 	}
 }
@@ -261,8 +272,8 @@ func (c *conn) cleanup() {
 		ch.stop()
 	}
 	c.logEnd(len(chans))
+	c.s.clients.release(c.client.Load(), counted)
 	if counted {
-		c.s.users.Add(-1)
 		c.s.cluster.usersChanged()
 	}
 	c.s.conns.Add(-1)
@@ -321,7 +332,15 @@ func (c *conn) handle(m *message) {
 		// not answer.
 		return
 	}
-	c.s.events.Add(1)
+	// A client over its own share of events loses the channel it pushes
+	// on: the reference closes channels only when they receive, and a
+	// client pushing where nobody listens would never be stopped.
+	client := c.client.Load()
+	client.events.Add(1)
+	if client.events.Tripped() && m.Event != "phx_leave" {
+		ch.shutdown(msgTooManyMessages)
+		return
+	}
 	switch m.Event {
 	case "phx_leave":
 		c.reply(m.JoinRef, m.Ref, m.Topic, "ok", nil)

@@ -7,3 +7,9 @@ func Crash(s *Service) { s.closeOnce.Do(s.stop) }
 // Listening reports whether s listens for notifications (realtime.send's
 // and the other nodes'): one sent before then is not heard.
 func Listening(s *Service) bool { return s.cluster.listening.Load() }
+
+// UserSockets is how many sockets the signed-in user sub has joined with,
+// across the project's nodes as s last heard.
+func UserSockets(s *Service, sub string) int64 {
+	return s.clientUsers(clientKey{signedIn: true, id: "user:" + sub})
+}

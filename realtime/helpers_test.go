@@ -3,6 +3,9 @@ package realtime_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -46,7 +49,9 @@ func node(t *testing.T, db *pgtest.DB, keys *jwt.Keys, cfg realtime.Config, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw, err := gateway.New(gateway.Config{}, gateway.Services{Realtime: svc}, keys, nil)
+	// Tests may speak for a client address (dialFrom), as a proxy in front
+	// of Basalt would.
+	gw, err := gateway.New(gateway.Config{TrustedProxyHeader: "X-Forwarded-For"}, gateway.Services{Realtime: svc}, keys, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +93,43 @@ type client struct {
 
 func (b *bundle) dial(t *testing.T, vsn string) *client {
 	t.Helper()
-	u := "ws" + strings.TrimPrefix(b.url, "http") + "/realtime/v1/websocket?apikey=" + b.keys.AnonKey + "&vsn=" + vsn
-	ws, _, err := websocket.DefaultDialer.Dial(u, nil)
+	return b.dialFrom(t, vsn, "")
+}
+
+// dialFrom opens a socket as a client at addr (empty: the test's own).
+func (b *bundle) dialFrom(t *testing.T, vsn, addr string) *client {
+	t.Helper()
+	ws, res, err := b.upgrade(vsn, addr)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("upgrade from %q: %v %v", addr, err, status(res))
 	}
-	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(func() { _ = ws.Close() })
 	return &client{t: t, ws: ws, vsn: vsn}
+}
+
+// upgrade opens a socket as a client at addr with the anon key.
+func (b *bundle) upgrade(vsn, addr string) (*websocket.Conn, *http.Response, error) {
+	u := "ws" + strings.TrimPrefix(b.url, "http") + "/realtime/v1/websocket?apikey=" + b.keys.AnonKey + "&vsn=" + vsn
+	h := http.Header{}
+	if addr != "" {
+		h.Set("X-Forwarded-For", addr)
+	}
+	ws, res, err := websocket.DefaultDialer.Dial(u, h)
+	if res != nil && res.Body != nil {
+		body, _ := io.ReadAll(res.Body)
+		res.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return ws, res, err
+}
+
+// status describes a refused upgrade's answer.
+func status(res *http.Response) string {
+	if res == nil {
+		return "no answer"
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return fmt.Sprintf("%d %s", res.StatusCode, bytes.TrimSpace(body))
 }
 
 // sendRaw writes a text frame as is.
@@ -159,11 +194,22 @@ func (c *client) expect(parts ...string) string {
 	return ""
 }
 
-// silent asserts that nothing arrives for d.
-func (c *client) silent(d time.Duration) {
+// roundTrip pushes a heartbeat and returns the frames that arrive before
+// its reply. The server handles a socket's messages one after another and
+// sends its frames in the order they were queued, so the reply is the
+// positive signal that whatever this socket pushed earlier has been dealt
+// with, and whatever that queued for it has been read.
+func (c *client) roundTrip(ref string) []string {
 	c.t.Helper()
-	if data, _, err := c.frame(d); err == nil {
-		c.t.Fatalf("unexpected frame %s", data)
+	c.push(nil, ref, "phoenix", "heartbeat", map[string]any{})
+	reply := `[null,"` + ref + `","phoenix","phx_reply",{"status":"ok","response":{}}]`
+	var before []string
+	for {
+		f := c.next()
+		if f == reply {
+			return before
+		}
+		before = append(before, f)
 	}
 }
 

@@ -31,7 +31,7 @@ func TestLimits(t *testing.T) {
 
 	t.Run("joins per second", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t, realtime.Config{PostgresChanges: false, MaxJoinsPerSecond: 2})
+		b := setup(t, realtime.Config{PostgresChanges: false, MaxJoinsPerSecond: 2, MaxJoinsPerSecondPerClient: 2})
 		c := b.dial(t, "2.0.0")
 		c.join("1", "realtime:a", cfg)
 		c.join("2", "realtime:b", cfg)
@@ -61,17 +61,34 @@ func TestLimits(t *testing.T) {
 
 	t.Run("events per second", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t, realtime.Config{PostgresChanges: false, MaxEventsPerSecond: 2})
-		sender := b.dial(t, "2.0.0")
+		// The project's limit, not a client's share: two clients.
+		b := setup(t, realtime.Config{PostgresChanges: false, MaxEventsPerSecond: 2, MaxEventsPerSecondPerClient: 100})
+		sender := b.dialFrom(t, "2.0.0", "192.0.2.1")
 		sender.join("1", "realtime:busy", map[string]any{"config": map[string]any{}})
-		recv := b.dial(t, "2.0.0")
+		recv := b.dialFrom(t, "2.0.0", "192.0.2.2")
 		recv.join("1", "realtime:busy", map[string]any{"config": map[string]any{}})
-		for range 30 {
+		broadcast := func() {
 			sender.push("1", nil, "realtime:busy", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
 		}
-		time.Sleep(1500 * time.Millisecond) // the counter's next tick
-		sender.push("1", nil, "realtime:busy", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
-		if got := recv.expect(`"system"`); got != `["1",null,"realtime:busy","system",{"channel":"busy","extension":"system","message":"Too many messages per second","status":"error"}]` {
+		for range 30 {
+			broadcast()
+		}
+		for range 30 {
+			recv.expect(`"broadcast"`)
+		}
+		// Each broadcast reaches the reader; the first one after the
+		// counter's next tick is followed by the refusal.
+		var got string
+		for deadline := time.Now().Add(10 * time.Second); got == ""; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the limit never tripped")
+			}
+			broadcast()
+			if f := recv.next(); strings.Contains(f, `"system"`) {
+				got = f
+			}
+		}
+		if got != `["1",null,"realtime:busy","system",{"channel":"busy","extension":"system","message":"Too many messages per second","status":"error"}]` {
 			t.Errorf("system = %s", got)
 		}
 		if got := recv.next(); got != `["1","1","realtime:busy","phx_close",{}]` {
@@ -105,7 +122,7 @@ func TestLimitsAcrossNodes(t *testing.T) {
 				break
 			}
 			if err == nil {
-				ws.Close()
+				_ = ws.Close()
 			}
 			if time.Now().After(deadline) {
 				t.Fatalf("upgrade on the other node while the project is at its limit: %v %v", err, res)
@@ -116,12 +133,12 @@ func TestLimitsAcrossNodes(t *testing.T) {
 			t.Errorf("join on the other node = %s", got)
 		}
 		// The first user leaves: the other node admits again.
-		first.ws.Close()
+		_ = first.ws.Close()
 		deadline = time.Now().Add(10 * time.Second)
 		for {
 			ws, _, err := websocket.DefaultDialer.Dial(u, nil)
 			if err == nil {
-				ws.Close()
+				_ = ws.Close()
 				break
 			}
 			if time.Now().After(deadline) {
@@ -131,9 +148,35 @@ func TestLimitsAcrossNodes(t *testing.T) {
 		}
 	})
 
+	t.Run("users per client", func(t *testing.T) {
+		t.Parallel()
+		rc := realtime.Config{PostgresChanges: false, Cluster: true, MaxConcurrentUsersPerClient: 1, ErrorBackoff: time.Millisecond}
+		n1 := setup(t, rc)
+		n2 := node(t, n1.db, n1.keys, rc)
+		waitPeers(t, n1, n2)
+		token := map[string]any{"config": map[string]any{}, "access_token": n1.token(t, "authenticated", userA, time.Hour)}
+		if got := n1.dialFrom(t, "2.0.0", "192.0.2.1").join("1", "realtime:a", token); !strings.Contains(got, `"status":"ok"`) {
+			t.Fatalf("first tab = %s", got)
+		}
+		for deadline := time.Now().Add(10 * time.Second); realtime.UserSockets(n2.svc, userA) < 1; {
+			if time.Now().After(deadline) {
+				t.Fatal("the other node never heard of the user's socket")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got := n2.dialFrom(t, "2.0.0", "192.0.2.2").join("1", "realtime:a", token); !strings.Contains(got, `"reason":"ConnectionRateLimitReached: Too many connected users"`) {
+			t.Errorf("the user's second tab, on the other node = %s", got)
+		}
+		// Another user on the same node is not affected.
+		other := map[string]any{"config": map[string]any{}, "access_token": n1.token(t, "authenticated", userB, time.Hour)}
+		if got := n2.dialFrom(t, "2.0.0", "192.0.2.2").join("1", "realtime:a", other); !strings.Contains(got, `"status":"ok"`) {
+			t.Errorf("another user on the other node = %s", got)
+		}
+	})
+
 	t.Run("joins per second", func(t *testing.T) {
 		t.Parallel()
-		rc := realtime.Config{PostgresChanges: false, MaxJoinsPerSecond: 3, ErrorBackoff: time.Millisecond}
+		rc := realtime.Config{PostgresChanges: false, MaxJoinsPerSecond: 3, MaxJoinsPerSecondPerClient: 3, ErrorBackoff: time.Millisecond}
 		n1 := setup(t, rc)
 		n2 := node(t, n1.db, n1.keys, rc)
 		c1 := n1.dial(t, "2.0.0")

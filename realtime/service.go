@@ -25,6 +25,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/ratelimit"
@@ -47,11 +48,9 @@ type Service struct {
 	cluster  *cluster
 	metrics  *telemetry.RealtimeMetrics // nil: no metrics
 
-	conns     atomic.Int64 // open sockets
-	users     atomic.Int64 // sockets on this node that joined a channel
-	joins     *joinLimiter
-	events    *rateCounter
-	presences *rateCounter
+	conns   atomic.Int64 // open sockets
+	clients *clients     // connected users and rates, by client
+	joins   *joinLimiter
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -91,9 +90,8 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	for _, o := range opts {
 		o(s)
 	}
-	s.joins = &joinLimiter{store: ratelimit.New(admin, s.now), limit: cfg.MaxJoinsPerSecond, log: s.log}
-	s.events = newRateCounter(cfg.MaxEventsPerSecond)
-	s.presences = newRateCounter(cfg.MaxPresenceEventsPerSecond)
+	s.joins = newJoinLimiter(ratelimit.New(admin, s.now), cfg, s.log)
+	s.clients = newClients(cfg)
 	s.upgrader = websocket.Upgrader{
 		// Reads reuse the HTTP server's buffer of the connection; write
 		// buffers are lent from a pool only while a message is written,
@@ -184,8 +182,7 @@ func (s *Service) tick() {
 		case <-s.ctx.Done():
 			return
 		case <-t.C:
-			s.events.tick()
-			s.presences.tick()
+			s.clients.tick()
 		case <-purge.C:
 			s.purgeMessages()
 		}
@@ -234,11 +231,15 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 		s.writeUpgradeError(w, upgradeError{status, msg})
 		return
 	}
-	if s.connectedUsers() >= int64(s.cfg.MaxConcurrentUsers) {
+	// Only the caller's own share, or a full project, refuses an upgrade:
+	// the socket's joins say whether a signed-in user uses it.
+	addr := httpx.ClientIP(r)
+	key := clientOf(claims, addr)
+	if s.connectedUsers() >= int64(s.cfg.MaxConcurrentUsers) || s.clientUsers(key) >= int64(s.cfg.MaxConcurrentUsersPerClient) {
 		s.writeUpgradeError(w, upgradeError{http.StatusTooManyRequests, "Too many connected users"})
 		return
 	}
-	if s.joins.saturated(s.now()) {
+	if s.joins.saturated(key, s.now()) {
 		s.writeUpgradeError(w, upgradeError{http.StatusTooManyRequests, "Too many joins per second"})
 		return
 	}
@@ -251,8 +252,9 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader has answered
 	}
-	c := &conn{s: s, ws: ws, vsn: vsn, token: token, claims: claims, headers: headers,
+	c := &conn{s: s, ws: ws, vsn: vsn, token: token, claims: claims, headers: headers, addr: addr,
 		channels: map[string]*channel{}, opened: time.Now()}
+	c.client.Store(s.clients.acquire(key))
 	s.conns.Add(1)
 	if s.metrics != nil {
 		s.metrics.Sockets.Inc()
@@ -278,7 +280,7 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 
 // connectedUsers is the project's count of sockets that joined a channel:
 // this node's, plus what the other nodes last reported (see cluster).
-func (s *Service) connectedUsers() int64 { return s.users.Load() + s.cluster.peerUsers() }
+func (s *Service) connectedUsers() int64 { return s.clients.users.Load() + s.cluster.peerUsers() }
 
 // Peers is how many other nodes of the project this node heard from in
 // the last few seconds.

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/basaltdev/basalt/internal/jwt"
-	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Stage 1, request: what the client sent, checked before anything is
@@ -127,7 +126,7 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 	// A role outside the allow-list never reaches Postgres. The error is
 	// what PostgREST would get from SET ROLE: 22023 for a role that does
 	// not exist, 42501 for one the authenticator may not become.
-	if !pg.AllowedRole(rc.role) {
+	if !s.roles.Allows(rc.role) {
 		if !cache.Roles[rc.role] {
 			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
 		}

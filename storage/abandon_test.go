@@ -81,7 +81,7 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			fmt.Fprintf(up, "POST /storage/v1/object/media/new.bin HTTP/1.1\r\nHost: basalt\r\n%sContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", auth, len(big))
 			_, _ = up.Write(big[:64<<10])
 			time.Sleep(200 * time.Millisecond) // the handler is reading the body
-			up.Close()
+			_ = up.Close()
 			if l := waitLine(t, logs, "POST", "/storage/v1/object/media/new.bin"); l["status"] != float64(499) {
 				t.Errorf("upload's access line = %v, want status 499", l)
 			}
@@ -100,8 +100,8 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			if _, err := io.ReadFull(res.Body, make([]byte, 1024)); err != nil {
 				t.Fatal(err)
 			}
-			down.(*net.TCPConn).SetLinger(0) // a reset, as a closed browser tab
-			down.Close()
+			_ = down.(*net.TCPConn).SetLinger(0) // a reset, as a closed browser tab
+			_ = down.Close()
 			// The headers went out: the access line keeps their 200, with
 			// fewer bytes than the object has.
 			if l := waitLine(t, logs, "GET", "/storage/v1/object/media/big.bin"); l["status"] != float64(200) || l["bytes"].(float64) >= float64(len(big)) {
@@ -140,7 +140,7 @@ func dialRaw(t *testing.T, addr string) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
 

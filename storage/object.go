@@ -173,9 +173,15 @@ func (s *Service) readBucketObject(r *http.Request, c caller, bucketID, name str
 	// Without a token a private object is never visible, and an invalid
 	// role is only an error where RLS would run: no RLS read then.
 	pc, setupErr := pgCaller(r, c, "storage.object.get")
+	var setup string
+	var setupArgs []any
+	if setupErr == nil {
+		if setup, setupArgs, setupErr = pc.Setup(); setupErr != nil {
+			setupErr = errInternal(fmt.Errorf("caller setup: %w", setupErr))
+		}
+	}
 	hidden := false
 	if c.claims != nil && setupErr == nil && !forcePublic {
-		setup, setupArgs, _ := pc.Setup()
 		batch.Queue(setup, setupArgs...)
 		batch.Queue(`SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`,
 			bucketID, name).QueryRow(func(row pgx.Row) error {

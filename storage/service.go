@@ -206,7 +206,7 @@ func (s *Service) asUser(ctx context.Context, r *http.Request, c caller, op stri
 // reference storage sets it. A role outside the API roles is refused before
 // it reaches Postgres.
 func pgCaller(r *http.Request, c caller, op string) (pg.Caller, error) {
-	if !pg.AllowedRole(c.role()) {
+	if !pg.APIRoles().Allows(c.role()) {
 		return pg.Caller{}, errAccessDenied("Invalid JWT role")
 	}
 	pc := pg.CallerFromRequest(r, c.claims)

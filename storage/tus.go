@@ -369,7 +369,7 @@ func (p *partsReader) Read(b []byte) (int, error) {
 		}
 		n, err := p.cur.Read(b)
 		if errors.Is(err, io.EOF) {
-			p.cur.Close()
+			_ = p.cur.Close()
 			p.cur = nil
 			if n > 0 {
 				return n, nil

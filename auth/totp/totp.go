@@ -59,20 +59,26 @@ func code(key []byte, counter uint64) string {
 	return fmt.Sprintf("%06d", v%1000000)
 }
 
-// Validate reports whether c is the code for t or one step either side.
-func Validate(secret, c string, t time.Time) bool {
+// Match reports whether c is the code for t or one step either side, and
+// the time step (Unix time / Period) it is the code of. A verifier records
+// the step it accepted and refuses it, and earlier ones, afterwards: RFC
+// 6238 §5.2 forbids accepting one code twice.
+func Match(secret, c string, t time.Time) (step int64, ok bool) {
 	key, err := b32.DecodeString(strings.ToUpper(strings.TrimRight(secret, "=")))
 	if err != nil || len(c) != Digits {
-		return false
+		return 0, false
 	}
 	// Every candidate is compared, in constant time, and the results are
-	// combined afterwards, so timing does not tell which step matched.
-	step := t.Unix() / Period
-	ok := 0
+	// combined afterwards, so timing does not tell which step matched. Should
+	// two steps share a code, the later one is taken.
+	now := t.Unix() / Period
+	matched := 0
 	for _, d := range []int64{-1, 0, 1} {
-		ok |= subtle.ConstantTimeCompare([]byte(code(key, uint64(step+d))), []byte(c))
+		eq := subtle.ConstantTimeCompare([]byte(code(key, uint64(now+d))), []byte(c))
+		matched |= eq
+		step = int64(subtle.ConstantTimeSelect(eq, int(now+d), int(step)))
 	}
-	return ok == 1
+	return step, matched == 1
 }
 
 // URI is the otpauth:// URI authenticator apps import.

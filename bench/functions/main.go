@@ -9,8 +9,12 @@
 //
 //   - standalone: the service verifies the ES256 access token itself.
 //
-//     go run ./bench/functions            # 5 s per case, concurrency 32
-//     go run ./bench/functions -smoke     # CI: checks the path, ~1 s
+// A TypeScript case runs a hello function on Deno through the service (a
+// worker process behind Basalt's proxy) against the same file served by a
+// bare `deno run` in the same run, and reports cold starts.
+//
+//	go run ./bench/functions            # 5 s per case, concurrency 32
+//	go run ./bench/functions -smoke     # CI: checks the path, ~1 s
 package main
 
 import (
@@ -96,7 +100,10 @@ func run(opts bench.Options) error {
 	viaGateway := bench.Run(ctx, "functions, caller verified upstream", opts, op(gated.URL))
 	baseAgain := bench.Run(ctx, "bare net/http", opts, op(bare.URL))
 	own := bench.Run(ctx, "functions, own ES256 check", opts, op(alone.URL))
-	return bench.Report(os.Stdout, opts,
+	if err := bench.Report(os.Stdout, opts,
 		bench.Comparison{Name: "invoke behind gateway", Baseline: base, Candidate: viaGateway},
-		bench.Comparison{Name: "invoke standalone", Baseline: baseAgain, Candidate: own})
+		bench.Comparison{Name: "invoke standalone", Baseline: baseAgain, Candidate: own}); err != nil {
+		return err
+	}
+	return runDeno(ctx, opts, client, caller)
 }

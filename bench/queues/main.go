@@ -39,7 +39,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/bench"
-	"github.com/basaltdev/basalt/integrations/netsend"
+	"github.com/basaltdev/basalt/pgmodules/netsend"
 )
 
 func main() {

@@ -17,7 +17,8 @@
 //	go run ./bench/soak                     # 5 minutes, 16 workers
 //	go run ./bench/soak -duration 60s
 //	go run ./bench/soak -faults             # kill -9 PostgreSQL, later basalt, during the load
-//	go run ./bench/soak -smoke              # CI: a few seconds of both
+//	go run ./bench/soak -flood              # one address floods realtime meanwhile
+//	go run ./bench/soak -smoke              # CI: a few seconds of all three
 //
 // The baseline of the ratio is the same run: the last quarter of the load
 // against the first (throughput and p99), and basalt's RSS at the end
@@ -58,6 +59,7 @@ var (
 	rssEvery     = flag.Duration("rss-every", 10*time.Second, "how often basalt's RSS is sampled")
 	pgWait       = flag.Duration("pg-recovery-wait", 10*time.Second, "after PostgreSQL is killed, how long basalt may take to bring it back before the soak restarts basalt")
 	rtClients    = flag.Int("realtime-clients", 50, "at most this many signed-in users hold a realtime client at once (0: none)")
+	floodFlag    = flag.Bool("flood", false, "one address floods realtime with joins and sockets during the load; the other clients must notice nothing")
 )
 
 // plan is one run's settings.
@@ -68,6 +70,7 @@ type plan struct {
 	pgWait time.Duration
 	settle time.Duration // after a recovery, still counted in the fault window
 	rt     rtPlan
+	flood  bool
 }
 
 func main() {
@@ -82,12 +85,12 @@ func main() {
 	if !warmupSet && !opts.Smoke {
 		opts.Warmup = min(10*time.Second, opts.Duration/10)
 	}
-	p := plan{opts: opts, faults: *faultsFlag, rss: *rssEvery, pgWait: *pgWait, settle: 2 * time.Second,
+	p := plan{opts: opts, faults: *faultsFlag, flood: *floodFlag, rss: *rssEvery, pgWait: *pgWait, settle: 2 * time.Second,
 		rt: rtPlan{clients: *rtClients, heartbeat: 25 * time.Second, grace: 3 * time.Second, settle: time.Second, joinEvery: 20 * time.Millisecond}}
 	if opts.Smoke {
 		// Both modes in a few seconds of load: steady phases of a second
 		// around the two kills; realtime heartbeats often enough to be seen.
-		p.opts.Duration, p.faults, p.rss, p.pgWait, p.settle = 3*time.Second, true, 500*time.Millisecond, 2*time.Second, time.Second
+		p.opts.Duration, p.faults, p.flood, p.rss, p.pgWait, p.settle = 3*time.Second, true, true, 500*time.Millisecond, 2*time.Second, time.Second
 		p.rt.heartbeat, p.rt.grace, p.rt.settle = 500*time.Millisecond, time.Second, 200*time.Millisecond
 	}
 	ok, err := run(p, os.Stdout)
@@ -114,6 +117,7 @@ type result struct {
 	SteadyErrs  int64         `json:"steady_errors"`
 	Fault5xx    int64         `json:"fault_5xx"`
 	Realtime    *rtReport     `json:"realtime,omitempty"`
+	Flood       *floodReport  `json:"flood,omitempty"`
 }
 
 func run(p plan, stdout io.Writer) (bool, error) {
@@ -177,7 +181,15 @@ func run(p plan, stdout io.Writer) (bool, error) {
 	progress("%d users signed in, %d tracks (%d sponsored) in %s; warm-up %s, then load for %s",
 		w.fanCount.Load()+6, len(w.tracks), len(w.sponsored), since(t0), p.opts.Warmup, p.opts.Duration)
 
-	// The load: a warm-up that is not measured, then the measured run.
+	// The load: a warm-up that is not measured, then the measured run;
+	// with -flood, a hostile client all along.
+	var fl *flooder
+	floodCtx, stopFlood := context.WithCancel(ctx)
+	defer stopFlood()
+	if p.flood && rt != nil {
+		fl = newFlooder(rt.wsURL)
+		fl.start(floodCtx)
+	}
 	stop := make(chan struct{})
 	var bg sync.WaitGroup
 	seed := uint64(time.Now().UnixNano())
@@ -202,6 +214,10 @@ func run(p plan, stdout io.Writer) (bool, error) {
 	close(stop)
 	stopRSS()
 	bg.Wait()
+	stopFlood()
+	if fl != nil {
+		fl.stop()
+	}
 	elapsed := time.Since(start)
 	a.rec.Store(nil)
 
@@ -239,6 +255,9 @@ func run(p plan, stdout io.Writer) (bool, error) {
 			rtChecks = append(rtChecks, check{"end-of-run notifications inserted", false, probeErr.Error()})
 		}
 		r.Realtime, checks = &rr, append(checks, rtChecks...)
+	}
+	if r.Flood = fl.report(); r.Flood != nil {
+		checks = append(checks, r.Flood.check())
 	}
 	r.Checks = checks
 	progress("checked in %s", since(t0))
@@ -433,6 +452,7 @@ func report(w io.Writer, p plan, r result) bool {
 		}
 	}
 	printRealtime(w, r.Realtime, p)
+	r.Flood.print(w)
 	fmt.Fprintf(w, "\nbasalt memory every %s (goal: flat)\n", p.rss)
 	for _, rr := range r.RSS {
 		fmt.Fprintf(w, "  process %d: RSS first %s, last %s, min %s, max %s, last/first %.2f\n",

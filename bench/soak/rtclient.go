@@ -289,7 +289,7 @@ func (c *rtClient) joinOnline() error {
 	_, err := c.join(onlineTopic, map[string]any{
 		"broadcast":        map[string]any{"ack": false, "self": false},
 		"presence":         map[string]any{"key": c.uid, "enabled": true},
-		"postgres_changes": []any{}, "private": false,
+		"postgres_changes": []any{}, "private": true, // as the app: members only (sql/app/0030)
 	})
 	return err
 }

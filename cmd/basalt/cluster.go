@@ -63,6 +63,10 @@ func embeddedCluster(cfg config.Config, log *slog.Logger) (*pgcluster.Cluster, e
 			"max_connections":         "200",
 			"log_min_messages":        "warning",
 			"unix_socket_permissions": "0777",
+			// The one planner setting Supabase's database changes from
+			// PostgreSQL's defaults (EXPLAIN's settings option lists it), so
+			// plans and explain() output match theirs.
+			"effective_cache_size": "128MB",
 		},
 		Log: func(line string) { log.Debug("postgres", "line", line) },
 	}, nil

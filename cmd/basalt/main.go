@@ -38,6 +38,9 @@ Usage:
                                        restore a backup into an empty database and object store
   basalt gen types typescript [--schema NAME]... [--from-migrations]
                                        print the supabase-js Database type of the schema
+  basalt functions new|serve|deploy|list|rollback|delete|logs
+                                       TypeScript edge functions on Deno (basalt functions help)
+  basalt secrets set|list|unset        the functions' secrets, sealed in Postgres
   basalt version                       print the version
 
 Environment variables are listed in deploy/README.md.
@@ -88,6 +91,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return cmdBackupRestore(ctx, cmd, rest, stdout, stderr, getenv)
 	case "gen":
 		return cmdGen(ctx, rest, stdout, stderr, getenv)
+	case "functions":
+		return cmdFunctions(ctx, rest, stdout, stderr, getenv)
+	case "secrets":
+		return cmdSecrets(ctx, rest, stdout, getenv)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "basalt", buildVersion())
 		return nil

@@ -160,7 +160,7 @@ func (w *outageWatch) round() (allOK bool) {
 	if err != nil {
 		t.Fatalf("health: %v", err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	switch res.StatusCode {
 	case http.StatusOK:
 	case http.StatusServiceUnavailable:
@@ -361,7 +361,7 @@ func waitHealthy(t *testing.T, base string, done <-chan error, out *syncBuf) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if res, err := http.Get(base + "/health"); err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				return
 			}

@@ -43,7 +43,7 @@ func TestServe(t *testing.T) {
 	for {
 		res, err := http.Get(base + "/health")
 		if err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				break
 			}
@@ -77,7 +77,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode == http.StatusUnauthorized {
 		t.Errorf("derived anon key refused: %s", body)
 	}
@@ -88,7 +88,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ = io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	for _, want := range []string{
 		`basalt_db_pool_max_connections{pool="admin"} 10`,
 		`basalt_db_pool_max_connections{pool="user"} 10`,
@@ -258,7 +258,7 @@ func TestServeNotReadyWhileMigrating(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lock.Close(context.Background()) })
+	t.Cleanup(func() { _ = lock.Close(context.Background()) })
 	if _, err := lock.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(0x62617361_6c74)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/basaltdev/basalt/auth"
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/gateway"
-	"github.com/basaltdev/basalt/integrations"
-	"github.com/basaltdev/basalt/integrations/netsend"
+	"github.com/basaltdev/basalt/pgmodules"
+	"github.com/basaltdev/basalt/pgmodules/netsend"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/replica"
@@ -66,8 +66,12 @@ func devDefaults(d deps) map[string]string {
 		"BASALT_AUTH_RATE_LIMIT_VERIFY":                   "10000",
 		"BASALT_AUTH_RATE_LIMIT_ANONYMOUS_USERS":          "10000",
 		"BASALT_AUTH_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "10000",
-		"STORAGE_FILE_DIR":                                filepath.Join(d.Config.DataDir, "storage"),
-		"SITE_URL":                                        site,
+		// Every tab, test and journey of a dev machine signs in from one
+		// process: let sign-ins queue for the hashing pool instead of
+		// answering 429 after half a second, as production does.
+		"BASALT_AUTH_PASSWORD_HASH_MAX_WAIT": "15s",
+		"STORAGE_FILE_DIR":                   filepath.Join(d.Config.DataDir, "storage"),
+		"SITE_URL":                           site,
 		// Webhooks and net.http_* may call services on this machine.
 		"BASALT_NET_ALLOWED_CIDRS": "127.0.0.0/8,::1/128",
 	}
@@ -186,7 +190,8 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 	closers = append(closers, rt.Close)
 	svcs.Realtime = rt
 
-	fnSvc, err := buildFunctions(d, getenv)
+	fnSvc, fnClose, err := buildFunctions(ctx, d, getenv)
+	closers = append(closers, fnClose)
 	if err != nil {
 		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}
@@ -205,7 +210,7 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 // node's sender of the requests queued with net.http_* and webhooks. The
 // returned stop waits for the requests in flight.
 func startIntegrations(ctx context.Context, d deps, getenv func(string) string) (func(), error) {
-	if st, err := integrations.EnableCron(ctx, d.Admin); err != nil {
+	if st, err := pgmodules.EnableCron(ctx, d.Admin); err != nil {
 		d.Log.Warn("cron: cannot read pg_cron's status", "err", err)
 	} else if !st.Enabled {
 		d.Log.Info("cron: off: "+st.Problem, "docs", "deploy/README.md#cron")
@@ -227,7 +232,7 @@ func startIntegrations(ctx context.Context, d deps, getenv func(string) string) 
 // cron is on, and how to turn it on when it is not.
 func healthDetails(admin *pgxpool.Pool) func(context.Context) map[string]any {
 	return func(ctx context.Context) map[string]any {
-		st, err := integrations.Cron(ctx, admin)
+		st, err := pgmodules.Cron(ctx, admin)
 		if err != nil {
 			return nil
 		}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/proc"
 )
 
 // state is what a running `basalt dev` writes to DATA_DIR/state.json, so
@@ -60,16 +61,9 @@ func readState(dataDir string) (state, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, fmt.Errorf("parse %s: %w", statePath(dataDir), err)
 	}
-	if !processAlive(st.PID) {
+	// A zombie (killed, not yet reaped) is gone: it holds nothing.
+	if !proc.Alive(st.PID) {
 		return st, fmt.Errorf("%w in %s (process %d is gone)", errNotRunning, dataDir, st.PID)
 	}
 	return st, nil
-}
-
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -4,7 +4,7 @@
 // and answers a bad one with `x-relay-error: true`; the function gets the
 // request. Here the check is done by a local HTTP listener, and the function
 // is basalt's: /{slug}... is forwarded to /functions/v1/{slug}... of the
-// private basalt, which serves the suite's functions from its test registry.
+// private basalt, which runs the suite's own functions on Deno.
 'use strict'
 
 const http = require('node:http')

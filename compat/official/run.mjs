@@ -74,6 +74,7 @@ async function runSuite(name, suite, dir, bin, work) {
   let result = { name, passed: 0, failed: 0 }
   try {
     basalt = await startBasalt({ bin, dir: work, env: { BASALT_SQL_DIR: sqlDir, ...suite.env } })
+    if (suite.functions) deployFunctions(bin, suite.functions(ctx), work, dataDir)
     result = { name, ...runJest(name, suite, ctx, basalt.info) }
   } catch (err) {
     log(`${name}: ${err.message}`)
@@ -83,6 +84,33 @@ async function runSuite(name, suite, dir, bin, work) {
     if (basalt) await basalt.stop()
   }
   return result
+}
+
+// deployFunctions lays the suite's Deno functions out as a Supabase project
+// (supabase/functions/<name>/index.ts, verify_jwt off as the suite's relay
+// checks tokens itself) and deploys them into the running basalt with
+// `basalt functions deploy`. The functions import the old Deno standard
+// library's http server from its web address, which this machine cannot
+// reach; an import map (Supabase's config.toml import_map) points it at
+// std_http_server.ts beside this file, which offers the same serve().
+function deployFunctions(bin, from, work, dataDir) {
+  const fnDir = path.join(work, 'supabase', 'functions')
+  const shared = path.join(fnDir, '_shared')
+  fs.mkdirSync(shared, { recursive: true })
+  fs.copyFileSync(path.join(here, 'std_http_server.ts'), path.join(shared, 'std_http_server.ts'))
+  fs.writeFileSync(path.join(shared, 'import_map.json'),
+    JSON.stringify({ imports: { 'https://deno.land/std/http/server.ts': './std_http_server.ts' } }, null, 2))
+  let config = ''
+  for (const name of fs.readdirSync(from)) {
+    const src = path.join(from, name)
+    if (!fs.statSync(src).isDirectory()) continue
+    fs.cpSync(src, path.join(fnDir, name), { recursive: true })
+    config += `[functions.${name}]\nverify_jwt = false\nimport_map = "./functions/_shared/import_map.json"\n\n`
+  }
+  fs.writeFileSync(path.join(work, 'supabase', 'config.toml'), config)
+  const r = spawnSync(bin, ['functions', 'deploy', '--data-dir', dataDir], { cwd: work, encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`basalt functions deploy failed: ${r.stdout}${r.stderr}`)
+  log(r.stdout.trim())
 }
 
 // writeSQL lays out a BASALT_SQL_DIR: app/ migrations and seed/ files, each

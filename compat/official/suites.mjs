@@ -115,9 +115,12 @@ export const suites = {
   functions: {
     pkg: 'functions-js',
     keys: () => cliKeys(),
-    // basalt serves the suite's functions (hello, mirror, hijack, slow) from
-    // its test-only registry; relay.cjs stands in for the relay container.
-    env: { BASALT_FUNCTIONS_TEST_REGISTRY: '1' },
+    // The suite's own Deno functions (hello, mirror, hijack, slow) run on
+    // Deno in basalt: laid out as a Supabase project and deployed with
+    // `basalt functions deploy` once basalt is up (prepareFunctions, run.mjs);
+    // relay.cjs stands in for the relay container.
+    env: {},
+    functions: ({ pkgDir }) => path.join(pkgDir, 'test', 'functions'),
     moduleNameMapper: { '^\\.\\./relay/container$': path.join(here, 'relay.cjs') },
     setupFilesAfterEnv: ['test/utils/jest-custom-reporter.ts'],
   },

@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/proc"
 )
 
 // MinMajorVersion is the oldest PostgreSQL major version Basalt supports.
@@ -331,11 +333,8 @@ func (c *Cluster) recoverStalePID() (bool, error) {
 }
 
 func processIsPostgres(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !proc.Alive(pid) {
 		return false
-	}
-	if zombie(pid) {
-		return false // exited, not yet reaped by its parent
 	}
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	if err != nil {

@@ -1,7 +1,6 @@
 package pgcluster
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -183,19 +182,6 @@ func (c *Cluster) logTail(s *server, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// zombie reports whether pid has exited and waits to be reaped: it still
-// answers kill(pid, 0) but is not running.
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state letter follows the command name, which is in parentheses
-	// and may itself contain spaces or parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 // preloadLibrary is the library Supabase's PostgreSQL preloads: with it,

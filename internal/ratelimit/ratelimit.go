@@ -7,7 +7,9 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,17 +40,6 @@ func New(db pg.DB, now func() time.Time) *Store {
 	return &Store{db: db, now: now}
 }
 
-// allowSQL counts one hit for a key: a window that has ended starts anew
-// with this hit. Fixed windows are simpler than token buckets and enough
-// for abuse budgets measured in minutes or hours.
-const allowSQL = `INSERT INTO basalt.rate_limits AS r (key, window_start, expires_at, hits)
-VALUES ($1, $2, $3, 1)
-ON CONFLICT (key) DO UPDATE SET
-  window_start = CASE WHEN r.expires_at <= $2 THEN $2 ELSE r.window_start END,
-  expires_at = CASE WHEN r.expires_at <= $2 THEN $3 ELSE r.expires_at END,
-  hits = CASE WHEN r.expires_at <= $2 THEN 1 ELSE r.hits + 1 END
-RETURNING hits, expires_at`
-
 // Allow counts one event for key and reports whether it fits in max events
 // per period. Events over the budget are counted too, which changes
 // nothing: the window refuses them either way until it ends.
@@ -61,8 +52,36 @@ func (s *Store) Allow(ctx context.Context, key string, max int, period time.Dura
 // caller that was refused may refuse on its own until then without asking
 // the database again (the window cannot reopen earlier).
 func (s *Store) Take(ctx context.Context, key string, max int, period time.Duration) (bool, time.Time, error) {
+	refused, end, err := s.TakeAll(ctx, []Budget{{Key: key, Max: max}}, period)
+	return refused < 0, end, err
+}
+
+// Budget is one key and the events it allows per period.
+type Budget struct {
+	Key string
+	Max int
+}
+
+// TakeAll counts one event against each budget in order, in one
+// statement, and stops at the first that refuses: the budgets after it are
+// not counted. So a caller's own share can come first and the budgets it
+// shares with others after it, and an event its own share refuses costs
+// the others nothing. It returns the index of the refusing budget (-1 when
+// all allowed) and the end of that budget's window (of the first budget's
+// when all allowed). A window that has ended starts anew with this event;
+// fixed windows are simpler than token buckets and enough for abuse
+// budgets.
+func (s *Store) TakeAll(ctx context.Context, budgets []Budget, period time.Duration) (int, time.Time, error) {
+	if len(budgets) == 0 {
+		return -1, time.Time{}, nil
+	}
 	now := s.now()
-	var hits int
+	keys := make([]string, len(budgets))
+	maxes := make([]int32, len(budgets))
+	for i, b := range budgets {
+		keys[i], maxes[i] = b.Key, int32(min(b.Max, math.MaxInt32))
+	}
+	var refused int
 	var end time.Time
 	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		// A count lost with a crash changes nothing that matters, and
@@ -71,14 +90,15 @@ func (s *Store) Take(ctx context.Context, key string, max int, period time.Durat
 		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, allowSQL, key, now, now.Add(period)).Scan(&hits, &end)
+		return tx.QueryRow(ctx, `SELECT refused, window_end FROM basalt.rate_limit_take($1, $2, $3, $4)`,
+			keys, maxes, now, period).Scan(&refused, &end)
 	})
 	if err != nil {
-		return false, time.Time{}, fmt.Errorf("rate limit %s: %w", key, err)
+		return -1, time.Time{}, fmt.Errorf("rate limit %s: %w", strings.Join(keys, ", "), err)
 	}
 	if rand.IntN(sweepEvery) == 0 {
 		_, _ = s.db.Exec(ctx, `DELETE FROM basalt.rate_limits WHERE key = ANY (ARRAY(
 			SELECT key FROM basalt.rate_limits WHERE expires_at <= $1 LIMIT $2))`, now, sweepBatch)
 	}
-	return hits <= max, end, nil
+	return refused - 1, end, nil
 }

@@ -81,3 +81,45 @@ func TestSharedAcrossNodes(t *testing.T) {
 		t.Fatalf("%d of 40 racing hits allowed across two nodes, want exactly 10", n)
 	}
 }
+
+// TestTakeAll counts budgets in order and stops at the first that refuses:
+// a caller refused by its own share uses up nothing of the shared one.
+func TestTakeAll(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	l := ratelimit.New(db.Admin, clk.now)
+	take := func(own string) int {
+		t.Helper()
+		refused, end, err := l.TakeAll(ctx, []ratelimit.Budget{{Key: own, Max: 2}, {Key: "shared", Max: 3}}, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := clk.now().Add(time.Second); !end.Equal(want) {
+			t.Errorf("window ends %v, want %v", end, want)
+		}
+		return refused
+	}
+	for i := range 2 {
+		if got := take("a"); got != -1 {
+			t.Fatalf("a's hit %d refused by budget %d", i+1, got)
+		}
+	}
+	for range 10 {
+		if got := take("a"); got != 0 {
+			t.Fatalf("a over its share: refused by budget %d, want 0 (its own)", got)
+		}
+	}
+	// a's refused hits did not count toward the shared budget: b gets the
+	// one left, then the shared budget refuses.
+	if got := take("b"); got != -1 {
+		t.Fatalf("b refused by budget %d while the shared budget had room", got)
+	}
+	if got := take("b"); got != 1 {
+		t.Fatalf("b's second hit: refused by %d, want 1 (the shared budget)", got)
+	}
+	clk.add(time.Second)
+	if got := take("a"); got != -1 {
+		t.Fatalf("a refused by %d in a new window", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +40,6 @@ const (
 	keptValueBytes  = 64
 	errTooLarge     = "Error 413: Payload Too Large"
 	errNoPrimaryKey = "Error 400: Bad Request, no primary key"
-	errUnauthorized = "Error 401: Unauthorized"
 )
 
 // match is a subscriber and the ids of its bindings a change satisfies.
@@ -103,8 +103,9 @@ func (e *Engine) process(ctx context.Context, ch *Change) {
 	var matched []match
 	for _, c := range candidates {
 		var ids []int64
+		privs := rel.selectable(ctx, e.admin, c.sub.caller.Load().Role)
 		for _, b := range c.bindings {
-			if ev.passes(b) && !contains(ids, b.ID) {
+			if ev.passes(b) && filtersReadable(rel, b, privs) && !contains(ids, b.ID) {
 				ids = append(ids, b.ID)
 			}
 		}
@@ -295,40 +296,44 @@ func filterSQL(f filter, col *column, value, param string) string {
 }
 
 // visibility decides, per matched subscriber, whether it receives the
-// change: DELETEs go to everyone whose filters matched; otherwise a table
-// with RLS is checked as each subscriber's caller, in one round trip.
+// change. A subscriber receives nothing about a row it may not see: not
+// when its role may not SELECT the table's key (the reference sends those
+// an empty event with "Error 401: Unauthorized", which tells them the
+// table, the kind of change and when), and not for a table without a key
+// under RLS, where visibility cannot be checked (the reference sends
+// "Error 400"; Basalt sends that only where RLS hides nothing). DELETEs go
+// to everyone else whose filters matched, as in the reference: the row is
+// gone and cannot be checked, so under RLS only its key is sent. Other
+// changes to a table with RLS are checked as each subscriber's caller, in
+// one round trip.
 func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *evaluation, ms []match) []bool {
 	out := make([]bool, len(ms))
-	if ch.Type == "DELETE" || !rel.RLS || !rel.hasPK() {
-		for i := range out {
-			out[i] = true
-		}
-		return out
-	}
 	// One check per distinct caller; subscribers with the same claims share it.
 	idx := map[string]int{}
 	var callers []pg.Caller
 	which := make([]int, len(ms))
 	for i, m := range ms {
 		c := *m.sub.caller.Load()
-		if !pkSelectable(rel, rel.selectable(ctx, e.admin, c.Role)) {
-			// Not checked: the subscriber gets the 401 error event.
-			which[i] = -1
-			continue
+		which[i] = -1
+		privs := rel.selectable(ctx, e.admin, c.Role)
+		switch {
+		case !rel.hasPK():
+			out[i] = !rel.RLS && slices.Contains(privs, true)
+		case !pkSelectable(rel, privs):
+		case ch.Type == "DELETE" || !rel.RLS:
+			out[i] = true
+		default:
+			k := c.Role + "\x00" + string(c.Claims)
+			j, ok := idx[k]
+			if !ok {
+				j = len(callers)
+				idx[k] = j
+				callers = append(callers, pg.Caller{Role: c.Role, Claims: c.Claims, Headers: c.Headers})
+			}
+			which[i] = j
 		}
-		k := c.Role + "\x00" + string(c.Claims)
-		j, ok := idx[k]
-		if !ok {
-			j = len(callers)
-			idx[k] = j
-			callers = append(callers, pg.Caller{Role: c.Role, Claims: c.Claims, Headers: c.Headers})
-		}
-		which[i] = j
 	}
 	if len(callers) == 0 {
-		for i := range out {
-			out[i] = true
-		}
 		return out
 	}
 	var conds []string
@@ -348,9 +353,24 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 		e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
 	}
 	for i := range ms {
-		out[i] = which[i] < 0 || seen[which[i]]
+		if which[i] >= 0 {
+			out[i] = seen[which[i]]
+		}
 	}
 	return out
+}
+
+// filtersReadable reports whether the role (privs: its SELECT privilege by
+// column) may read every column b filters on: a filter on a column it may
+// not read would tell it that column's values.
+func filtersReadable(rel *relInfo, b *sbinding, privs []bool) bool {
+	for _, f := range b.p.filters {
+		i := slices.IndexFunc(rel.Cols, func(c column) bool { return c.Name == f.Column })
+		if i < 0 || !privs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // output builds the event payloads of one change, per role.

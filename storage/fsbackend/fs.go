@@ -136,7 +136,7 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	ok := false
 	defer func() {
 		if !ok {
-			f.Close()
+			_ = f.Close()
 			os.Remove(tmp)
 		}
 	}()
@@ -205,7 +205,7 @@ func (b *Backend) Get(_ context.Context, key string, offset, length int64) (io.R
 	}
 	if offset > 0 {
 		if _, err := f.Seek(offset, io.SeekStart); err != nil {
-			f.Close()
+			_ = f.Close()
 			return nil, fmt.Errorf("seek %s: %w", key, err)
 		}
 	}

@@ -98,7 +98,7 @@ func (b *Backend) Get(ctx context.Context, key string, offset, length int64) (io
 		return nil, mapErr(key, err)
 	}
 	if _, err := obj.Stat(); err != nil {
-		obj.Close()
+		_ = obj.Close()
 		return nil, mapErr(key, err)
 	}
 	return obj, nil

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { openLiveTable, REFRESH_DELAY_MS, type LiveClient } from './use-live-table'
+import { openLiveTable, REFRESH_DELAY_MS, REJOIN_DELAY_MS, type LiveClient } from './use-live-table'
 
 // A stand-in for supabase-js's channel API: records bindings, lets the test
 // deliver changes and join statuses, and records removals.
@@ -7,7 +7,10 @@ class FakeChannel {
   bindings: { type: string; filter: Record<string, unknown> }[] = []
   deliver: (change: unknown) => void = () => {}
   status: (s: string) => void = () => {}
-  constructor(readonly topic: string) {}
+  constructor(
+    readonly topic: string,
+    readonly opts: unknown,
+  ) {}
   on(type: string, filter: Record<string, unknown>, cb: (change: unknown) => void) {
     this.bindings.push({ type, filter })
     this.deliver = cb
@@ -26,8 +29,8 @@ function fakeClient() {
   const session = new Promise<void>((r) => (authorize = r))
   const sb = {
     realtime: { setAuth: () => session },
-    channel: (topic: string) => {
-      const ch = new FakeChannel(topic)
+    channel: (topic: string, opts: unknown) => {
+      const ch = new FakeChannel(topic, opts)
       channels.push(ch)
       return ch
     },
@@ -60,6 +63,8 @@ describe('openLiveTable', () => {
     expect(f.channels.map((c) => c.topic)).toEqual([expect.stringMatching(/^live:wallets:\d+$/), expect.stringMatching(/^live:mine:\d+$/)])
     expect(f.channels[1].bindings).toEqual([{ type: 'postgres_changes', filter: { event: 'UPDATE', schema: 'public', table: 'wallets', filter: 'user_id=eq.u1' } }])
     expect(f.channels[0].bindings[0].filter.event).toBe('*')
+    // Private: only signed-in users who are not suspended join (sql/app/0030).
+    expect(f.channels.map((c) => c.opts)).toEqual([{ config: { private: true } }, { config: { private: true } }])
   })
 
   it('refetches once per burst of changes, and hands each change over', async () => {
@@ -124,6 +129,34 @@ describe('openLiveTable', () => {
     ch.status('CHANNEL_ERROR')
     ch.status('TIMED_OUT')
     ch.status('SUBSCRIBED')
+    vi.advanceTimersByTime(REFRESH_DELAY_MS)
+    expect(refresh).toHaveBeenCalledTimes(1)
+    expect(live).toEqual([true, false, true])
+  })
+
+  it('opens a new channel when the server closed it (a suspension), and catches up once joined', async () => {
+    const f = fakeClient()
+    const refresh = vi.fn()
+    const live: boolean[] = []
+    openLiveTable(f.sb, spec, { refresh, onLive: (v) => live.push(v) }, false)
+    f.authorize()
+    await settle()
+    const first = f.channels[0]
+    first.status('SUBSCRIBED')
+    first.status('CLOSED')
+    expect(f.removed).toEqual([first])
+    expect(live).toEqual([true, false])
+    vi.advanceTimersByTime(REJOIN_DELAY_MS - 1)
+    await settle()
+    expect(f.channels).toHaveLength(1)
+    vi.advanceTimersByTime(1)
+    await settle()
+    expect(f.channels).toHaveLength(2)
+    const second = f.channels[1]
+    expect(second.topic).not.toBe(first.topic)
+    first.status('SUBSCRIBED') // the old channel is not listened to any more
+    expect(live).toEqual([true, false])
+    second.status('SUBSCRIBED')
     vi.advanceTimersByTime(REFRESH_DELAY_MS)
     expect(refresh).toHaveBeenCalledTimes(1)
     expect(live).toEqual([true, false, true])

@@ -7,7 +7,9 @@ import { supabase, type Client } from '@/lib/supabase'
 // table, a filter on the signed-in user's own rows and the caches those rows
 // feed; changes refetch the caches. Realtime sends a change only to
 // subscribers whose row-level security lets them read the row, and only for
-// tables in the supabase_realtime publication (sql/app/0016).
+// tables in the supabase_realtime publication (sql/app/0016). The channels
+// are private: only signed-in users who are not suspended join them
+// (sql/app/0030), and suspending a user closes the ones they hold.
 
 /** LiveEvent is the kind of change a subscription follows. */
 export type LiveEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE'
@@ -41,6 +43,9 @@ export type LiveClient = Pick<Client, 'channel' | 'removeChannel'> & { realtime:
 /** REFRESH_DELAY_MS gathers the changes of one transaction (a stream moves two wallets) into one refetch. */
 export const REFRESH_DELAY_MS = 250
 
+/** REJOIN_DELAY_MS is how long after the server closed a channel (a suspension, an expired session) it is opened again; a refused join is then retried by supabase-js itself. */
+export const REJOIN_DELAY_MS = 1000
+
 // The browser journeys read which live channels the client holds joined
 // (the client's own list, so a channel left behind would show).
 declare global {
@@ -61,17 +66,20 @@ let seq = 0
 
 /**
  * openLiveTable joins a channel for one table's changes and returns the
- * function that leaves it. Each call gets its own topic: supabase-js hands
- * back an existing channel for a repeated topic, and two pages sharing one
- * would remove it from under each other.
+ * function that leaves it. Each channel gets its own topic: supabase-js
+ * hands back an existing channel for a repeated topic, and two pages
+ * sharing one would remove it from under each other. A channel the server closes is
+ * opened again after REJOIN_DELAY_MS: supabase-js does not rejoin after a
+ * close, only after an error, and a suspended user's refused join is such
+ * an error, retried until the suspension is lifted.
  */
 export function openLiveTable(sb: LiveClient, spec: LiveSpec, h: LiveHandlers, refreshOnChange = true): () => void {
-  const topic = `live:${spec.name ?? spec.table}:${++seq}`
   let channel: RealtimeChannel | undefined
   let closed = false
   let joined = false
   let live = false
   let timer: ReturnType<typeof setTimeout> | undefined
+  let rejoin: ReturnType<typeof setTimeout> | undefined
   const setLive = (v: boolean) => {
     if (v === live) return
     live = v
@@ -86,22 +94,31 @@ export function openLiveTable(sb: LiveClient, spec: LiveSpec, h: LiveHandlers, r
     if (h.busy?.()) schedule()
     else h.refresh()
   }
-  // Row-level security reads the token the join carries: hand the socket the
-  // user's session first, or a join right after sign-in may carry the anon key.
-  void sb.realtime
-    .setAuth()
-    .catch(() => undefined)
-    .then(() => {
-      if (closed) return
-      channel = sb
-        .channel(topic)
-        .on('postgres_changes', { event: spec.event ?? '*', schema: 'public', table: spec.table, filter: spec.filter }, (change: LiveChange) => {
+  // Row-level security and the channel's policies read the token the join
+  // carries: hand the socket the user's session first, or a join right
+  // after sign-in may carry the anon key (and a private channel refuses it).
+  function open() {
+    void sb.realtime
+      .setAuth()
+      .catch(() => undefined)
+      .then(() => {
+        if (closed) return
+        const ch = sb.channel(`live:${spec.name ?? spec.table}:${++seq}`, { config: { private: true } })
+        channel = ch
+        ch.on('postgres_changes', { event: spec.event ?? '*', schema: 'public', table: spec.table, filter: spec.filter }, (change: LiveChange) => {
           if (closed) return
           h.onChange?.(change)
           if (refreshOnChange) schedule()
-        })
-        .subscribe((status) => {
-          if (closed) return
+        }).subscribe((status) => {
+          if (closed || channel !== ch) return
+          if (status === 'CLOSED') {
+            // Closed by the server: open a new channel in a moment.
+            setLive(false)
+            channel = undefined
+            void sb.removeChannel(ch)
+            rejoin = setTimeout(open, REJOIN_DELAY_MS)
+            return
+          }
           if (status !== 'SUBSCRIBED') {
             setLive(false)
             return
@@ -111,10 +128,13 @@ export function openLiveTable(sb: LiveClient, spec: LiveSpec, h: LiveHandlers, r
           joined = true
           setLive(true)
         })
-    })
+      })
+  }
+  open()
   return () => {
     closed = true
     clearTimeout(timer)
+    clearTimeout(rejoin)
     if (channel) void sb.removeChannel(channel)
   }
 }

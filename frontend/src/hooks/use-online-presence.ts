@@ -1,8 +1,9 @@
 import { useEffect } from 'react'
 import { create } from 'zustand'
-import { supabase } from '@/lib/supabase'
+import type { RealtimeChannel } from '@supabase/supabase-js'
+import { supabase, type Client } from '@/lib/supabase'
 
-/** ONLINE_CHANNEL is the one presence channel every signed-in tab joins. */
+/** ONLINE_CHANNEL is the one (private) presence channel every signed-in tab joins. */
 export const ONLINE_CHANNEL = 'online-users'
 
 interface OnlineState {
@@ -26,9 +27,39 @@ declare global {
 }
 if (typeof window !== 'undefined') window.__backlineOnline = () => [...useOnlineStore.getState().ids]
 
-/** presentIds lists the user ids of a presence state (keys are user ids). */
+/** presentIds lists the user ids of a presence state: its keys, which on the private channel are the members' own ids (the server binds each presence to its joiner's sub), never a field of the tracked payload. */
 export function presentIds(state: Record<string, unknown[]>): Set<string> {
   return new Set(Object.entries(state).filter(([, metas]) => metas.length > 0).map(([key]) => key))
+}
+
+/** OnlineClient is the part of the supabase client joinOnline uses. */
+export type OnlineClient = Pick<Client, 'channel' | 'removeChannel'> & { realtime: Pick<Client['realtime'], 'setAuth'> }
+
+/**
+ * joinOnline joins the private presence channel as the signed-in user,
+ * tracking them, and reports who is present on every sync; it returns the
+ * function that leaves. Only signed-in users who are not suspended may
+ * join and track (sql/app/0030), so the socket gets the user's session
+ * (setAuth) before the join: the anon key would be refused.
+ */
+export function joinOnline(sb: OnlineClient, userId: string, onSync: (ids: Set<string>) => void): () => void {
+  let closed = false
+  let channel: RealtimeChannel | undefined
+  void sb.realtime
+    .setAuth()
+    .catch(() => undefined)
+    .then(() => {
+      if (closed) return
+      const ch = sb.channel(ONLINE_CHANNEL, { config: { private: true, presence: { key: userId } } })
+      channel = ch
+      ch.on('presence', { event: 'sync' }, () => onSync(presentIds(ch.presenceState()))).subscribe((status) => {
+        if (status === 'SUBSCRIBED') void ch.track({ online_at: new Date().toISOString() })
+      })
+    })
+  return () => {
+    closed = true
+    if (channel) void sb.removeChannel(channel)
+  }
 }
 
 /**
@@ -43,15 +74,9 @@ export function useOnlinePresence(userId: string | undefined) {
       store.set(new Set())
       return
     }
-    const sb = supabase()
-    const channel = sb.channel(ONLINE_CHANNEL, { config: { presence: { key: userId } } })
-    channel
-      .on('presence', { event: 'sync' }, () => store.set(presentIds(channel.presenceState())))
-      .subscribe((status) => {
-        if (status === 'SUBSCRIBED') void channel.track({ online_at: new Date().toISOString() })
-      })
+    const leave = joinOnline(supabase(), userId, (ids) => store.set(ids))
     return () => {
-      void sb.removeChannel(channel)
+      leave()
       store.set(new Set())
     }
   }, [userId])

@@ -1,5 +1,5 @@
-import { useEffect } from 'react'
-import { useQuery } from '@tanstack/react-query'
+import { useEffect, useRef } from 'react'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { create } from 'zustand'
 import { useLiveTable } from '@/hooks/use-live-table'
 import { useRoleSettled } from '@/lib/auth'
@@ -33,12 +33,21 @@ const useSuspensionLive = create<{ live: boolean }>(() => ({ live: false }))
  * useSuspensionUpdates rechecks the signed-in user's suspension as soon as
  * the platform notifies them: admin_suspend_user and admin_unsuspend_user
  * each send the user a notification (their own row, which realtime delivers
- * to them alone; profiles are public, so they are not published). Mount it
- * once (the app root).
+ * to them alone; profiles are public, so they are not published), and the
+ * suspension closes the user's channels, which is checked at once too.
+ * Mount it once (the app root).
  */
 export function useSuspensionUpdates(userId: string | undefined) {
+  const qc = useQueryClient()
   const live = useLiveTable('notifications', userId ? `user_id=eq.${userId}` : undefined, [suspensionQueryKey(userId)], { event: 'INSERT', name: 'suspension' })
-  useEffect(() => useSuspensionLive.setState({ live }), [live])
+  const wasLive = useRef(false)
+  useEffect(() => {
+    useSuspensionLive.setState({ live })
+    // Suspending a user closes their channels (they are private): check at
+    // once rather than at the next poll.
+    if (wasLive.current && !live) void qc.invalidateQueries({ queryKey: suspensionQueryKey(userId) })
+    wasLive.current = live
+  }, [live, qc, userId])
 }
 
 /**

@@ -4,34 +4,31 @@ import type { Enums } from '@/lib/database.types'
 import { supabase } from '@/lib/supabase'
 import type { ArtistProfile, PublicProfile, SponsorProfile } from '@/types/api'
 
-/** ArtistSummary joins artist_profiles with public display data for cards. */
-export interface ArtistSummary extends ArtistProfile {
-  display_name: string | null
-  username: string | null
-  bio: string | null
-  is_verified: boolean | null
-}
-
 const PROFILE_COLUMNS = 'id, display_name, username, avatar_url, bio, location, is_verified, website, role'
+const ARTIST_COLUMNS = 'id, name, track_count, stream_count, avatar_url, genres, kyc_status, kyc_expiry_date, location, created_at'
+const SPONSOR_COLUMNS = 'id, name, avatar_url, bio, company_name, website'
+
+/** ArtistSummary joins the artist_profiles columns a card reads with public display data. */
+export type ArtistSummary = Pick<ArtistProfile, 'id' | 'name' | 'track_count' | 'stream_count' | 'avatar_url' | 'genres' | 'kyc_status' | 'kyc_expiry_date' | 'location' | 'created_at'> &
+  Pick<PublicProfile, 'display_name' | 'username' | 'bio' | 'is_verified'>
 
 async function publicById(ids: string[]) {
   if (ids.length === 0) return new Map<string, PublicProfile>()
   const { data, error } = await supabase().from('public_profiles').select(PROFILE_COLUMNS).in('id', ids)
   if (error) throw error
-  return new Map((data as PublicProfile[]).map((p) => [p.id, p]))
+  return new Map(data.map((p) => [p.id, p]))
 }
 
 /** getArtists lists artists, newest first, with display data. */
 export async function getArtists(limit = 60): Promise<ArtistSummary[]> {
   const { data, error } = await supabase()
     .from('artist_profiles')
-    .select('id, name, track_count, stream_count, avatar_url, genres, kyc_status, kyc_expiry_date, location, created_at')
+    .select(ARTIST_COLUMNS)
     .order('created_at', { ascending: false })
     .limit(limit)
   if (error) throw error
-  const rows = data as ArtistProfile[]
-  const pub = await publicById(rows.map((r) => r.id))
-  return rows.map((r) => {
+  const pub = await publicById(data.map((r) => r.id))
+  return data.map((r) => {
     const p = pub.get(r.id)
     return {
       ...r,
@@ -106,20 +103,15 @@ export async function getTopFans(): Promise<FanSummary[]> {
   }
 }
 
-/** SponsorSummary is a sponsor card's data. */
-export interface SponsorSummary extends SponsorProfile {
-  display_name: string | null
-  username: string | null
-  is_verified: boolean | null
-}
+/** SponsorSummary is the sponsor_profiles columns a card reads with public display data. */
+export type SponsorSummary = Pick<SponsorProfile, 'id' | 'name' | 'avatar_url' | 'bio' | 'company_name' | 'website'> & Pick<PublicProfile, 'display_name' | 'username' | 'is_verified'>
 
 /** getSponsors lists sponsors with display data. */
 export async function getSponsors(): Promise<SponsorSummary[]> {
-  const { data, error } = await supabase().from('sponsor_profiles').select('id, name, avatar_url, bio, company_name, website').limit(60)
+  const { data, error } = await supabase().from('sponsor_profiles').select(SPONSOR_COLUMNS).limit(60)
   if (error) throw error
-  const rows = data as SponsorProfile[]
-  const pub = await publicById(rows.map((r) => r.id))
-  return rows.map((r) => {
+  const pub = await publicById(data.map((r) => r.id))
+  return data.map((r) => {
     const p = pub.get(r.id)
     return { ...r, display_name: p?.display_name ?? r.name, username: p?.username ?? null, is_verified: p?.is_verified ?? false, avatar_url: r.avatar_url ?? p?.avatar_url ?? null }
   })
@@ -132,7 +124,7 @@ export async function getPublicProfiles(role?: Enums<'app_role'> | 'all', search
   if (search) q = q.or(`display_name.ilike.%${search.replace(/[%,()]/g, '')}%,username.ilike.%${search.replace(/[%,()]/g, '')}%`)
   const { data, error } = await q.neq('role', 'admin').order('created_at', { ascending: false }).limit(60)
   if (error) throw error
-  return data as PublicProfile[]
+  return data
 }
 
 /** getProfile reads one public profile by username or id; null when absent. */
@@ -141,21 +133,21 @@ export async function getProfile(by: { username?: string; id?: string }): Promis
   q = by.username ? q.eq('username', by.username) : q.eq('id', by.id!)
   const { data, error } = await q.maybeSingle()
   if (error) throw error
-  return data as PublicProfile | null
+  return data
 }
 
 /** getArtistProfile reads an artist_profiles row; null when absent. */
 export async function getArtistProfile(id: string): Promise<ArtistProfile | null> {
   const { data, error } = await supabase().from('artist_profiles').select('*').eq('id', id).maybeSingle()
   if (error) throw error
-  return data as ArtistProfile | null
+  return data
 }
 
 /** getSponsorProfile reads a sponsor_profiles row; null when absent. */
 export async function getSponsorProfile(id: string): Promise<SponsorProfile | null> {
   const { data, error } = await supabase().from('sponsor_profiles').select('*').eq('id', id).maybeSingle()
   if (error) throw error
-  return data as SponsorProfile | null
+  return data
 }
 
 export const topArtistsQueryOptions = () => queryOptions({ queryKey: ['topArtists'], queryFn: getTopArtists, staleTime: 5 * 60_000 })

@@ -1,0 +1,3 @@
+Deno.serve(async (req) =>
+  Response.json({ method: req.method, path: new URL(req.url).pathname, body: await req.text() })
+);
