@@ -371,3 +371,49 @@ func TestConcurrentReadersDeliverOnce(t *testing.T) {
 	}
 	t.Logf("8 readers × %d messages delivered once each in %v", per, elapsed)
 }
+
+// Racing archive and delete calls on the same messages: each message is
+// removed by exactly one call and archived at most once.
+func TestArchiveDeleteExactlyOnce(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t).Admin
+	exec(t, db, `SELECT pgmq.create('race')`)
+	exec(t, db, `SELECT pgmq.send_batch('race', array_agg('{}'::jsonb)) FROM generate_series(1, 200)`)
+	ids := scalar[[]int64](t, db, `SELECT array_agg(msg_id ORDER BY msg_id) FROM pgmq.q_race`)
+	var won sync.Map
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, id := range ids {
+				sql := `SELECT pgmq.archive('race', $1::bigint)`
+				if (id+int64(w))%2 == 0 {
+					sql = `SELECT pgmq.delete('race', $1::bigint)`
+				}
+				var ok bool
+				if err := db.QueryRow(context.Background(), sql, id).Scan(&ok); err != nil {
+					t.Error(err)
+					return
+				}
+				if ok {
+					if _, dup := won.LoadOrStore(id, w); dup {
+						t.Errorf("message %d removed twice", id)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	n := 0
+	won.Range(func(any, any) bool { n++; return true })
+	if n != len(ids) {
+		t.Fatalf("%d of %d messages removed", n, len(ids))
+	}
+	if left := scalar[int64](t, db, `SELECT count(*) FROM pgmq.q_race`); left != 0 {
+		t.Fatalf("%d messages left", left)
+	}
+	if dup := scalar[int64](t, db, `SELECT count(*) - count(DISTINCT msg_id) FROM pgmq.a_race`); dup != 0 {
+		t.Fatalf("%d messages archived twice", dup)
+	}
+}
