@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltdev/basalt/pgmodules"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/pgtest"
+	"github.com/basaltdev/basalt/pgmodules"
 )
 
 // pg_cron's SQL interface in the database it serves: schedule, the cron.job

@@ -16,6 +16,8 @@
 //     the receiver has the POST (p50/p99 are the delivery latency), against
 //     the same POST sent directly from Go.
 //
+// Usage:
+//
 //	go run ./bench/queues            # 5 s per case, concurrency 16
 //	go run ./bench/queues -smoke     # CI: checks the paths only
 package main
@@ -95,7 +97,7 @@ func run(opts bench.Options) error {
 	// The same three steps written by hand on a plain table (no dynamic
 	// SQL, no function calls): what the pgmq functions themselves cost.
 	byHand := bench.Comparison{
-		Name:     "send+read+delete",
+		Name: "send+read+delete",
 		Baseline: bench.Run(ctx, "same SQL by hand", opts, func(ctx context.Context) (int64, error) {
 			if _, err := admin.Exec(ctx, `INSERT INTO bench_plain (payload) VALUES ($1)`, msg); err != nil {
 				return 0, err

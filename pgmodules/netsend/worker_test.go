@@ -15,8 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/basaltdev/basalt/pgmodules/netsend"
 	"github.com/basaltdev/basalt/internal/pgtest"
+	"github.com/basaltdev/basalt/pgmodules/netsend"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
