@@ -1,4 +1,4 @@
--- Backline's realtime channels are private (Realtime Authorization): a
+-- realtime.messages: Backline's realtime channels are private (Realtime Authorization): a
 -- join is decided by these policies on realtime.messages, run as the
 -- joining user, so only signed-in users who are not suspended join them,
 -- and suspending a user closes the ones they hold (the platform re-runs
@@ -13,18 +13,20 @@
 -- openLiveTable), carrying postgres_changes only; the rows themselves are
 -- still filtered by each table's own policies. A private join needs a
 -- read policy, which broadcast reads give (nobody can send any).
+DROP POLICY IF EXISTS "app channels: members read" ON realtime.messages;
 CREATE POLICY "app channels: members read" ON realtime.messages FOR SELECT TO authenticated
 USING (
-  NOT public.is_user_suspended(auth.uid())
+  (SELECT backline.caller_is_active())
   AND (
     (realtime.topic() = 'online-users' AND realtime.messages.extension = 'presence')
     OR (realtime.topic() LIKE 'live:%' AND realtime.messages.extension = 'broadcast')
   )
 );
 
+DROP POLICY IF EXISTS "app channels: members are present" ON realtime.messages;
 CREATE POLICY "app channels: members are present" ON realtime.messages FOR INSERT TO authenticated
 WITH CHECK (
-  NOT public.is_user_suspended(auth.uid())
+  (SELECT backline.caller_is_active())
   AND realtime.topic() = 'online-users'
   AND realtime.messages.extension = 'presence'
 );
