@@ -47,7 +47,7 @@ func startServeNode(t *testing.T, db *pgtest.DB, extra map[string]string) string
 	base := "http://127.0.0.1:" + port
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		if res, err := http.Get(base + "/health"); err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				return base
 			}
@@ -186,7 +186,7 @@ func TestTwoNodesCronAndWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	var health struct {
 		Details struct {
 			Cron pgmodules.CronStatus `json:"cron"`
@@ -207,7 +207,7 @@ func TestHealthSaysHowToEnableCron(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	var health struct {
 		Status  string `json:"status"`
 		Details struct {
