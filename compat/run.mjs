@@ -33,8 +33,10 @@ async function main() {
       bin,
       dir: tmp,
       env: {
-        // A second exposed schema for the schema-switching tests (.schema()).
-        REST_DB_SCHEMAS: 'public,compat_rest_extra',
+        // A second exposed schema for the schema-switching tests (.schema()),
+        // and pgmq_public for the queue tests, as Supabase's self-hosting
+        // guide adds it to the exposed schemas.
+        REST_DB_SCHEMAS: 'public,compat_rest_extra,pgmq_public',
         BASALT_AUTH_WEBAUTHN_RP_ID: 'localhost',
         BASALT_AUTH_WEBAUTHN_RP_DISPLAY_NAME: 'Basalt compat',
         BASALT_AUTH_WEBAUTHN_RP_ORIGINS: webauthnOrigin,

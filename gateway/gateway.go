@@ -37,6 +37,9 @@ type Config struct {
 	// (liveness) never calls it: a database outage must not get the
 	// process restarted.
 	Health func(ctx context.Context) error
+	// Details, when set, adds "details" to a healthy /health answer: the
+	// state of optional parts (pg_cron) and how to turn them on.
+	Details func(ctx context.Context) map[string]any
 	// Version is reported by GET /health.
 	Version string
 	// Now is the clock used to check token expiry (default time.Now).
@@ -223,14 +226,24 @@ func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 
 func (g *Gateway) health(w http.ResponseWriter, r *http.Request) {
 	body := healthBody("ok", g.cfg.Version)
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
 	if g.cfg.Health != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
 		if err := g.cfg.Health(ctx); err != nil {
 			g.log.Warn("health check failed", "err", err)
 			body["status"] = "unavailable"
 			httpx.SetRetryAfter(w)
 			httpx.WriteJSON(w, http.StatusServiceUnavailable, body)
+			return
+		}
+	}
+	if g.cfg.Details != nil {
+		if details := g.cfg.Details(ctx); len(details) > 0 {
+			withDetails := map[string]any{"details": details}
+			for k, v := range body {
+				withDetails[k] = v
+			}
+			httpx.WriteJSON(w, http.StatusOK, withDetails)
 			return
 		}
 	}

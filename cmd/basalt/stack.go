@@ -218,6 +218,7 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
 		Health:             func(ctx context.Context) error { return p.admin.Ping(ctx) },
+		Details:            healthDetails(p.admin),
 		Registry:           reg,
 	}, svcs, s.keys, s.log)
 	if err != nil {
