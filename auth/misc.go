@@ -60,13 +60,6 @@ func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
 // ssoCatchAll is the pattern of paths under /sso/ that no route serves.
 const ssoCatchAll = "/sso/"
 
-// oauthServerOff answers the OAuth 2.1 server's paths. Basalt does not offer
-// that server (auth/README.md, "Not offered"), so they answer as a reference
-// server with the feature switched off does.
-func (s *Service) oauthServerOff(w http.ResponseWriter, r *http.Request) error {
-	return notFound("feature_disabled", "OAuth server is disabled")
-}
-
 // notFound answers paths no route serves; a known path with another method
 // gets 405 with an Allow header and no body, as the reference's router does.
 func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
