@@ -65,9 +65,11 @@ func (s *Service) lockAuthorization(ctx context.Context, tx pgx.Tx, id string) (
 	if err != nil || a == nil {
 		return nil, false, err
 	}
-	if s.now().After(a.ExpiresAt) && a.Status == "pending" {
-		if _, err := tx.Exec(ctx, `UPDATE auth.oauth_authorizations SET status = 'expired' WHERE id = $1`, a.ID); err != nil {
-			return nil, false, fmt.Errorf("expire oauth authorization: %w", err)
+	if s.now().After(a.ExpiresAt) {
+		if a.Status == "pending" {
+			if _, err := tx.Exec(ctx, `UPDATE auth.oauth_authorizations SET status = 'expired' WHERE id = $1`, a.ID); err != nil {
+				return nil, false, fmt.Errorf("expire oauth authorization: %w", err)
+			}
 		}
 		return nil, true, nil
 	}

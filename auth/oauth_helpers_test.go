@@ -164,3 +164,6 @@ func rsaKeySet(t *testing.T) []byte {
 		"n": enc(k.N), "e": enc(big.NewInt(int64(k.E))), "d": enc(k.D), "p": enc(k.Primes[0]), "q": enc(k.Primes[1])}})
 	return set
 }
+
+// jsonDecode reads a response body as JSON.
+func jsonDecode(res *http.Response, v any) error { return json.NewDecoder(res.Body).Decode(v) }
