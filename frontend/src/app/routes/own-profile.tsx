@@ -53,7 +53,7 @@ export default function OwnProfilePage() {
   }
   const e = formState.errors
   return (
-    <div className="mx-auto grid max-w-xl gap-4 py-4">
+    <div className="mx-auto grid max-w-xl grid-cols-1 gap-4 py-4">
       <Card>
         <CardHeader>
           <CardTitle as="h1" className="text-2xl">Edit Profile</CardTitle>

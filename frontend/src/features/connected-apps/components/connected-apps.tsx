@@ -25,7 +25,7 @@ export function ConnectedApps() {
         <CardTitle as="h2" className="text-xl">Connected apps</CardTitle>
         <CardDescription>Apps you signed in to with your Backline account.</CardDescription>
       </CardHeader>
-      <CardContent className="grid gap-3">
+      <CardContent className="grid grid-cols-1 gap-3">
         {isLoading && <p className="text-sm text-muted-foreground">Loading…</p>}
         {isError && <p className="text-sm text-destructive">Could not load your connected apps.</p>}
         {grants?.length === 0 && <p className="text-sm text-muted-foreground">No apps are connected to your account.</p>}

@@ -19,7 +19,7 @@ describe('consent page rules', () => {
 
   it('shows whom the fan is sent back to', () => {
     expect(appHost('https://gigs.example:8443/cb?x=1')).toBe('gigs.example:8443')
-    expect(appHost('myapp://callback')).toBe('')
+    expect(appHost('myapp://callback')).toBe('myapp://callback')
     expect(appHost('not a url')).toBe('')
   })
 

@@ -32,14 +32,16 @@ export function scopeList(scope: string | string[] | null | undefined): ScopeInf
 }
 
 /**
- * appHost is the host an app sends people back to, shown on the consent
- * page so the fan can tell whom they are trusting ("" when the address
- * does not parse).
+ * appHost is where an app sends people back, shown on the consent page so
+ * the fan can tell whom they are trusting: the host of a web address, the
+ * whole address of an installed app's (myapp://callback), "" when it does
+ * not parse.
  */
 export function appHost(uri: string | null | undefined): string {
   if (!uri) return ''
   try {
-    return new URL(uri).host
+    const u = new URL(uri)
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.host : uri
   } catch {
     return ''
   }
