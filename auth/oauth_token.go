@@ -51,64 +51,75 @@ func readOAuthForm(r *http.Request) (oauthForm, error) {
 	return f, nil
 }
 
-// authenticateClient finds and checks the client of a token or
-// revocation request: HTTP Basic (client_secret_basic), or client_id and
-// client_secret in the body (client_secret_post), or client_id alone
-// (none, public clients); the method used must be the one registered.
-// Every failure is the reference's 400 invalid_credentials.
-func (s *Service) authenticateClient(r *http.Request, f oauthForm) (*oauthClient, error) {
-	fail := func(format string, args ...any) error {
-		return badRequest("invalid_credentials", format, args...)
-	}
-	var id, secret, method string
-	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Basic ") {
-		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic "))
+// clientCredentials reads how a token or revocation request presents its
+// client: HTTP Basic (client_secret_basic, both halves form-encoded as RFC
+// 6749 §2.3.1 says), or client_id and client_secret in the body
+// (client_secret_post), or client_id alone (none: public clients). Errors
+// are the reference's 400 invalid_credentials.
+func clientCredentials(authorization string, f oauthForm) (id, secret, method string, err error) {
+	if h, ok := strings.CutPrefix(authorization, "Basic "); ok {
+		raw, err := base64.StdEncoding.DecodeString(h)
 		if err != nil {
-			return nil, fail("Invalid client credentials: invalid basic auth encoding")
+			return "", "", "", badRequest("invalid_credentials", "Invalid client credentials: invalid basic auth encoding")
 		}
-		var ok bool
-		if id, secret, ok = strings.Cut(string(raw), ":"); !ok {
-			return nil, fail("Invalid client credentials: invalid basic auth format")
+		var found bool
+		if id, secret, found = strings.Cut(string(raw), ":"); !found {
+			return "", "", "", badRequest("invalid_credentials", "Invalid client credentials: invalid basic auth format")
 		}
-		// RFC 6749 §2.3.1: both halves are form-encoded first.
 		if v, err := url.QueryUnescape(id); err == nil {
 			id = v
 		}
 		if v, err := url.QueryUnescape(secret); err == nil {
 			secret = v
 		}
-		method = authMethodBasic
-	} else {
-		id, secret = f["client_id"], f["client_secret"]
-		if id == "" {
-			return nil, fail("Invalid client credentials: client_id is required")
-		}
-		method = authMethodNone
-		if secret != "" {
-			method = authMethodPost
-		}
+		return id, secret, authMethodBasic, nil
+	}
+	id, secret = f["client_id"], f["client_secret"]
+	switch {
+	case id == "":
+		return "", "", "", badRequest("invalid_credentials", "Invalid client credentials: client_id is required")
+	case secret != "":
+		return id, secret, authMethodPost, nil
+	}
+	return id, "", authMethodNone, nil
+}
+
+// clientRequest reads a token or revocation request's parameters and
+// authenticates its client: it must use the method it registered, and a
+// confidential client its current secret.
+func (s *Service) clientRequest(r *http.Request) (oauthForm, *oauthClient, error) {
+	f, err := readOAuthForm(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	id, secret, method, err := clientCredentials(r.Header.Get("Authorization"), f)
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(format string, args ...any) error {
+		return badRequest("invalid_credentials", format, args...)
 	}
 	if !isUUID(id) {
-		return nil, fail("Invalid client_id format")
+		return nil, nil, fail("Invalid client_id format")
 	}
 	c, err := loadOAuthClient(r.Context(), s.db, id)
 	if errors.Is(err, pg.ErrNotFound) {
-		return nil, fail("Invalid client credentials")
+		return nil, nil, fail("Invalid client credentials")
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
 	case method != c.AuthMethod:
-		return nil, fail("invalid authentication method: client is registered for '%s' but '%s' was used", c.AuthMethod, method)
+		return nil, nil, fail("invalid authentication method: client is registered for '%s' but '%s' was used", c.AuthMethod, method)
 	case c.ClientType == clientPublic && secret != "":
-		return nil, fail("public clients must not provide client_secret")
+		return nil, nil, fail("public clients must not provide client_secret")
 	case c.ClientType == clientConfidential && secret == "":
-		return nil, fail("confidential clients must provide client_secret")
+		return nil, nil, fail("confidential clients must provide client_secret")
 	case c.ClientType == clientConfidential && !clientSecretMatches(c, secret):
-		return nil, fail("invalid client credentials")
+		return nil, nil, fail("invalid client credentials")
 	}
-	return c, nil
+	return f, c, nil
 }
 
 // oauthErr is an OAuth-shaped error (RFC 6749 §5.2).
@@ -116,11 +127,7 @@ func oauthErr(code, desc string) error { return &oauthError{Err: code, Descripti
 
 // oauthToken handles POST /oauth/token.
 func (s *Service) oauthToken(w http.ResponseWriter, r *http.Request) error {
-	f, err := readOAuthForm(r)
-	if err != nil {
-		return err
-	}
-	c, err := s.authenticateClient(r, f)
+	f, c, err := s.clientRequest(r)
 	if err != nil {
 		return err
 	}
@@ -372,11 +379,7 @@ func (s *Service) oauthUserInfo(w http.ResponseWriter, r *http.Request, a *authe
 // Anything else is answered the same (RFC 7009 §2.2), so the endpoint
 // tells a caller nothing about tokens it does not hold.
 func (s *Service) oauthRevoke(w http.ResponseWriter, r *http.Request) error {
-	f, err := readOAuthForm(r)
-	if err != nil {
-		return err
-	}
-	c, err := s.authenticateClient(r, f)
+	f, c, err := s.clientRequest(r)
 	if err != nil {
 		return err
 	}
