@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/oauth2"
+
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // codeFixture is one approved authorization: the client, its user and
@@ -348,5 +350,34 @@ func TestOAuthSecretsAndRevocation(t *testing.T) {
 	if st, body := o.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}}, f.id, f.secret); st != 400 ||
 		body["error_code"] != "refresh_token_not_found" {
 		t.Fatalf("refresh after revocation: %d %v", st, body)
+	}
+}
+
+// PostgreSQL itself holds the rules the service relies on, so no other
+// writer (a migration, an admin's SQL) can store a client or an
+// authorization the server would treat unsafely.
+func TestOAuthRulesInPostgres(t *testing.T) {
+	t.Parallel()
+	o := newOAuthEnv(t, nil)
+	c := o.client(map[string]any{"client_name": "Rules", "redirect_uris": []string{"https://a.example/cb"}})
+	ctx := context.Background()
+	for _, tc := range []struct{ what, sql string }{
+		{"a confidential client without a secret", `INSERT INTO auth.oauth_clients (id, registration_type, client_type, token_endpoint_auth_method,
+			redirect_uris, grant_types) VALUES (gen_random_uuid(), 'manual', 'confidential', 'client_secret_basic', 'https://a.example/cb', 'authorization_code')`},
+		{"a public client with a secret", `INSERT INTO auth.oauth_clients (id, client_secret_hash, registration_type, client_type, token_endpoint_auth_method,
+			redirect_uris, grant_types) VALUES (gen_random_uuid(), 'h', 'manual', 'public', 'none', 'https://a.example/cb', 'authorization_code')`},
+		{"a public client authenticating with a secret", `INSERT INTO auth.oauth_clients (id, registration_type, client_type, token_endpoint_auth_method,
+			redirect_uris, grant_types) VALUES (gen_random_uuid(), 'manual', 'public', 'client_secret_post', 'https://a.example/cb', 'authorization_code')`},
+		{"a plain PKCE challenge", `INSERT INTO auth.oauth_authorizations (id, authorization_id, client_id, redirect_uri, scope, code_challenge,
+			code_challenge_method) VALUES (gen_random_uuid(), 'p1', '` + c["client_id"].(string) + `', 'https://a.example/cb', 'email', repeat('a', 43), 'plain')`},
+		{"no PKCE challenge", `INSERT INTO auth.oauth_authorizations (id, authorization_id, client_id, redirect_uri, scope)
+			VALUES (gen_random_uuid(), 'p2', '` + c["client_id"].(string) + `', 'https://a.example/cb', 'email')`},
+		{"an approval without a code", `INSERT INTO auth.oauth_authorizations (id, authorization_id, client_id, redirect_uri, scope, code_challenge,
+			code_challenge_method, status, approved_at) VALUES (gen_random_uuid(), 'p3', '` + c["client_id"].(string) + `', 'https://a.example/cb', 'email',
+			repeat('a', 43), 's256', 'approved', now())`},
+	} {
+		if _, err := o.db.Admin.Exec(ctx, tc.sql); !pg.Is(err, "23514") {
+			t.Errorf("%s: %v, want a check violation", tc.what, err)
+		}
 	}
 }
