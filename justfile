@@ -108,8 +108,14 @@ test:
 # Go tests; PostgreSQL server binaries are required, not optional. The
 # frontend's packages come first: the type generator's tests compile its
 # output with the frontend's TypeScript and supabase-js.
+# errcheck (.ci/errcheck) runs after them, so CI enforces checked errors too.
 test-go: (npm-deps "frontend") deno
-    PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go
+    #!/usr/bin/env bash
+    set -uo pipefail
+    status=0
+    PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go || status=1
+    bash .ci/errcheck || status=1
+    exit $status
 
 # The supabase-js suite against a freshly started `basalt dev`.
 test-compat: build-go (npm-deps "compat") deno
@@ -181,10 +187,11 @@ fuzz *PKGS:
     if [ ${#failed[@]} -gt 0 ]; then printf 'failed: %s\n' "${failed[@]}"; exit 1; fi
     echo "all fuzz targets passed"
 
-# gofmt and go vet must be clean.
+# gofmt, go vet and errcheck (.ci/errcheck: pinned, with the exclusions it lists) must be clean.
 lint:
     files=$(go list -f '{{"{{"}}.Dir{{"}}"}}' ./... | xargs gofmt -l); test -z "$files" || { echo "$files"; echo "run gofmt -w on the files above"; exit 1; }
     go vet ./...
+    bash .ci/errcheck
 
 # Migrations: `just migrate up`, `just migrate status`, `just migrate new NAME`.
 migrate *ARGS: build-go

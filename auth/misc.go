@@ -18,17 +18,12 @@ func (s *Service) health(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// externalProviders are the OAuth providers /settings lists.
-var externalProviders = []string{"apple", "azure", "bitbucket", "discord", "facebook", "snapchat", "figma", "fly",
-	"github", "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify", "slack",
-	"slack_oidc", "workos", "twitch", "twitter", "zoom"}
-
 // settings handles GET /settings: which sign-in methods are on. auth-js
 // and the Supabase UI libraries read it to decide which buttons to show, so
 // every external provider is listed, true when it is enabled.
 func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	ext := map[string]bool{"anonymous_users": s.cfg.AnonymousEnabled, "email": s.cfg.EmailEnabled, "phone": s.cfg.PhoneEnabled}
-	for _, p := range externalProviders {
+	for _, p := range settingsProviders() {
 		ext[p] = s.cfg.External[p].Enabled
 	}
 	writeJSON(w, http.StatusOK, map[string]any{

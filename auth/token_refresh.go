@@ -117,7 +117,7 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 	}
 	sessionMissing := errors.Is(err, pgx.ErrNoRows)
 	if err != nil && !sessionMissing {
-		br.Close()
+		_ = br.Close()
 		if pg.Is(err, "55P03") {
 			return nil, newErr(http.StatusConflict, "conflict", "Too many concurrent token refresh requests on the same session or refresh token")
 		}
@@ -126,13 +126,13 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 	err = br.QueryRow().Scan(&t.ID, &t.Token, &t.UserID, &t.Revoked, &t.Parent, &t.SessionID, &t.UpdatedAt)
 	tokenMissing := errors.Is(err, pgx.ErrNoRows)
 	if err != nil && !tokenMissing {
-		br.Close()
+		_ = br.Close()
 		return nil, fmt.Errorf("load refresh token: %w", err)
 	}
 	u, err := readUser(br)
 	userMissing := errors.Is(err, pg.ErrNotFound)
 	if err != nil && !userMissing {
-		br.Close()
+		_ = br.Close()
 		return nil, fmt.Errorf("load user: %w", err)
 	}
 	if err := br.Close(); err != nil {
@@ -223,23 +223,23 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 	wr := tx.SendBatch(ctx, w)
 	for range writes {
 		if _, err := wr.Exec(); err != nil {
-			wr.Close()
+			_ = wr.Close()
 			return nil, fmt.Errorf("write rotation: %w", err)
 		}
 	}
 	rows, err := wr.Query()
 	if err != nil {
-		wr.Close()
+		_ = wr.Close()
 		return nil, fmt.Errorf("load amr: %w", err)
 	}
 	amr, err := collectAMR(rows)
 	if err != nil {
-		wr.Close()
+		_ = wr.Close()
 		return nil, err
 	}
 	if commit {
 		if _, err := wr.Exec(); err != nil {
-			wr.Close()
+			_ = wr.Close()
 			return nil, fmt.Errorf("commit rotation: %w", err)
 		}
 	}

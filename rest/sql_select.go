@@ -11,7 +11,8 @@ import (
 // Stage 3, SQL: the plan becomes one statement with bound values. Its
 // text depends only on the plan's shape, never on values, so it is
 // prepared once per connection (execute_pipeline.go). This file renders a
-// read: the SELECT over the tree with its conditions, and the count;
+// read: the SELECT over the tree with its conditions, and the count; for a
+// write, the rows it changes and the select over the rows it returns.
 // sql.go wraps it in the statement's shape, sql_write.go renders writes.
 
 // readStatement renders a planned read as the one statement PostgREST runs
@@ -42,6 +43,83 @@ func readStatement(rc *reqCtx, p *readPlan) (*statement, error) {
 
 func newBuilder(rc *reqCtx) *builder {
 	return &builder{maxRows: rc.cfg.MaxRows, aggs: rc.cfg.AggregatesEnabled}
+}
+
+// newWriteBuilder is the builder of a write's statement: the body, when
+// the statement reads one, is its first parameter (bodyParam).
+func newWriteBuilder(rc *reqCtx, body []byte) *builder {
+	b := newBuilder(rc)
+	if body != nil {
+		b.arg(body)
+	}
+	return b
+}
+
+// returnedRowsSQL renders the select over a write's RETURNING rows
+// (pgrst_source): the request's select and embeds. The filters already
+// chose the rows to change, and every changed row is returned: neither the
+// filters nor max-rows apply again. flagged is an upsert whose rows carry
+// pgrst_inserted, which the select's star must not show.
+func (b *builder) returnedRowsSQL(p *writePlan, flagged bool) (string, error) {
+	switch {
+	case !p.wantRows && !flagged:
+		return "SELECT NULL WHERE false", nil
+	case !p.rep:
+		return "SELECT * FROM pgrst_source", nil
+	}
+	p.root.expandStar = flagged
+	filters, trees := p.root.filters, p.root.trees
+	p.root.filters, p.root.trees = nil, nil
+	saved := b.maxRows
+	b.maxRows = 0
+	inner, _, err := b.readSQL(p.root, "pgrst_source AS "+quoteIdent(p.t.Name), false)
+	b.maxRows = saved
+	p.root.filters, p.root.trees = filters, trees
+	return inner, err
+}
+
+// mutationWhere renders the WHERE of an UPDATE/DELETE. With limit (and
+// offset) the affected rows are picked by a keyed subquery honouring order,
+// as PostgREST's limited updates and deletes do.
+func (b *builder) mutationWhere(w *writePlan) ([]string, error) {
+	// The WHERE refers to the target table itself, not to the alias the
+	// select over RETURNING uses.
+	w.root.qual = w.target
+	defer func() { w.root.qual = quoteIdent(w.t.Name) }()
+	where, err := b.rootConds(w.root, false)
+	if err != nil || (w.root.limit == nil && w.root.offset == nil) {
+		return where, err
+	}
+	var key []string
+	switch {
+	case len(w.t.PK) > 0:
+		for _, c := range w.t.PK {
+			key = append(key, w.target+"."+quoteIdent(c))
+		}
+	// Without a key, a plain table's rows are still addressed by ctid,
+	// stable within the statement; a view has no ctid to offer.
+	case w.t.Kind == 'r':
+		key = []string{w.target + ".ctid"}
+	default:
+		return nil, pgrstErr(400, "PGRST127", "Feature not implemented",
+			"limit/offset on a view without a primary key", nil)
+	}
+	order, err := b.orderSQL(w.root)
+	if err != nil {
+		return nil, err
+	}
+	sub := "SELECT " + strings.Join(key, ", ") + " FROM " + w.target
+	if len(where) > 0 {
+		sub += " WHERE " + strings.Join(where, " AND ")
+	}
+	sub += order
+	if w.root.limit != nil {
+		sub += " LIMIT " + b.arg(*w.root.limit)
+	}
+	if w.root.offset != nil {
+		sub += " OFFSET " + b.arg(*w.root.offset)
+	}
+	return []string{"(" + strings.Join(key, ", ") + ") IN (" + sub + ")"}, nil
 }
 
 // plannedCount collects the planner's row estimate for count=planned and

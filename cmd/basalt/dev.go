@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/basaltdev/basalt/internal/appkit"
+	"github.com/basaltdev/basalt/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"

@@ -64,7 +64,7 @@ func devRun(t *testing.T, getenv func(string) string, dataDir string) (stop func
 		default:
 		}
 		if res, err := http.Get(health); err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				break
 			}

@@ -78,7 +78,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 // stopServing ends the early server after a failed start and returns err.
 func stopServing(cancel context.CancelFunc, served <-chan error, err error) error {
 	cancel()
-	<-served
+	_ = <-served
 	return err
 }
 

@@ -160,7 +160,7 @@ func newStack(cfg config.Config, keys *jwt.Keys, log *slog.Logger) (*stack, erro
 	}
 	if cfg.AppPort > 0 {
 		if s.app, err = listen(cfg.Host, cfg.AppPort); err != nil {
-			s.api.Close()
+			_ = s.api.Close()
 			return nil, err
 		}
 	}
@@ -257,9 +257,9 @@ func (s *stack) serve(ctx context.Context) error {
 func (s *stack) close() {
 	s.closed.Do(func() {
 		s.cleanup()
-		s.api.Close()
+		_ = s.api.Close()
 		if s.app != nil {
-			s.app.Close()
+			_ = s.app.Close()
 		}
 	})
 }
