@@ -149,3 +149,25 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// The server's settings come from the reference's names (GOTRUE_ or
+// BASALT_AUTH_), and values it cannot use are refused at start, by name.
+func TestOAuthServerSettings(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	c, err := ConfigFromEnv(env(map[string]string{"GOTRUE_OAUTH_SERVER_ENABLED": "true", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH": "/oauth/consent",
+		"GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION": "true", "BASALT_AUTH_OAUTH_SERVER_AUTHORIZATION_TTL": "300",
+		"GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER": "3"}))
+	o := c.OAuthServer
+	if err != nil || !o.Enabled || !o.AllowDynamicRegistration || o.AuthorizationPath != "/oauth/consent" || o.AuthorizationTTL != 5*time.Minute ||
+		o.CodeTTL != time.Minute || o.DefaultScope != "email" || c.RateLimits.OAuthClientRegister != 3 {
+		t.Fatalf("%v %+v", err, o)
+	}
+	if c, _ := ConfigFromEnv(env(nil)); c.OAuthServer.Enabled {
+		t.Fatal("on by default")
+	}
+	_, err = ConfigFromEnv(env(map[string]string{"BASALT_AUTH_OAUTH_SERVER_CODE_TTL": "1h", "GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE": "email admin"}))
+	if err == nil || !strings.Contains(err.Error(), "BASALT_AUTH_OAUTH_SERVER_CODE_TTL") || !strings.Contains(err.Error(), `GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE: unsupported scope "admin"`) {
+		t.Fatalf("bad settings: %v", err)
+	}
+}
