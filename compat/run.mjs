@@ -43,6 +43,9 @@ async function main() {
         BASALT_AUTH_PASSKEY_ENABLED: 'true',
         BASALT_AUTH_MFA_WEB_AUTHN_ENROLL_ENABLED: 'true',
         BASALT_AUTH_MFA_WEB_AUTHN_VERIFY_ENABLED: 'true',
+        // The OAuth 2.1 server (tests/auth-oauth-server.test.mjs).
+        BASALT_AUTH_OAUTH_SERVER_ENABLED: 'true',
+        BASALT_AUTH_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION: 'true',
         // The suite's own Supabase project (TypeScript functions on Deno).
         BASALT_FUNCTIONS_DIR: path.join(compatDir, 'supabase', 'functions'),
       },

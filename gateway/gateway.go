@@ -195,8 +195,21 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// oauthMetadataPath is auth's OAuth 2.0 authorization server metadata.
+// RFC 8414 §3 places it at the origin with the issuer's path appended,
+// /.well-known/oauth-authorization-server/auth/v1, where Supabase serves
+// it; match maps that address to the auth service.
+const oauthMetadataPath = "/.well-known/oauth-authorization-server"
+
 // match finds the service whose prefix owns path, and the path below it.
 func (g *Gateway) match(path string) (*route, string) {
+	if issuerPath, ok := strings.CutPrefix(path, oauthMetadataPath); ok {
+		for i := range g.routes {
+			if rt := &g.routes[i]; rt.name == "auth" && issuerPath == rt.prefix {
+				return rt, oauthMetadataPath
+			}
+		}
+	}
 	for i := range g.routes {
 		rt := &g.routes[i]
 		if path == rt.prefix {

@@ -71,8 +71,11 @@ func devDefaults(d deps) map[string]string {
 		// process: let sign-ins queue for the hashing pool instead of
 		// answering 429 after half a second, as production does.
 		"BASALT_AUTH_PASSWORD_HASH_MAX_WAIT": "15s",
-		"STORAGE_FILE_DIR":                   filepath.Join(d.Config.DataDir, "storage"),
-		"SITE_URL":                           site,
+		// Where the OAuth server (off unless BASALT_AUTH_OAUTH_SERVER_ENABLED)
+		// sends users to consent: the app's page.
+		"BASALT_AUTH_OAUTH_SERVER_AUTHORIZATION_PATH": "/oauth/consent",
+		"STORAGE_FILE_DIR":                            filepath.Join(d.Config.DataDir, "storage"),
+		"SITE_URL":                                    site,
 		// Webhooks and net.http_* may call services on this machine.
 		"BASALT_NET_ALLOWED_CIDRS": "127.0.0.0/8,::1/128",
 	}
