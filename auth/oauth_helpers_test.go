@@ -70,7 +70,7 @@ func (o *oauthEnv) authorize(q url.Values) *http.Response {
 	if err != nil {
 		o.t.Fatal(err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	return res
 }
 
@@ -82,7 +82,7 @@ func (o *oauthEnv) authorizationID(authURL string) string {
 	if err != nil {
 		o.t.Fatal(err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	loc, _ := url.Parse(res.Header.Get("Location"))
 	if res.StatusCode != http.StatusFound || loc == nil || !strings.HasPrefix(loc.String(), "http://localhost:3000/oauth/consent?") {
 		o.t.Fatalf("authorize: %d to %q", res.StatusCode, res.Header.Get("Location"))

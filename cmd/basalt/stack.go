@@ -281,7 +281,7 @@ func (s *stack) close() {
 			_ = s.app.Close()
 		}
 		if s.studio != nil {
-			s.studio.Close()
+			_ = s.studio.Close()
 		}
 	})
 }

@@ -30,7 +30,7 @@ func checkDevStudio(t *testing.T, st map[string]any, banner string) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != 200 || !strings.Contains(string(body), `"open":true`) {
 		t.Errorf("studio session under dev: %d %s", res.StatusCode, body)
 	}
@@ -39,7 +39,7 @@ func checkDevStudio(t *testing.T, st map[string]any, banner string) {
 		t.Fatal(err)
 	}
 	body, _ = io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if !strings.Contains(string(body), "<title>Basalt Studio</title>") {
 		t.Errorf("studio app not served: %s", body)
 	}
@@ -72,7 +72,7 @@ func TestServeStudio(t *testing.T) {
 	for {
 		res, err := http.Get(studio + "/api/session")
 		if err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 401 {
 				break // up, and asking to sign in
 			}
@@ -91,7 +91,7 @@ func TestServeStudio(t *testing.T) {
 		Open      bool   `json:"open"`
 	}
 	_ = json.NewDecoder(res.Body).Decode(&s)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != 200 || s.CSRFToken == "" || s.Open || len(res.Cookies()) != 1 {
 		t.Fatalf("sign in: %d %+v", res.StatusCode, s)
 	}
@@ -103,7 +103,7 @@ func TestServeStudio(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	var schemas []struct{ Name string }
 	if res.StatusCode != 200 || json.Unmarshal(body, &schemas) != nil || !strings.Contains(fmt.Sprint(schemas), "{public}") {
 		t.Fatalf("schemas: %d %s", res.StatusCode, body)
