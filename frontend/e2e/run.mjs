@@ -382,6 +382,7 @@ test('a new fan signs up, signs in, streams a sponsored track and the artist is 
   const artistBefore = await balance(artist.user_id)
   const sponsorBefore = await balance(sponsorId)
   await page.goto(`${app}/profile/${artist.user_id}`)
+  await page.getByRole('button', { name: `Play ${track.title}` }).first().waitFor()
   // Record when each toast mounts, in the page, to check the spec's spacing.
   await page.evaluate(() => {
     const times = []
@@ -394,18 +395,43 @@ test('a new fan signs up, signs in, streams a sponsored track and the artist is 
               if (el.matches('[data-sonner-toast]')) times.push({ text: el.innerText, t: performance.now() })
     }).observe(document.body, { childList: true, subtree: true })
   })
+  // Every request the page sends to the API from the play to its outcome.
+  const sent = []
+  let outcome = false
+  page.on('request', (r) => {
+    if (!outcome && r.url().startsWith(api) && !new URL(r.url()).pathname.startsWith('/storage/')) sent.push(`${r.method()} ${new URL(r.url()).pathname}`)
+  })
   await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
   await page.getByText('Sponsored stream counted!').waitFor({ timeout: 50000 })
+  outcome = true
   await page.getByText('₦50 credited to artist from sponsor!').waitFor({ timeout: 5000 })
   await page.getByText(/₦50 was automatically transferred from the sponsor/).waitFor({ timeout: 6000 })
   const times = await page.evaluate(() => window.toastTimes)
+  const order = times.map((x) => x.text).filter((x) => /Sponsored stream counted|credited to artist|automatically transferred/.test(x))
+  assert.deepEqual(
+    order.map((x) => x.split('\n')[0]),
+    ['Sponsored stream counted!', '₦50 credited to artist from sponsor!', "₦50 was automatically transferred from the sponsor to the artist's wallet."],
+    'the three toasts, in order',
+  )
   const at = (re) => times.find((x) => re.test(x.text))?.t
   const t0 = at(/Sponsored stream counted!/)
   const t1 = at(/credited to artist from sponsor/)
   const t2 = at(/automatically transferred/)
   assert.ok(t1 - t0 >= 950 && t2 - t1 >= 2450, `toast spacing ${Math.round(t1 - t0)} ms, ${Math.round(t2 - t1)} ms`)
+  // The play itself is two requests; the others are the app's own timers of
+  // spec section 4 (the session heartbeat, 30 s after the click, and the
+  // online users every 60 s), which run whether or not anything plays.
+  const timers = new Set(['POST /rest/v1/rpc/upsert_user_session', 'POST /rest/v1/rpc/get_online_users'])
+  assert.deepEqual(
+    sent.filter((r) => !timers.has(r)),
+    ['POST /rest/v1/rpc/start_play', 'POST /rest/v1/rpc/finish_play'],
+    `requests from the play to the outcome: ${sent.join(', ')}`,
+  )
+  console.log(`    requests from the play to the outcome: ${sent.join(', ')}`)
   assert.equal(await balance(artist.user_id), artistBefore + 50, 'artist wallet rose by ₦50')
   assert.equal(await balance(sponsorId), sponsorBefore - 50, 'sponsor wallet fell by ₦50')
+  const moved = await rest(`transactions?track_id=eq.${track.id}&select=amount,kind`)
+  assert.deepEqual(moved, [{ amount: 50, kind: 'sponsored_stream' }], '₦50 moved once')
 
   // Role checks with the same fan: another role's dashboard is denied, /dashboard redirects.
   await page.goto(`${app}/dashboard/artist`)
