@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { act, fireEvent, screen, waitFor } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { Outlet } from 'react-router'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Role } from '@/config/nav'
@@ -141,6 +141,21 @@ describe('player bar', () => {
     expect(screen.getByText('Now Playing')).toBeTruthy()
     await act(() => vi.advanceTimersByTimeAsync(1000))
     expect(screen.queryByText('Now Playing')).toBeNull()
+  })
+
+  it('adds the playing track to a playlist from the expanded player, which stays expanded meanwhile', async () => {
+    const { backend } = await start('fan', track, { tables: { playlists: [{ id: 'p-1', user_id: FAN, name: 'Chill', created_at: '2026-01-01' }], playlist_tracks: [] } })
+    fireEvent.click(buttons('Expand player')[0])
+    fireEvent.click(within(screen.getByTestId('player-expanded')).getByRole('button', { name: 'Add Lagos Nights to a playlist' }))
+    const dialog = await screen.findByRole('dialog')
+    const chill = await within(dialog).findByRole('button', { name: /Chill/ })
+    // Longer than the auto-collapse, and a press inside the dialog: still expanded.
+    await act(() => vi.advanceTimersByTimeAsync(AUTO_COLLAPSE_MS + 1000))
+    fireEvent.mouseDown(chill)
+    fireEvent.click(chill)
+    await screen.findByText('Added to Chill')
+    expect(screen.getByText('Now Playing')).toBeTruthy()
+    expect(backend.calls('playlist_tracks', 'POST').map((c) => c.body)).toEqual([{ playlist_id: 'p-1', track_id: track.id }])
   })
 
   it('asks a visitor to sign in to like', async () => {

@@ -3,6 +3,7 @@ import { Pause, Play } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
+import { AddToPlaylist } from '@/components/add-to-playlist'
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber } from '@/lib/format'
@@ -69,6 +70,7 @@ export function TrackCard({ track }: { track: Track }) {
           {track.genre && <Badge variant="outline">{track.genre}</Badge>}
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
+          <AddToPlaylist track={track} className="-my-1 size-7" />
         </div>
         {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (
           <Badge variant="sponsored" className="self-start">
