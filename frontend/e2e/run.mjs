@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
+import zlib from 'node:zlib'
 import { chromium } from 'playwright-core'
 import { serveDist } from './serve.mjs'
 import { register as registerDashboards } from './dashboards.mjs'
@@ -456,6 +457,63 @@ test("an artist streaming their own track gets the spec's message", async () => 
   await page.getByText('Artists cannot generate valid streams for their own tracks').waitFor({ timeout: 50000 })
   const [row] = await rest(`streams?track_id=eq.${track.id}&select=is_valid`)
   assert.equal(row?.is_valid, false, 'the stream is recorded as not valid')
+  await context.close()
+})
+
+/** pngImage builds a solid-colour PNG of size×size pixels, a photo the image transform can decode. */
+function pngImage(size, [r, g, b]) {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4)
+    len.writeUInt32BE(data.length)
+    const body = Buffer.concat([Buffer.from(type), data])
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(zlib.crc32(body))
+    return Buffer.concat([len, body, crc])
+  }
+  const head = Buffer.alloc(13)
+  head.writeUInt32BE(size, 0)
+  head.writeUInt32BE(size, 4)
+  head[8] = 8 // bit depth
+  head[9] = 2 // truecolour
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => [r, g, b]).flat())])
+  const pixels = zlib.deflateSync(Buffer.concat(Array.from({ length: size }, () => row)))
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', head), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))])
+}
+
+test('a fan adds a track they never liked to a new playlist from its card, finds it on /playlist, and uploads a profile photo shown resized', async () => {
+  const { artistId } = await fixture()
+  const track = await newTrack({ artistId, label: 'Playlist' })
+  const stamp = Date.now()
+  const email = `lists${stamp}@e2e.backline.test`
+  const password = 'fan-password-123'
+  const fanId = await adminCreateUser({ email, password, role: 'fan', username: `lists${stamp}` })
+  const { context, page } = await newPage(mobile)
+  await signIn(page, email, password)
+  await page.goto(`${app}/profile/${artistId}`)
+  await page.getByRole('button', { name: `Add ${track.title} to a playlist` }).first().click()
+  const dialog = page.getByRole('dialog')
+  await dialog.getByLabel('New playlist name').fill('E2E Mix')
+  await dialog.getByRole('button', { name: 'Create and add' }).click()
+  await page.getByText('Added to E2E Mix').waitFor()
+  const [list] = await rest(`playlists?user_id=eq.${fanId}&select=name,playlist_tracks(track_id)`)
+  assert.deepEqual(list, { name: 'E2E Mix', playlist_tracks: [{ track_id: track.id }] })
+  assert.deepEqual(await rest(`favorites?user_id=eq.${fanId}&select=id`), [], 'the track was never liked')
+  await page.goto(`${app}/playlist`)
+  await page.getByRole('region', { name: 'E2E Mix' }).getByText(track.title).waitFor()
+
+  await page.goto(`${app}/profile`)
+  await page.getByText('Upload photo').waitFor()
+  await page.getByLabel('Profile photo file').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: pngImage(256, [200, 40, 90]) })
+  await page.getByText('Profile photo updated').waitFor({ timeout: 15000 })
+  const [profile] = await rest(`public_profiles?id=eq.${fanId}&select=avatar_url`)
+  assert.match(profile.avatar_url, new RegExp(`^/storage/v1/object/public/avatars/${fanId}/[0-9a-f-]{36}\\.png$`))
+  // Shown through the image transform, at the avatar's size, and it decodes.
+  const img = page.locator('[data-testid="avatar-upload"] img')
+  await img.waitFor()
+  const src = await img.getAttribute('src')
+  assert.match(src, new RegExp(`/storage/v1/render/image/public/avatars/${fanId}/.+\\?width=160&height=160&resize=cover$`))
+  await page.waitForFunction(() => document.querySelector('[data-testid="avatar-upload"] img')?.naturalWidth === 160, null, { timeout: 10000 })
+  await page.screenshot({ path: `${shots}/profile-photo-${mobile.width}x${mobile.height}.png` })
   await context.close()
 })
 

@@ -7,7 +7,8 @@ import type { Client } from '@/lib/supabase'
 // query syntax (eq/neq/gt/gte/lt/lte/is/in filters, select with embedded
 // child tables, order, limit, exact counts in Content-Range), RPCs as POST
 // /rest/v1/rpc/<name>, errors as
-// PostgREST's {code, details, hint, message} bodies. The app's real
+// PostgREST's {code, details, hint, message} bodies, and storage uploads
+// (POST /storage/v1/object/<bucket>/<name>, kept in `objects`). The app's real
 // supabase-js client runs on top of it, so a test sees every request the
 // client really sends.
 
@@ -46,6 +47,16 @@ export interface BackendSetup {
   auth?: Record<string, Handler>
   /** onInsert lets a table rewrite rows as its triggers would, or refuse them with an Answer. */
   onInsert?: Record<string, (row: Row) => Row | Answer>
+  /** onUpload lets storage refuse an upload (an Answer in storage's error shape). */
+  onUpload?: (o: StoredObject) => Answer | void
+}
+
+/** StoredObject is an object uploaded to the fake storage. */
+export interface StoredObject {
+  bucket: string
+  name: string
+  type: string
+  size: number
 }
 
 const URL_BASE = 'http://backend.test'
@@ -79,6 +90,7 @@ const RESERVED = new Set(['select', 'order', 'limit', 'offset', 'columns'])
 export class FakeBackend {
   readonly sent: Sent[] = []
   readonly tables: Record<string, Row[]>
+  readonly objects: StoredObject[] = []
   private readonly setup: BackendSetup
   private nextId = 1
   private static clients = 0
@@ -105,6 +117,8 @@ export class FakeBackend {
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const req = new Request(input, init)
     const url = new URL(req.url)
+    const upload = req.method === 'POST' ? url.pathname.match(/^\/storage\/v1\/object\/([^/]+)\/(.+)$/) : null
+    if (upload) return this.upload(req, upload[1], decodeURIComponent(upload[2]))
     const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text()
     const body = text ? JSON.parse(text) : undefined
     const prefer = req.headers.get('Prefer') ?? ''
@@ -119,6 +133,25 @@ export class FakeBackend {
     if (target.startsWith('rpc/')) return this.rpc(target.slice(4), body ?? {})
     const res = this.table(req.method, target, url.searchParams, prefer, body)
     return req.headers.get('Accept')?.includes('vnd.pgrst.object') ? singleObject(res) : res
+  }
+
+  /** upload stores an object as storage's upload does (a multipart file or a raw body) and answers {Id, Key}. */
+  private async upload(req: Request, bucket: string, name: string): Promise<Response> {
+    let type = req.headers.get('Content-Type') ?? ''
+    let size = 0
+    if (type.startsWith('multipart/form-data')) {
+      const file = [...(await req.formData()).values()].find((v): v is File => typeof v !== 'string')
+      type = file?.type ?? ''
+      size = file?.size ?? 0
+    } else {
+      size = (await req.arrayBuffer()).byteLength
+    }
+    const o = { bucket, name, type, size }
+    this.sent.push({ method: 'POST', target: `storage/${bucket}`, query: new URLSearchParams(), prefer: '', body: o })
+    const refused = this.setup.onUpload?.(o)
+    if (refused) return this.respond(refused)
+    this.objects.push(o)
+    return json(200, { Id: `object-${this.nextId++}`, Key: `${bucket}/${name}` })
   }
 
   private respond(result: unknown): Response {

@@ -52,16 +52,16 @@ export function TrackCard({ track }: { track: Track }) {
         <div className="flex items-center gap-2">
           <Link to={artistHref} className="flex min-w-0 items-center gap-1.5 text-sm text-muted-foreground hover:text-foreground">
             <Avatar className="size-5">
-              <AvatarImage src={track.artistAvatar ?? undefined} alt="" />
-              <AvatarFallback className="text-[10px]">{track.artist.charAt(0)}</AvatarFallback>
+              <AvatarImage src={track.artistAvatar ?? undefined} alt="" size={20} />
+              <AvatarFallback name={track.artist} className="text-[8px]" />
             </Avatar>
             <span className="truncate">{track.artist}</span>
           </Link>
           {track.isSponsored && (
             <Link to={sponsorHref} title={`Sponsored by ${track.sponsorName ?? 'a sponsor'}`} className="ml-auto">
               <Avatar className="size-5 ring-1 ring-amber-500">
-                <AvatarImage src={track.sponsorAvatar ?? undefined} alt="" />
-                <AvatarFallback className="text-[10px]">{(track.sponsorName ?? 'S').charAt(0)}</AvatarFallback>
+                <AvatarImage src={track.sponsorAvatar ?? undefined} alt="" size={20} />
+                <AvatarFallback name={track.sponsorName ?? 'Sponsor'} className="text-[8px]" />
               </Avatar>
             </Link>
           )}
