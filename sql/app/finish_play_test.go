@@ -89,7 +89,9 @@ func TestFinishPlay(t *testing.T) {
 			t.Errorf("%d streams recorded, want 1", n)
 		}
 		var a, b, c int
-		fmt.Sscanf(before, "%d/%d/%d", &a, &b, &c)
+		if _, err := fmt.Sscanf(before, "%d/%d/%d", &a, &b, &c); err != nil {
+			t.Fatalf("counters %q: %v", before, err)
+		}
 		if got, want := counters(), fmt.Sprintf("%d/%d/%d", a+1, b, c+1); got != want {
 			t.Errorf("counters = %s, want %s", got, want)
 		}
