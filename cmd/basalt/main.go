@@ -35,6 +35,9 @@ Usage:
                                        the publishable and secret API keys, several of each (basalt keys api help)
   basalt keys signing list|add|rotate|revoke
                                        asymmetric signing keys: standby, in use, previously used, revoked
+  basalt studio user add|passwd|remove EMAIL
+                                       manage Studio's operator accounts (password from stdin or a prompt)
+  basalt studio user list              list them
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
   basalt backup [--out DIR|FILE.tar[.gz]] [--data-dir DIR]
                                        write a consistent backup: database dump, storage objects, manifest
@@ -91,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return cmdKeys(ctx, rest, stdout, getenv)
 	case "storage":
 		return cmdStorage(ctx, rest, stdout, stderr, getenv)
+	case "studio":
+		return cmdStudio(ctx, rest, os.Stdin, stdout, stderr, getenv)
 	case "backup", "restore":
 		return cmdBackupRestore(ctx, cmd, rest, stdout, stderr, getenv)
 	case "gen":

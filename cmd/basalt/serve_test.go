@@ -23,7 +23,7 @@ import (
 	"math/big"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { pgtest.Main(m, pgtest.WithCron()) }
 
 func TestServe(t *testing.T) {
 	t.Parallel()

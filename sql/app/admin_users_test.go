@@ -222,7 +222,8 @@ func TestAdminActivity(t *testing.T) {
 	e.fund(w.artist, 2000)
 	e.requestCashout(w.artist, 1000)
 	e.mustJSON(user(w.sponsor), `SELECT public.create_payment('sandbox', 'topup', 5000)::text`)
-	if _, err := e.execAs(user(w.sponsor2), `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id) VALUES ($1, $2)`, w.artist2, w.sponsor2); err != nil {
+	artist2Track := scalar[string](e, `INSERT INTO public.tracks (title, artist_id, duration) VALUES ('Second Song', $1, 200) RETURNING id::text`, w.artist2)
+	if _, err := e.execAs(user(w.sponsor2), `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id) VALUES ($1, $2, $3)`, w.artist2, w.sponsor2, artist2Track); err != nil {
 		t.Fatal(err)
 	}
 	e.mustJSON(admin, `SELECT public.admin_suspend_user($1, 'spam')::text`, w.fan2)

@@ -53,6 +53,7 @@ func TestPolicies(t *testing.T) {
 	e.exec(`INSERT INTO public.favorites (track_id, user_id) VALUES ($1, $2)`, w.track, w.fan)
 	e.exec(`INSERT INTO public.payments (user_id, provider, tx_ref, purpose, amount, total) VALUES ($1, 'flutterwave', 'flw-x', 'topup', 100, 1108)`, w.fan)
 	e.exec(`INSERT INTO public.cashout_requests (user_id, amount) VALUES ($1, 1000)`, w.artist)
+	artist2Track := scalar[string](e, `INSERT INTO public.tracks (title, artist_id, duration) VALUES ('Second Song', $1, 200) RETURNING id::text`, w.artist2)
 	pendingInvite := scalar[string](e, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id)
 		VALUES ($1, $2, $3) RETURNING id::text`, w.artist, w.sponsor2, w.plainTrack)
 	fanNote := scalar[string](e, `SELECT id::text FROM public.notifications WHERE user_id = $1 LIMIT 1`, w.fan)
@@ -104,7 +105,7 @@ func TestPolicies(t *testing.T) {
 	})
 	t.Run("tracks", func(t *testing.T) {
 		runPolicyCases(t, e, []policyCase{
-			{"visitor reads tracks", anon, `SELECT * FROM public.tracks`, nil, 2, ""},
+			{"visitor reads tracks", anon, `SELECT * FROM public.tracks`, nil, 3, ""},
 			{"artist uploads a track", artist, `INSERT INTO public.tracks (title, artist_id) VALUES ('New', $1)`, []any{w.artist}, 1, ""},
 			{"artist cannot upload for another artist", artist, `INSERT INTO public.tracks (title, artist_id) VALUES ('New', $1)`, []any{w.artist2}, 0, denied},
 			{"fan cannot upload", fan, `INSERT INTO public.tracks (title, artist_id) VALUES ('New', $1)`, []any{w.artist}, 0, denied},
@@ -155,10 +156,10 @@ func TestPolicies(t *testing.T) {
 	})
 	t.Run("sponsor_artist_invites", func(t *testing.T) {
 		runPolicyCases(t, e, []policyCase{
-			{"sponsor invites an artist", sponsor, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, pitch) VALUES ($1, $2, 'Let us work')`, []any{w.artist2, w.sponsor}, 1, ""},
-			{"sponsor cannot invite in another sponsor's name", sponsor, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id) VALUES ($1, $2)`, []any{w.artist2, w.sponsor2}, 0, denied},
-			{"artist pitches to a sponsor", artist2, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, pitch) VALUES ($1, $2, 'Back me')`, []any{w.artist2, w.sponsor}, 1, ""},
-			{"fan cannot invite", fan, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id) VALUES ($1, $2)`, []any{w.artist, w.sponsor}, 0, denied},
+			{"sponsor invites an artist", sponsor, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id, pitch) VALUES ($1, $2, $3, 'Let us work')`, []any{w.artist2, w.sponsor, artist2Track}, 1, ""},
+			{"sponsor cannot invite in another sponsor's name", sponsor, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id) VALUES ($1, $2, $3)`, []any{w.artist2, w.sponsor2, artist2Track}, 0, denied},
+			{"artist pitches to a sponsor", artist2, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id, pitch) VALUES ($1, $2, $3, 'Back me')`, []any{w.artist2, w.sponsor, artist2Track}, 1, ""},
+			{"fan cannot invite", fan, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id) VALUES ($1, $2, $3)`, []any{w.artist, w.sponsor, w.plainTrack}, 0, denied},
 			{"artist sees own invites", artist, `SELECT * FROM public.sponsor_artist_invites`, nil, 2, ""},
 			{"other sponsor sees own invite only", sponsor2, `SELECT * FROM public.sponsor_artist_invites`, nil, 1, ""},
 			{"fan sees none", fan, `SELECT * FROM public.sponsor_artist_invites`, nil, 0, ""},

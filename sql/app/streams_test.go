@@ -199,8 +199,20 @@ func TestStreamLimits(t *testing.T) {
 				t.Fatalf("stream %d: %s", i+1, reason)
 			}
 		}
+		// No third play starts; a play started while room was left does not
+		// count once the allowance ran out meanwhile.
 		fan.ip = "192.0.2.30"
-		if valid, reason := e.listen(fan, w.track, 31); valid || reason != "Daily stream limit reached!" {
+		if _, err := e.try(fan, `SELECT public.start_play($1)`, w.track); sqlMessage(err) != "Daily stream limit reached! You have 0 streams remaining today." {
+			t.Errorf("3rd play: %v", err)
+		}
+		e.exec(`UPDATE public.daily_stream_limits SET daily_limit = 3 WHERE user_id = $1`, fan.uid)
+		var play string
+		if err := e.query(fan, `SELECT public.start_play($1)::text`, []any{w.track}, &play); err != nil {
+			t.Fatal(err)
+		}
+		e.exec(`UPDATE public.daily_stream_limits SET daily_limit = 2 WHERE user_id = $1`, fan.uid)
+		e.exec(`UPDATE public.play_sessions SET started_at = now() - interval '31 seconds' WHERE id = $1`, play)
+		if valid, reason := e.insertStream(fan, w.track); valid || reason != "Daily stream limit reached!" {
 			t.Errorf("3rd stream: valid=%v %q", valid, reason)
 		}
 	})
@@ -430,10 +442,14 @@ func TestAllowanceRPCs(t *testing.T) {
 	if u := used(); u != 1 {
 		t.Errorf("after the stream %d used, want 1", u)
 	}
-	// With nothing left, consume_stream says no and the stream does not count.
-	e.exec(`UPDATE public.daily_stream_limits SET daily_limit = 1 WHERE user_id = $1`, w.fan)
+	// With nothing left, consume_stream says no for the play already
+	// started, and no further play starts (spec: checked when a track starts).
 	if err := e.query(fan, `SELECT public.start_play($1)::text`, []any{w.plainTrack}, new(string)); err != nil {
 		t.Fatal(err)
+	}
+	e.exec(`UPDATE public.daily_stream_limits SET daily_limit = 1 WHERE user_id = $1`, w.fan)
+	if _, err := e.try(fan, `SELECT public.start_play($1)`, w.track); sqlMessage(err) != "Daily stream limit reached! You have 0 streams remaining today." {
+		t.Errorf("start_play with none left: %v", err)
 	}
 	var ok bool
 	if err := e.query(fan, `SELECT public.consume_stream($1)`, []any{w.fan}, &ok); err != nil || ok {

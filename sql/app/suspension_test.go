@@ -16,6 +16,8 @@ type ability struct {
 type suspensionWorld struct {
 	*world
 	playlist, pendingInvite string
+	// artist2Track is an unsponsored track of artist2's, for invites.
+	artist2Track string
 }
 
 // count is an ability that reads rows: it works when the user sees at
@@ -80,8 +82,8 @@ var userAbilities = []ability{
 		func(w *suspensionWorld, c caller) []any { return []any{w.playlist, w.track} })},
 	{"upload an avatar", fanOf, attempt(`INSERT INTO storage.objects (bucket_id, name) VALUES ('avatars', $1 || '/me.png')`, "", self)},
 	{"upload a track", artistOf, attempt(`INSERT INTO public.tracks (title, artist_id) VALUES ('New', $1)`, "", self)},
-	{"invite an artist", sponsorOf, attempt(`INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id) VALUES ($1, $2)`, "",
-		func(w *suspensionWorld, c caller) []any { return []any{w.artist2, c.uid} })},
+	{"invite an artist", sponsorOf, attempt(`INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id) VALUES ($1, $2, $3)`, "",
+		func(w *suspensionWorld, c caller) []any { return []any{w.artist2, c.uid, w.artist2Track} })},
 	{"answer an invite", artistOf, attempt(`SELECT public.respond_to_invite($1, true)`, "Your account is suspended",
 		func(w *suspensionWorld, c caller) []any { return []any{w.pendingInvite} })},
 	{"request a cash-out", artistOf, attempt(`SELECT public.request_cashout(1000, 'Zenith Bank', '0123456789', 'Ada Artist')`,
@@ -105,6 +107,7 @@ func TestSuspensionMeansSuspended(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	w := &suspensionWorld{world: e.newWorld()}
+	w.artist2Track = scalar[string](e, `INSERT INTO public.tracks (title, artist_id, duration) VALUES ('Second Song', $1, 200) RETURNING id::text`, w.artist2)
 	e.fund(w.sponsor, 1000)
 	e.fund(w.artist, 5000)
 	e.requestCashout(w.artist, 1000)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { abbreviateNumber, formatAmount, formatDuration, formatNaira } from './format'
+import { abbreviateNumber, formatAmount, formatDuration, formatNaira, initials } from './format'
 
 describe('abbreviateNumber', () => {
   it.each([
@@ -46,4 +46,17 @@ describe('formatDuration', () => {
     [3600, '60:00'],
     [-1, '0:00'],
   ])('%d → %s', (n, want) => expect(formatDuration(n)).toBe(want))
+})
+
+describe('initials', () => {
+  it.each([
+    ['Ada Lovelace', 'AL'],
+    ['ada', 'A'],
+    ['  Zenith   Sounds Limited ', 'ZS'],
+    ['Ọlá Ade', 'ỌA'],
+    ['', '?'],
+    [null, '?'],
+  ])('%s → %s', (name, want) => {
+    expect(initials(name)).toBe(want)
+  })
 })

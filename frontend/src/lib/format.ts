@@ -46,3 +46,10 @@ export function formatDuration(seconds: number): string {
   const s = Math.floor(seconds)
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`
 }
+
+/** initials is what an avatar shows without a photo: the first letters of the first two words ("Ada Lovelace" → "AL"), else "?". */
+export function initials(name: string | null | undefined): string {
+  const words = (name ?? '').trim().split(/\s+/).filter(Boolean)
+  const letters = words.slice(0, 2).map((w) => [...w][0] ?? '')
+  return letters.join('').toUpperCase() || '?'
+}

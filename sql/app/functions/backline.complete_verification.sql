@@ -1,7 +1,11 @@
 -- A successful verification payment: a year more of verification, or, when
 -- one is already valid beyond its renewal days (another payment completed
--- first), the base amount into the payer's wallet as a top-up. Runs inside
--- complete_payment, which holds the payment's row lock.
+-- first, or an admin verified the profile for good), a refund of everything
+-- paid, the fee, VAT and processing fee, into the payer's wallet, with a
+-- notification. The checkout guard refuses such a purchase before any money
+-- is taken; this is for a payment that still arrives (two checkouts opened
+-- before either was paid). Runs inside complete_payment, which holds the
+-- payment's row lock.
 CREATE OR REPLACE FUNCTION backline.complete_verification(p public.payments) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
@@ -15,16 +19,19 @@ BEGIN
   SELECT * INTO prof FROM public.public_profiles WHERE id = p.user_id FOR UPDATE;
   IF backline.verification_blocks_purchase(prof) THEN
     moved := public.transfer_funds(
-      (SELECT id FROM public.wallets WHERE account = 'provider:' || p.provider), p.user_id, p.amount,
+      (SELECT id FROM public.wallets WHERE account = 'provider:' || p.provider), p.user_id, p.total,
       'payment:' || p.provider || ':' || p.tx_ref, 'topup', NULL, NULL,
       jsonb_build_object('payment_id', p.id, 'tx_ref', p.tx_ref, 'purpose', 'verification',
-        'reason', 'verification already active'));
-    msg := format('Your profile is already verified until %s. ₦%s from this payment has been added to your wallet.',
-      to_char(prof.verification_expires_at AT TIME ZONE 'Africa/Lagos', 'FMDD Mon YYYY'), backline.naira(p.amount));
-    PERFORM backline.notify(p.user_id, 'system_update', 'Payment added to your wallet', msg,
-      jsonb_build_object('amount', p.amount, 'tx_ref', p.tx_ref, 'expires_at', prof.verification_expires_at));
+        'reason', 'verification already active', 'refund', true,
+        'amount', p.amount, 'vat', p.vat, 'fee', p.fee));
+    msg := format('Your profile is already verified%s. The ₦%s you paid, VAT and fees included, has been refunded to your wallet.',
+      coalesce(' until ' || to_char(prof.verification_expires_at AT TIME ZONE 'Africa/Lagos', 'FMDD Mon YYYY'), ''),
+      backline.naira(p.total));
+    PERFORM backline.notify(p.user_id, 'system_update', 'Verification payment refunded', msg,
+      jsonb_build_object('kind', 'verification_refund', 'amount', p.total, 'tx_ref', p.tx_ref,
+        'expires_at', prof.verification_expires_at));
     RETURN jsonb_build_object('message', msg, 'expires', prof.verification_expires_at, 'moved', moved,
-      'credited_to_wallet', true);
+      'credited_to_wallet', true, 'refunded', p.total);
   END IF;
   expires := greatest(now(), coalesce(prof.verification_expires_at, now()))
     + make_interval(days => backline.setting_num('verification_valid_days')::int);

@@ -1,7 +1,8 @@
 -- Sponsorship invites. The same rules hold for the RPC and for the spec's
 -- direct table writes: this guard fixes who initiated and what may change,
--- and the after-update trigger (invite_changed) marks the track sponsored
--- and notifies.
+-- refuses an invite that names no track, another artist's track or a
+-- sponsored one, and the after-update trigger (invite_changed) marks the
+-- invite's track sponsored and notifies.
 CREATE OR REPLACE FUNCTION backline.guard_invite() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
@@ -16,14 +17,18 @@ BEGIN
     NEW.status := 'pending';
     NEW.created_at := now();
     NEW.responded_at := NULL;
-    IF NEW.track_id IS NOT NULL THEN
-      SELECT artist_id, is_sponsored, sponsor_id INTO t FROM public.tracks WHERE id = NEW.track_id;
-      IF NOT FOUND OR t.artist_id <> NEW.artist_id THEN
-        RAISE EXCEPTION 'Track not found' USING ERRCODE = 'P0001';
-      END IF;
-      IF t.is_sponsored AND t.sponsor_id IS DISTINCT FROM NEW.sponsor_id THEN
-        RAISE EXCEPTION 'Track is already sponsored' USING ERRCODE = 'P0001';
-      END IF;
+    -- An invite is for one track of the artist's, active and not sponsored
+    -- (by anyone, the inviting sponsor included): accepting it sponsors
+    -- exactly that track.
+    IF NEW.track_id IS NULL THEN
+      RAISE EXCEPTION 'Choose the track this invitation is for' USING ERRCODE = 'P0001';
+    END IF;
+    SELECT artist_id, is_sponsored, sponsor_id, status INTO t FROM public.tracks WHERE id = NEW.track_id;
+    IF NOT FOUND OR t.artist_id <> NEW.artist_id OR t.status <> 'active' THEN
+      RAISE EXCEPTION 'Track not found' USING ERRCODE = 'P0001';
+    END IF;
+    IF t.is_sponsored OR t.sponsor_id IS NOT NULL THEN
+      RAISE EXCEPTION 'Track is already sponsored' USING ERRCODE = 'P0001';
     END IF;
     RETURN NEW;
   END IF;

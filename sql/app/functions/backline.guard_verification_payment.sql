@@ -14,6 +14,9 @@ BEGIN
   IF p.role IS NULL OR p.role NOT IN ('artist', 'sponsor') THEN
     RAISE EXCEPTION 'Verification is for artists and sponsors' USING ERRCODE = 'P0001';
   END IF;
+  IF backline.verification_blocks_purchase(p) AND p.verification_expires_at IS NULL THEN
+    RAISE EXCEPTION 'Your profile is already verified.' USING ERRCODE = 'P0001';
+  END IF;
   IF backline.verification_blocks_purchase(p) THEN
     RAISE EXCEPTION 'Your verification is active until %. You can renew it in its last % days.',
       to_char(p.verification_expires_at AT TIME ZONE 'Africa/Lagos', 'FMDD Mon YYYY'),

@@ -1,13 +1,15 @@
--- The eligibility rules of spec section 5, in order, for the caller's most
--- recent valid, unpaid stream of the artist's track (p_track_id when given,
--- else preferring one the sponsor sponsors), then the transfer. Runs inside settle_sponsored_stream.
--- The configured amount is paid: p_amount is the client's claim and decides
--- nothing. A refusal whose text carries the sponsor's balance also gives
--- public_error, the text for callers who may not read that balance. A track
--- that is not active (hidden or removed), or whose artist is suspended, pays
--- nothing.
+-- The eligibility rules of spec section 5, in order, for one valid, unpaid
+-- stream of the caller's, then the transfer: the stream p_stream_id when given
+-- (finish_play's), else the caller's most recent one of the artist's track
+-- (p_track_id when given, else preferring one the sponsor sponsors), as the
+-- spec's transfer-payment call names no stream. Runs inside
+-- backline.settle_once. The configured amount is paid: p_amount is the
+-- client's claim and decides nothing. A refusal whose text carries the
+-- sponsor's balance also gives public_error, the text for callers who may
+-- not read that balance. A track that is not active (hidden or removed), or
+-- whose artist is suspended, pays nothing.
 CREATE OR REPLACE FUNCTION backline.settle_stream(p_uid uuid, p_artist_id uuid, p_sponsor_id uuid, p_reference text,
-  p_amount numeric, p_track_id uuid)
+  p_amount numeric, p_track_id uuid, p_stream_id uuid)
 RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
@@ -33,7 +35,7 @@ BEGIN
   SELECT st.id, st.track_id, st.ip_address, t.artist_id, t.sponsor_id, t.is_sponsored, t.status INTO s
   FROM public.streams st JOIN public.tracks t ON t.id = st.track_id
   WHERE st.user_id = p_uid AND st.is_valid AND st.paid_reference IS NULL AND st.created_at > now() - win
-    AND (p_track_id IS NULL OR st.track_id = p_track_id)
+    AND (p_track_id IS NULL OR st.track_id = p_track_id) AND (p_stream_id IS NULL OR st.id = p_stream_id)
   ORDER BY (t.artist_id = p_artist_id) DESC, (t.sponsor_id = p_sponsor_id AND t.is_sponsored) DESC, st.created_at DESC
   LIMIT 1
   FOR UPDATE OF st;
@@ -128,4 +130,4 @@ BEGIN
     'amount', amount, 'artist_balance', moved -> 'to_balance', 'sponsor_balance', moved -> 'from_balance'));
 END $$;
 
-REVOKE ALL ON FUNCTION backline.settle_stream(uuid, uuid, uuid, text, numeric, uuid) FROM PUBLIC, anon, authenticated, service_role;
+REVOKE ALL ON FUNCTION backline.settle_stream(uuid, uuid, uuid, text, numeric, uuid, uuid) FROM PUBLIC, anon, authenticated, service_role;

@@ -1,13 +1,13 @@
 -- The part of a settlement result the caller may see: the sponsor's
 -- figures for the sponsor and admins, the artist's balance for the artist
--- and admins. public_error never leaves the database.
+-- and admins. public_error and payment_failed never leave the database.
 CREATE OR REPLACE FUNCTION backline.settlement_for_caller(p_result jsonb, p_artist_id uuid, p_sponsor_id uuid)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   uid uuid := auth.uid();
   admin boolean := public.is_admin();
-  v_out jsonb := p_result - 'public_error';
+  v_out jsonb := p_result - 'public_error' - 'payment_failed';
   has_tx boolean := jsonb_typeof(p_result -> 'transaction') = 'object';
 BEGIN
   IF NOT admin AND uid IS DISTINCT FROM p_sponsor_id THEN

@@ -30,6 +30,7 @@ DECLARE
   fraud jsonb;
   n int;
   day_count int;
+  requested uuid := NEW.play_session_id;
 BEGIN
   IF current_setting('role', true) NOT IN ('anon', 'authenticated') THEN
     NEW.created_at := coalesce(NEW.created_at, now());
@@ -56,9 +57,12 @@ BEGIN
     RETURN NEW; -- the foreign key refuses the row
   END IF;
 
-  -- The play this stream comes from: the caller's open play of this track.
+  -- The play this stream comes from: the caller's open play of this track,
+  -- the one named by play_session_id when the inserter names one
+  -- (finish_play does).
   SELECT * INTO ps FROM public.play_sessions
   WHERE user_id = uid AND track_id = NEW.track_id AND closed_at IS NULL
+    AND (requested IS NULL OR id = requested)
   ORDER BY started_at DESC LIMIT 1 FOR UPDATE;
   IF FOUND THEN
     exact := extract(epoch FROM now() - ps.started_at);

@@ -5,8 +5,9 @@
 -- (NULL for webhooks): when it is not the payment's owner nothing is
 -- credited and session_mismatch is true. Idempotent per (provider, tx_ref).
 -- A verification payment that arrives while a verification is valid
--- (outside its renewal days) is credited to the wallet instead
--- (backline.complete_verification).
+-- (outside its renewal days) is refunded in full to the wallet instead,
+-- VAT and fee included (backline.complete_verification): the answer has
+-- credited_to_wallet and refunded (the amount).
 CREATE OR REPLACE FUNCTION public.complete_payment(p_provider text, p_tx_ref text, p_user_id uuid, p_amount numeric,
   p_status text, p_raw jsonb DEFAULT NULL)
 RETURNS jsonb
@@ -70,7 +71,8 @@ BEGIN
       'credited_to_wallet', coalesce((verified ->> 'credited_to_wallet')::boolean, false)));
   RETURN jsonb_build_object('success', true, 'message', msg, 'already_processed', false, 'session_mismatch', false,
     'amount', p.amount, 'purpose', p.purpose, 'verified_until', verified -> 'expires',
-    'credited_to_wallet', coalesce((verified ->> 'credited_to_wallet')::boolean, false));
+    'credited_to_wallet', coalesce((verified ->> 'credited_to_wallet')::boolean, false))
+    || CASE WHEN verified ? 'refunded' THEN jsonb_build_object('refunded', verified -> 'refunded') ELSE '{}' END;
 END $$;
 
 REVOKE ALL ON FUNCTION public.complete_payment(text, text, uuid, numeric, text, jsonb) FROM PUBLIC, anon, authenticated, service_role;

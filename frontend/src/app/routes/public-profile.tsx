@@ -43,8 +43,8 @@ export default function PublicProfilePage() {
       <div className="flex flex-col items-center gap-4 rounded-3xl border border-border bg-card p-6 text-center md:flex-row md:text-left">
         <div className="relative">
           <Avatar className="size-28">
-            <AvatarImage src={p.avatar_url ?? undefined} alt={name} />
-            <AvatarFallback className="text-3xl">{name.charAt(0)}</AvatarFallback>
+            <AvatarImage src={p.avatar_url ?? undefined} alt={name} size={112} />
+            <AvatarFallback name={name} className="text-3xl" />
           </Avatar>
           {online.has(p.id) && <span className="absolute bottom-1 right-1 size-4 rounded-full border-2 border-card bg-green-500" aria-label="Online" />}
         </div>

@@ -27,8 +27,8 @@ export default function SponsorsPage() {
               return (
                 <Link key={s.id} to={s.username ? `/profiles/${s.username}` : `/profile/${s.id}`} className="flex gap-3 rounded-xl border border-border bg-card p-4">
                   <Avatar className="size-14">
-                    <AvatarImage src={s.avatar_url ?? undefined} alt={name} />
-                    <AvatarFallback>{name.charAt(0)}</AvatarFallback>
+                    <AvatarImage src={s.avatar_url ?? undefined} alt={name} size={56} />
+                    <AvatarFallback name={name} />
                   </Avatar>
                   <div className="min-w-0">
                     <p className="flex items-center gap-1 font-semibold">

@@ -3,18 +3,20 @@ import { BadgeCheck } from 'lucide-react'
 import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
-import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { supabase } from '@/lib/supabase'
 import { KycCard } from '@/features/studio/components/kyc-card'
-import { checkoutBreakdown, VERIFICATION_FEE } from '@/features/wallet/lib/checkout'
+import { useVerificationState } from '@/features/wallet/api/wallet'
+import { checkoutBreakdown, VERIFICATION_FEE, verificationOffer } from '@/features/wallet/lib/checkout'
 
 /** VerificationPage sells the one-year verified badge to artists and sponsors; artists also submit their KYC here. */
 export default function VerificationPage() {
   const role = useAuthStore((s) => s.role)
   const userId = useAuthStore((s) => s.user?.id)
-  const { data: profile } = useOwnProfile()
+  const state = useVerificationState(userId)
+  // Not offered while a verification runs beyond its renewal days (the server refuses it too).
+  const offer = verificationOffer(state.data)
   const [busy, setBusy] = useState(false)
   const b = checkoutBreakdown(VERIFICATION_FEE)
   const pay = async () => {
@@ -45,7 +47,11 @@ export default function VerificationPage() {
           <CardDescription>A verified badge shows fans and partners your account is authentic. It lasts one year.</CardDescription>
         </CardHeader>
         <CardContent className="grid grid-cols-1 gap-4">
-          {profile?.is_verified && <p className="rounded-md bg-sky-500/15 p-3 text-sm">Your profile is already verified.</p>}
+          {offer.note && (
+            <p className="rounded-md bg-sky-500/15 p-3 text-sm" data-testid="verification-state">
+              {offer.note}
+            </p>
+          )}
           <dl className="grid grid-cols-1 gap-2 text-sm" data-testid="checkout-breakdown">
             <div className="flex justify-between">
               <dt>Verification fee</dt>
@@ -64,9 +70,11 @@ export default function VerificationPage() {
               <dd>{formatNaira(b.total)}</dd>
             </div>
           </dl>
-          <Button onClick={() => void pay()} disabled={busy}>
-            {busy ? 'Starting checkout...' : `Pay ${formatNaira(b.total)}`}
-          </Button>
+          {offer.canBuy && (
+            <Button onClick={() => void pay()} disabled={busy || state.isPending}>
+              {busy ? 'Starting checkout...' : `Pay ${formatNaira(b.total)}`}
+            </Button>
+          )}
         </CardContent>
       </Card>
       {role === 'artist' && userId && (

@@ -19,8 +19,8 @@ export function ProfileSheet({ open, onOpenChange }: { open: boolean; onOpenChan
         <SheetDescription>Your account</SheetDescription>
         <div className="my-4 flex items-center gap-3">
           <Avatar className="size-12">
-            <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} />
-            <AvatarFallback>{name.charAt(0)}</AvatarFallback>
+            <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} size={48} />
+            <AvatarFallback name={name} />
           </Avatar>
           <div className="min-w-0">
             <p className="truncate font-semibold">{name}</p>

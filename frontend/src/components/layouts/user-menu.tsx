@@ -20,8 +20,8 @@ export function UserMenu() {
     <DropdownMenu>
       <DropdownMenuTrigger className="rounded-full focus-visible:ring-2 focus-visible:ring-ring" aria-label="User menu" data-testid="user-menu">
         <Avatar className="size-9">
-          <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} />
-          <AvatarFallback>{name.charAt(0)}</AvatarFallback>
+          <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} size={36} />
+          <AvatarFallback name={name} />
         </Avatar>
       </DropdownMenuTrigger>
       <DropdownMenuContent align="end" className="w-72">

@@ -36,7 +36,7 @@ export async function getArtists(limit = 60): Promise<ArtistSummary[]> {
       username: p?.username ?? null,
       bio: p?.bio ?? null,
       is_verified: p?.is_verified ?? false,
-      avatar_url: r.avatar_url ?? p?.avatar_url ?? null,
+      avatar_url: p?.avatar_url ?? r.avatar_url ?? null,
       location: r.location ?? p?.location ?? null,
     }
   })
@@ -97,7 +97,7 @@ export async function getSponsors(): Promise<SponsorSummary[]> {
   const pub = await publicById(data.map((r) => r.id))
   return data.map((r) => {
     const p = pub.get(r.id)
-    return { ...r, display_name: p?.display_name ?? r.name, username: p?.username ?? null, is_verified: p?.is_verified ?? false, avatar_url: r.avatar_url ?? p?.avatar_url ?? null }
+    return { ...r, display_name: p?.display_name ?? r.name, username: p?.username ?? null, is_verified: p?.is_verified ?? false, avatar_url: p?.avatar_url ?? r.avatar_url ?? null }
   })
 }
 

@@ -133,3 +133,18 @@ export async function startTopup(amount: number): Promise<string> {
   if (!data?.checkout_url) throw new Error(data?.error ?? 'Could not start the payment. Please try again.')
   return data.checkout_url as string
 }
+
+/** verificationQueryKey is the cache of a user's verification state. */
+export const verificationQueryKey = (userId: string | undefined) => ['verification', userId] as const
+
+/** useVerificationState reads whether the user is verified and until when (the verification page's offer). */
+export const useVerificationState = (userId: string | undefined) =>
+  useQuery({
+    queryKey: verificationQueryKey(userId),
+    enabled: !!userId,
+    queryFn: async () => {
+      const { data, error } = await supabase().from('public_profiles').select('is_verified, verification_expires_at').eq('id', userId!).maybeSingle()
+      if (error) throw error
+      return data
+    },
+  })

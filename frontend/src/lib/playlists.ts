@@ -3,8 +3,11 @@ import { supabase } from '@/lib/supabase'
 import { hydrateTracks, TRACK_COLUMNS } from '@/lib/tracks'
 import type { Track } from '@/types/api'
 
-// A fan's playlists (the owner's alone, by RLS), their tracks in order, and
-// the changes: create, rename, delete, add, remove, reorder in one call.
+// A user's playlists (the owner's alone, by RLS), their tracks in order, and
+// the changes: create, rename, delete, add (any track the user may play, from
+// its card or the player), remove, reorder in one call. The database holds
+// the rules (owner only, a track once, the limits); its refusal is the text
+// shown.
 
 /** Playlist is a playlist with its tracks in order. */
 export interface Playlist {
@@ -17,6 +20,29 @@ const KEY = 'playlists'
 
 /** playlistsQueryKey is the cache of a user's playlists. */
 export const playlistsQueryKey = (userId: string | undefined) => [KEY, userId] as const
+
+/** PlaylistName is a playlist as the add-to-playlist menu lists it. */
+export interface PlaylistName {
+  id: string
+  name: string
+  trackIds: string[]
+}
+
+/** usePlaylistNames reads the caller's playlists and which tracks they hold, in one read (the add-to-playlist menu, once opened). */
+export const usePlaylistNames = (userId: string | undefined, enabled: boolean) =>
+  useQuery({
+    queryKey: [...playlistsQueryKey(userId), 'names'],
+    enabled: !!userId && enabled,
+    queryFn: async (): Promise<PlaylistName[]> => {
+      const { data, error } = await supabase().from('playlists').select('id, name, playlist_tracks(track_id)').order('created_at')
+      if (error) throw error
+      return ((data ?? []) as { id: string; name: string; playlist_tracks: { track_id: string }[] }[]).map((l) => ({
+        id: l.id,
+        name: l.name,
+        trackIds: l.playlist_tracks.map((p) => p.track_id),
+      }))
+    },
+  })
 
 /** usePlaylists reads the caller's playlists with their tracks (two reads plus the people). */
 export const usePlaylists = (userId: string | undefined) =>
@@ -46,11 +72,18 @@ export type PlaylistAction =
   | { kind: 'rename'; id: string; name: string }
   | { kind: 'delete'; id: string }
   | { kind: 'add'; playlistId: string; trackId: string }
+  | { kind: 'createWith'; name: string; trackId: string }
   | { kind: 'removeTrack'; playlistId: string; trackId: string }
   | { kind: 'reorder'; playlistId: string; trackIds: string[] }
 
 async function apply(userId: string | undefined, a: PlaylistAction) {
   const sb = supabase()
+  if (a.kind === 'createWith') {
+    // A new playlist with its first track: create it, then add.
+    const { data, error } = await sb.from('playlists').insert({ name: a.name.trim(), user_id: userId }).select('id').single()
+    if (error) throw new Error(error.message)
+    return apply(userId, { kind: 'add', playlistId: data.id, trackId: a.trackId })
+  }
   const { error } = await (() => {
     switch (a.kind) {
       case 'create':
@@ -67,7 +100,7 @@ async function apply(userId: string | undefined, a: PlaylistAction) {
         return sb.rpc('reorder_playlist', { p_playlist_id: a.playlistId, p_track_ids: a.trackIds })
     }
   })()
-  if (error) throw new Error(error.code === '23505' ? 'That track is already in the playlist' : error.message)
+  if (error) throw new Error(error.message)
 }
 
 /** usePlaylistAction applies a change; a reorder shows at once and is undone if refused. */
