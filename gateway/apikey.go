@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -90,22 +91,52 @@ func (g *Gateway) keyRole(key string) (role, token string, ok bool) {
 		return "anon", k.AnonKey, true
 	case key == k.ServiceRoleKey:
 		return "service_role", k.ServiceRoleKey, true
-	case k.PublishableKey != "" && key == k.PublishableKey:
-		return "anon", k.AnonKey, true
-	case k.SecretKey != "" && key == k.SecretKey:
-		return "service_role", k.ServiceRoleKey, true
-	case strings.HasPrefix(key, "sb_") || strings.Count(key, ".") != 2:
+	case strings.HasPrefix(key, "sb_"):
+		switch g.newKeyRole(key) {
+		case "anon":
+			return "anon", k.AnonKey, true
+		case "service_role":
+			return "service_role", k.ServiceRoleKey, true
+		}
+		return "", "", false
+	case strings.Count(key, ".") != 2:
 		return "", "", false
 	}
-	if c, err := g.claims(key); err == nil && (c.Role == "anon" || c.Role == "service_role") {
+	if c, err := g.claims(key, false); err == nil && (c.Role == "anon" || c.Role == "service_role") {
 		return c.Role, key, true
 	}
 	return "", "", false
 }
 
+// newKeyRole is the role of a valid sb_ key, "" for any other.
+func (g *Gateway) newKeyRole(key string) string {
+	if g.cfg.APIKeys != nil {
+		role, _ := g.cfg.APIKeys.Role(key)
+		return role
+	}
+	switch k := g.keys; {
+	case k.PublishableKey != "" && key == k.PublishableKey:
+		return "anon"
+	case k.SecretKey != "" && key == k.SecretKey:
+		return "service_role"
+	}
+	return ""
+}
+
 // claims verifies token once: the project keys' claims are known, and
-// verified tokens are cached until they expire.
-func (g *Gateway) claims(token string) (*jwt.Claims, error) {
+// verified tokens are cached until they expire. thirdParty also accepts
+// tokens of the trusted third-party issuers (every service but auth, which
+// takes the project's own tokens only, as GoTrue does).
+func (g *Gateway) claims(token string, thirdParty bool) (*jwt.Claims, error) {
+	c, err := g.verified(token)
+	if err == nil && c.Issuer != "" && !thirdParty {
+		// GoTrue trusts its own keys only: to it the signature is wrong.
+		return nil, fmt.Errorf("%w: token signature is invalid", jwt.ErrSignature)
+	}
+	return c, err
+}
+
+func (g *Gateway) verified(token string) (*jwt.Claims, error) {
 	now := g.cfg.Now()
 	// Claims may be shared between requests: services treat them as
 	// read-only.
@@ -115,7 +146,7 @@ func (g *Gateway) claims(token string) (*jwt.Claims, error) {
 	if c, ok := g.tokens.get(token, now); ok {
 		return c, nil
 	}
-	c, err := g.keys.Verify(token, now)
+	c, err := g.keys.VerifyAccess(token, now)
 	if err == nil {
 		g.tokens.put(token, c)
 	}
@@ -132,7 +163,7 @@ func (g *Gateway) claims(token string) (*jwt.Claims, error) {
 // are verified here once for every service. Caller.Source records which it
 // was: the reference gateway hands GoTrue a legacy key without the Bearer
 // scheme, and the auth service answers as GoTrue then does.
-func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool) (*jwt.Caller, bool) {
+func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, service string, public bool) (*jwt.Caller, bool) {
 	key := apiKey(r)
 	role, keyToken, valid := g.keyRole(key)
 	if !public {
@@ -149,9 +180,16 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 		writeError(w, http.StatusUnauthorized, msgSecretInBrowser)
 		return nil, false
 	}
-	if valid && strings.HasPrefix(key, "sb_") && r.Header.Get("apikey") != "" {
-		// Services downstream only ever see JWT project keys.
-		r.Header.Set("apikey", keyToken)
+	if valid && strings.HasPrefix(key, "sb_") {
+		// Services downstream only ever see JWT project keys, in the header
+		// or, for a websocket, the query parameter.
+		if r.Header.Get("apikey") != "" {
+			r.Header.Set("apikey", keyToken)
+		} else {
+			q := r.URL.Query()
+			q.Set("apikey", keyToken)
+			r.URL.RawQuery = q.Encode()
+		}
 	}
 
 	caller := &jwt.Caller{APIKeyRole: role}
@@ -181,7 +219,7 @@ func (g *Gateway) authorize(w http.ResponseWriter, r *http.Request, public bool)
 	}
 	if caller.Token != "" {
 		r.Header.Set("Authorization", "Bearer "+caller.Token)
-		caller.Claims, caller.Err = g.claims(caller.Token)
+		caller.Claims, caller.Err = g.claims(caller.Token, service != "auth")
 		if caller.Err != nil {
 			caller.Claims = nil
 		}

@@ -48,6 +48,17 @@ type Config struct {
 	// serves; the binary passes the one its pool collectors and services
 	// register on too. Nil: a registry of the gateway's own.
 	Registry *prometheus.Registry
+	// APIKeys knows the project's valid sb_publishable_/sb_secret_ keys
+	// (the binary's is internal/apikeys, shared by every node through
+	// Postgres). Nil: the keys' PublishableKey and SecretKey only.
+	APIKeys APIKeys
+}
+
+// APIKeys tells the role a new-format API key stands for: anon for a valid
+// publishable key, service_role for a valid secret key, ok false for
+// anything else (unknown or revoked).
+type APIKeys interface {
+	Role(key string) (role string, ok bool)
 }
 
 // Services are the handlers mounted under their prefixes. A nil service
@@ -266,7 +277,7 @@ func (g *Gateway) health(w http.ResponseWriter, r *http.Request) {
 // serveService checks the API key, records the caller and calls the service
 // with the prefix stripped.
 func (g *Gateway) serveService(w http.ResponseWriter, r *http.Request, rt *route, rest string) {
-	caller, ok := g.authorize(w, r, isPublic(rt.name, rest, r.Method))
+	caller, ok := g.authorize(w, r, rt.name, isPublic(rt.name, rest, r.Method))
 	if !ok {
 		return
 	}

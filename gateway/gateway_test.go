@@ -27,8 +27,8 @@ import (
 
 // seen is what the echo service observed about one request.
 type seen struct {
-	Path, RawPath, Authorization, APIKey, RealIP, RequestID string
-	Caller                                                  *jwt.Caller
+	Path, RawPath, Query, Authorization, APIKey, RealIP, RequestID string
+	Caller                                                         *jwt.Caller
 }
 
 // echo is a stand-in service that records what the gateway handed it and
@@ -37,7 +37,7 @@ type echo struct{ got chan seen }
 
 func (e *echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.got <- seen{
-		Path: r.URL.Path, RawPath: r.URL.RawPath, Authorization: r.Header.Get("Authorization"),
+		Path: r.URL.Path, RawPath: r.URL.RawPath, Query: r.URL.RawQuery, Authorization: r.Header.Get("Authorization"),
 		APIKey: r.Header.Get("apikey"), RealIP: r.Header.Get("X-Real-Ip"), RequestID: r.Header.Get("X-Request-Id"),
 		Caller: jwt.FromContext(r.Context()),
 	}

@@ -381,6 +381,7 @@ func TestPostgresChangesErrorRecords(t *testing.T) {
 		CREATE POLICY "own" ON public.nokey_rls FOR SELECT USING (v = auth.uid()::text);
 		CREATE TABLE public.secret (id int PRIMARY KEY, user_id uuid, v text);
 		ALTER TABLE public.secret ENABLE ROW LEVEL SECURITY;
+		GRANT ALL ON public.nokey, public.nokey_rls, public.secret TO anon, authenticated, service_role;
 		REVOKE ALL ON public.secret FROM anon;
 		ALTER PUBLICATION supabase_realtime ADD TABLE public.nokey, public.nokey_rls, public.secret;`); err != nil {
 		t.Fatal(err)

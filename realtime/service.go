@@ -209,13 +209,6 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 	if token == "" {
 		token = r.URL.Query().Get("apikey")
 	}
-	if strings.HasPrefix(token, "sb_") {
-		// A new-format key is no JWT: take the project JWT the gateway
-		// swapped it for, as the reference's gateway does.
-		if c := jwt.FromContext(r.Context()); c.Token != "" && !strings.HasPrefix(c.Token, "sb_") {
-			token = c.Token
-		}
-	}
 	if token == "" {
 		s.writeUpgradeError(w, upgradeError{http.StatusUnauthorized, "API key is missing"})
 		return

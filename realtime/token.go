@@ -33,7 +33,7 @@ const (
 // reference allows no clock skew here).
 func (s *Service) verifyToken(token string) (*jwt.Claims, error) {
 	now := s.now()
-	claims, err := s.keys.Verify(token, now)
+	claims, err := s.keys.VerifyAccess(token, now)
 	switch {
 	case errors.Is(err, jwt.ErrExpired):
 		return nil, expiredError(token, now)

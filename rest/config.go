@@ -32,6 +32,10 @@ type Config struct {
 	PreRequest string
 	// OpenAPIMode is follow-privileges, ignore-privileges or disabled.
 	OpenAPIMode string
+	// OpenAPIAnon also serves the OpenAPI document to callers that present
+	// the anon or publishable key. Supabase serves it to the secret and
+	// service_role keys only since 2026-03 (changelog 42949); false is that.
+	OpenAPIAnon bool
 	// PoolAcquisitionTimeout is how long a request waits for a database
 	// connection before failing with 504 PGRST003 (PostgREST's
 	// db-pool-acquisition-timeout, default 10 s).
@@ -114,6 +118,7 @@ func splitList(s string) []string {
 //	REST_DB_AGGREGATES_ENABLED true/false
 //	REST_DB_PRE_REQUEST        schema.function
 //	REST_OPENAPI_MODE          follow-privileges | ignore-privileges | disabled
+//	REST_OPENAPI_ANON          true: the anon and publishable keys may read the OpenAPI document too
 //	REST_DB_POOL_ACQUISITION_TIMEOUT  Go duration, default 10s
 //	REST_MAX_BODY_BYTES        request body cap in bytes, default 8 MiB
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -130,6 +135,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		MaxBodyBytes:           r.PositiveInt64("REST_MAX_BODY_BYTES", 0),
 		PlanEnabled:            r.Bool("REST_DB_PLAN_ENABLED", false),
 		AggregatesEnabled:      r.Bool("REST_DB_AGGREGATES_ENABLED", false),
+		OpenAPIAnon:            r.Bool("REST_OPENAPI_ANON", false),
 	}
 	c.defaults()
 	if err := c.validate(); err != nil {

@@ -65,6 +65,7 @@ func newEnvB(t testing.TB, mutate ...func(*Config)) *env {
 type caller struct {
 	role, sub string
 	err       error
+	keyRole   string // the API key's role, as the gateway records it
 }
 
 func (c caller) context(ctx context.Context) context.Context {
@@ -72,6 +73,9 @@ func (c caller) context(ctx context.Context) context.Context {
 		return jwt.NewContext(ctx, &jwt.Caller{Token: "bad", Err: c.err})
 	}
 	if c.role == "" {
+		if c.keyRole != "" {
+			return jwt.NewContext(ctx, &jwt.Caller{APIKeyRole: c.keyRole})
+		}
 		return ctx
 	}
 	m := map[string]any{"role": c.role}
@@ -79,7 +83,7 @@ func (c caller) context(ctx context.Context) context.Context {
 		m["sub"] = c.sub
 	}
 	raw, _ := json.Marshal(m)
-	return jwt.NewContext(ctx, &jwt.Caller{Token: "t", Claims: &jwt.Claims{Role: c.role, Subject: c.sub, Raw: raw, Map: m}})
+	return jwt.NewContext(ctx, &jwt.Caller{Token: "t", Claims: &jwt.Claims{Role: c.role, Subject: c.sub, Raw: raw, Map: m}, APIKeyRole: c.keyRole})
 }
 
 var (

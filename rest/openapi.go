@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/rpc"
 )
 
@@ -20,6 +21,9 @@ func (s *Service) serveRoot(rc *reqCtx) (*reply, error) {
 	case http.MethodGet, http.MethodHead:
 	default:
 		return nil, pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
+	}
+	if !rc.cfg.OpenAPIAnon && !secretKey(rc.r) {
+		return schemaForbidden(), nil
 	}
 	// openapi-mode=disabled hides the schema from anonymous probing
 	// without turning the API off; PostgREST answers PGRST126.
@@ -44,6 +48,33 @@ func (s *Service) serveRoot(rc *reqCtx) (*reply, error) {
 	rep := newReply(http.StatusOK)
 	s.profileHeader(rc, rep.header)
 	return rep.withBody(acc.contentType(), body), nil
+}
+
+// Supabase's answer to a request for the OpenAPI document that does not
+// present a secret key (changelog 42949), in its gateway's shape.
+const (
+	msgSchemaForbidden  = "Access to schema is forbidden"
+	hintSchemaForbidden = "Accessing the schema via the Data API is only allowed using a secret API key."
+)
+
+// secretKey reports whether the request presents a secret key: the
+// service_role or sb_secret_ API key the gateway checked, or, for a
+// request that reached the service without the gateway, a service_role
+// token.
+func secretKey(r *http.Request) bool {
+	c := jwt.FromContext(r.Context())
+	if c.APIKeyRole != "" {
+		return c.APIKeyRole == "service_role"
+	}
+	return c.Err == nil && c.Claims != nil && c.Claims.Role == "service_role"
+}
+
+func schemaForbidden() *reply {
+	body, _ := json.Marshal(struct {
+		Message string `json:"message"`
+		Hint    string `json:"hint"`
+	}{msgSchemaForbidden, hintSchemaForbidden})
+	return newReply(http.StatusUnauthorized).withBody("application/json", body)
 }
 
 // visibleObjects lists the tables and functions the caller's role may

@@ -171,15 +171,15 @@ func TestRootAndPreferences(t *testing.T) {
 			headers: map[string]string{"Preference-Applied": "timezone=America/Los_Angeles"}},
 		{name: "invalid timezone ignored", call: call{target: "/users?select=count", headers: map[string]string{"Prefer": "timezone=Mars/Base"}}, status: 200,
 			body: `[{"count":4}]`, headers: map[string]string{"Preference-Applied": ""}},
-		{name: "openapi", call: call{target: "/", headers: map[string]string{"Accept": "application/openapi+json"}}, status: 200,
+		{name: "openapi", call: call{target: "/", headers: map[string]string{"Accept": "application/openapi+json"}, as: asService}, status: 200,
 			headers: map[string]string{"Content-Type": "application/openapi+json; charset=utf-8"}},
-		{name: "openapi bad accept", call: call{target: "/", headers: map[string]string{"Accept": "text/csv"}}, status: 406},
+		{name: "openapi bad accept", call: call{target: "/", headers: map[string]string{"Accept": "text/csv"}, as: asService}, status: 406},
 		{name: "root put", call: call{method: "PUT", target: "/", body: `{}`}, status: 405},
 		{name: "rpc options", call: call{method: "OPTIONS", target: "/rpc/add_them"}, status: 200, headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST"}},
 		{name: "view options", call: call{method: "OPTIONS", target: "/active_users"}, status: 200,
 			headers: map[string]string{"Allow": "OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE"}},
 	})
-	w := e.do(t, call{target: "/"})
+	w := e.do(t, call{target: "/", as: asService})
 	var doc struct {
 		Swagger     string                    `json:"swagger"`
 		Paths       map[string]map[string]any `json:"paths"`
@@ -199,6 +199,38 @@ func TestRootAndPreferences(t *testing.T) {
 	if _, ok := doc.Paths["/late_hidden"]; ok {
 		t.Fatal("unexpected path")
 	}
+}
+
+// The OpenAPI document goes to the secret and service_role keys only, as on
+// Supabase since 2026-03 (changelog 42949); REST_OPENAPI_ANON gives it to
+// the anon and publishable keys again.
+func TestOpenAPISecretKeyOnly(t *testing.T) {
+	t.Parallel()
+	const forbidden = `{"message":"Access to schema is forbidden","hint":"Accessing the schema via the Data API is only allowed using a secret API key."}`
+	viaKey := func(keyRole string, claims caller) caller {
+		claims.keyRole = keyRole
+		return claims
+	}
+	e := newEnv(t)
+	runScenarios(t, e, []scenario{
+		{name: "no key", call: call{target: "/"}, status: 401, raw: strp(forbidden),
+			headers: map[string]string{"Content-Type": "application/json"}},
+		{name: "anon key", call: call{target: "/", as: viaKey("anon", caller{role: "anon"})}, status: 401, raw: strp(forbidden)},
+		{name: "anon key, head", call: call{method: "HEAD", target: "/", as: viaKey("anon", caller{role: "anon"})}, status: 401},
+		{name: "anon key and a user's token", call: call{target: "/", as: viaKey("anon", asAlice)}, status: 401, raw: strp(forbidden)},
+		{name: "anon key and a service_role token", call: call{target: "/", as: viaKey("anon", asService)}, status: 401, raw: strp(forbidden)},
+		{name: "user token without the gateway", call: call{target: "/", as: asAlice}, status: 401, raw: strp(forbidden)},
+		{name: "secret key", call: call{target: "/", as: viaKey("service_role", asService)}, status: 200,
+			headers: map[string]string{"Content-Type": "application/openapi+json; charset=utf-8"}},
+		{name: "secret key and a user's token", call: call{target: "/", as: viaKey("service_role", asAlice)}, status: 200},
+		{name: "other methods are still 405", call: call{method: "PUT", target: "/", body: `{}`, as: viaKey("anon", caller{role: "anon"})}, status: 405},
+	})
+	old := newEnv(t, func(c *Config) { c.OpenAPIAnon = true })
+	runScenarios(t, old, []scenario{
+		{name: "anon key with REST_OPENAPI_ANON", call: call{target: "/", as: viaKey("anon", caller{role: "anon"})}, status: 200,
+			headers: map[string]string{"Content-Type": "application/openapi+json; charset=utf-8"}},
+		{name: "no key with REST_OPENAPI_ANON", call: call{target: "/"}, status: 200},
+	})
 }
 
 func TestPreRequest(t *testing.T) {

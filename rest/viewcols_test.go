@@ -66,7 +66,8 @@ CREATE VIEW v_window AS SELECT id, row_number() OVER (PARTITION BY username ORDE
 CREATE VIEW v_group AS SELECT username AS u, count(*) AS total FROM messages GROUP BY username HAVING count(*) > (SELECT 0);
 CREATE VIEW v_lateral AS SELECT c.id AS channel, l.id AS last_message
   FROM channels c, LATERAL (SELECT id FROM messages WHERE channel_id = c.id ORDER BY id DESC LIMIT 1) l;
-CREATE VIEW v_join AS SELECT m.id AS message, u.username AS author, u.status FROM messages m JOIN users u USING (username);`); err != nil {
+CREATE VIEW v_join AS SELECT m.id AS message, u.username AS author, u.status FROM messages m JOIN users u USING (username);
+GRANT SELECT ON v_union, v_cte, v_sublink, v_window, v_group, v_lateral, v_join TO anon, authenticated, service_role;`); err != nil {
 		t.Fatal(err)
 	}
 	lin, err := loadViewLineage(ctx, e.db.Admin, []string{"public"})

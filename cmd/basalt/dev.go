@@ -60,6 +60,9 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if created {
 		log.Info("generated project keys", "file", filepath.Join(cfg.DataDir, "keys.json"))
 	}
+	if keys.ThirdParty, err = thirdPartyFromConfig(cfg.ThirdParty); err != nil {
+		return err
+	}
 
 	cluster, err := embeddedCluster(cfg, log)
 	if err != nil {
@@ -102,7 +105,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	defer admin.Close()
-	if err := applyMigrations(startCtx, admin, cfg.SQLDir, log); err != nil {
+	if err := applyMigrations(startCtx, admin, cfg.SQLDir, cfg.PublicDefaultGrants, log); err != nil {
 		return err
 	}
 	if err := applySeeds(startCtx, admin, cfg.SQLDir, log); err != nil {

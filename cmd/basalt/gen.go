@@ -45,7 +45,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	if *fresh {
-		return withScratchDB(ctx, cfg.SQLDir, gen)
+		return withScratchDB(ctx, cfg.SQLDir, cfg.PublicDefaultGrants, gen)
 	}
 	return withAdminPool(ctx, cfg, newLogger(stderr, cfg.LogLevel), gen)
 }

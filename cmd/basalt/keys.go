@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/basaltdev/basalt/internal/config"
@@ -81,6 +83,10 @@ func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	var err error
+	if k.ThirdParty, err = thirdPartyFromConfig(cfg.ThirdParty); err != nil {
+		return nil, err
+	}
 	derived, err := k.APIKey("anon", apiKeyEpoch)
 	if err != nil {
 		return nil, err
@@ -108,8 +114,15 @@ func keysFromConfig(cfg config.Config) (*jwt.Keys, error) {
 }
 
 // cmdKeys prints the project keys of the data dir (creating them on first
-// use), or with "rotate" replaces them with fresh ones.
-func cmdKeys(args []string, stdout io.Writer, getenv func(string) string) error {
+// use), or with "rotate" replaces them with fresh ones; `keys api` manages
+// the publishable and secret keys in the database.
+func cmdKeys(ctx context.Context, args []string, stdout io.Writer, getenv func(string) string) error {
+	if len(args) > 0 && args[0] == "api" {
+		return keysAPI(ctx, args[1:], stdout, getenv)
+	}
+	if len(args) > 0 && args[0] == "signing" {
+		return keysSigning(args[1:], stdout, os.Stderr, getenv)
+	}
 	fs := newFlags("keys")
 	asJSON := fs.Bool("json", false, "print JSON")
 	dataDir := fs.String("data-dir", "", "data directory")
@@ -154,7 +167,7 @@ func cmdKeys(args []string, stdout io.Writer, getenv func(string) string) error 
 		"service_role_key": k.ServiceRoleKey,
 		"publishable_key":  k.PublishableKey,
 		"secret_key":       k.SecretKey,
-		"kid":              k.KID,
+		"kid":              inUseKID(k),
 		"signing_alg":      k.SigningAlg,
 		"jwks":             k.JWKS(),
 	}
@@ -164,10 +177,68 @@ func cmdKeys(args []string, stdout io.Writer, getenv func(string) string) error 
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(stdout, "%18s: %s\n", "JWT secret", k.Secret)
-	fmt.Fprintf(stdout, "%18s: %s (%s)\n", "signing key id", k.KID, k.SigningAlg)
+	fmt.Fprintf(stdout, "%18s: %s (%s)\n", "signing key id", inUseKID(k), k.SigningAlg)
 	fmt.Fprintf(stdout, "%18s: %s\n", "anon key", k.AnonKey)
 	fmt.Fprintf(stdout, "%18s: %s\n", "service_role key", k.ServiceRoleKey)
 	fmt.Fprintf(stdout, "%18s: %s\n", "Publishable key", k.PublishableKey)
 	fmt.Fprintf(stdout, "%18s: %s\n", "Secret key", k.SecretKey)
 	return nil
+}
+
+// inUseKID is the kid of the key that signs access tokens ("" for HS256).
+func inUseKID(k *jwt.Keys) string {
+	for _, s := range k.SigningKeys() {
+		if s.Status == jwt.StatusInUse {
+			return s.KID
+		}
+	}
+	return ""
+}
+
+// thirdPartyFromConfig builds the trusted third-party issuers from
+// THIRD_PARTY_AUTH_*: the issuers listed, and those the provider settings
+// name, spelled as each provider writes its tokens' "iss". Nil when none.
+func thirdPartyFromConfig(c config.ThirdParty) (*jwt.ThirdParty, error) {
+	var issuers []jwt.Issuer
+	for _, entry := range c.Issuers {
+		f := strings.Fields(entry)
+		switch len(f) {
+		case 1:
+			issuers = append(issuers, jwt.Issuer{Issuer: f[0]})
+		case 2:
+			issuers = append(issuers, jwt.Issuer{Issuer: f[0], JWKSURL: f[1]})
+		default:
+			return nil, fmt.Errorf("THIRD_PARTY_AUTH_ISSUERS: %q: want an issuer URL, optionally followed by its JWKS URL", entry)
+		}
+	}
+	if c.FirebaseProjectID != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://securetoken.google.com/" + c.FirebaseProjectID})
+	}
+	if c.Auth0Tenant != "" {
+		host := c.Auth0Tenant + ".auth0.com"
+		if c.Auth0TenantRegion != "" {
+			host = c.Auth0Tenant + "." + c.Auth0TenantRegion + ".auth0.com"
+		}
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://" + host + "/"})
+	}
+	if c.ClerkDomain != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://" + strings.TrimPrefix(c.ClerkDomain, "https://")})
+	}
+	if (c.CognitoUserPoolID == "") != (c.CognitoUserPoolRegion == "") {
+		return nil, errors.New("THIRD_PARTY_AUTH_COGNITO_USER_POOL_ID and THIRD_PARTY_AUTH_COGNITO_USER_POOL_REGION go together")
+	}
+	if c.CognitoUserPoolID != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: "https://cognito-idp." + c.CognitoUserPoolRegion + ".amazonaws.com/" + c.CognitoUserPoolID})
+	}
+	if c.WorkOSIssuerURL != "" {
+		issuers = append(issuers, jwt.Issuer{Issuer: c.WorkOSIssuerURL})
+	}
+	if len(issuers) == 0 {
+		return nil, nil
+	}
+	tp, err := jwt.NewThirdParty(issuers, c.DefaultRole, c.JWKSRefresh)
+	if err != nil {
+		return nil, fmt.Errorf("THIRD_PARTY_AUTH: %w", err)
+	}
+	return tp, nil
 }

@@ -31,6 +31,10 @@ Usage:
                                        database (DATABASE_URL, else the embedded cluster)
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
+  basalt keys api list|create|rotate|revoke
+                                       the publishable and secret API keys, several of each (basalt keys api help)
+  basalt keys signing list|add|rotate|revoke
+                                       asymmetric signing keys: standby, in use, previously used, revoked
   basalt studio user add|passwd|remove EMAIL
                                        manage Studio's operator accounts (password from stdin or a prompt)
   basalt studio user list              list them
@@ -87,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	case "migrate":
 		return cmdMigrate(ctx, rest, stdout, stderr, getenv)
 	case "keys":
-		return cmdKeys(rest, stdout, getenv)
+		return cmdKeys(ctx, rest, stdout, getenv)
 	case "storage":
 		return cmdStorage(ctx, rest, stdout, stderr, getenv)
 	case "studio":

@@ -50,7 +50,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	case "up", "status":
 		return withAdminPool(ctx, cfg, log, func(admin *pgxpool.Pool) error {
 			if sub == "up" {
-				applied, err := migrate.Up(ctx, admin, nil, migrationSources(cfg.SQLDir)...)
+				applied, err := migrate.Up(ctx, admin, nil, migrationSources(cfg.SQLDir, cfg.PublicDefaultGrants)...)
 				for _, m := range applied {
 					fmt.Fprintf(stdout, "applied %s/%s\n", m.Source, m.Name)
 				}
@@ -67,7 +67,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		})
 	case "diff":
 		return withAdminPool(ctx, cfg, log, func(admin *pgxpool.Pool) error {
-			return migrateDiff(ctx, admin, cfg.SQLDir, stdout)
+			return migrateDiff(ctx, admin, cfg.SQLDir, cfg.PublicDefaultGrants, stdout)
 		})
 	case "":
 		return usageError{"usage: basalt migrate up|down|status|diff|new NAME"}
@@ -77,7 +77,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 }
 
 func printStatus(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout io.Writer) error {
-	sts, err := migrate.StatusOf(ctx, admin, migrationSources(sqlDir)...)
+	sts, err := migrate.StatusOf(ctx, admin, migrationSources(sqlDir, false)...)
 	if err != nil {
 		return err
 	}

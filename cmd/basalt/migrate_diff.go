@@ -21,7 +21,7 @@ var errDiffers = errors.New("the database differs from the migrations")
 // Platform migrations are part of the binary and are never undone.
 func migrateDown(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout io.Writer) error {
 	var app *migrate.Source
-	for _, s := range migrationSources(sqlDir) {
+	for _, s := range migrationSources(sqlDir, false) {
 		if s.Name == "app" {
 			app = &s
 		}
@@ -46,8 +46,8 @@ func migrateDown(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout
 // applied migrations whose file is gone), then the schema itself against
 // a throwaway database built from the files. It fails when anything
 // differs.
-func migrateDiff(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout io.Writer) error {
-	sts, err := migrate.StatusOf(ctx, admin, migrationSources(sqlDir)...)
+func migrateDiff(ctx context.Context, admin *pgxpool.Pool, sqlDir string, publicGrants bool, stdout io.Writer) error {
+	sts, err := migrate.StatusOf(ctx, admin, migrationSources(sqlDir, publicGrants)...)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func migrateDiff(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout
 		return err
 	}
 	var changes []migrate.Change
-	err = withScratchDB(ctx, sqlDir, func(db *pgxpool.Pool) error {
+	err = withScratchDB(ctx, sqlDir, publicGrants, func(db *pgxpool.Pool) error {
 		files, err := migrate.TakeSnapshot(ctx, db)
 		changes = migrate.Compare(live, files)
 		return err

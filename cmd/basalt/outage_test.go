@@ -311,18 +311,7 @@ func TestServeRidesOutDatabaseOutage(t *testing.T) {
 		"JWT_SECRET": secret, "BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1",
 		"BASALT_SQL_DIR": sqlDir, "STORAGE_FILE_DIR": filepath.Join(tmp, "storage"),
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	out := &syncBuf{}
-	done := make(chan error, 1)
-	go func() { done <- run(sctx, []string{"serve"}, out, out, func(k string) string { return vars[k] }) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve stop: %v\n%s", err, out.String())
-		}
-	}()
-	base := "http://127.0.0.1:" + port
-	waitHealthy(t, base, done, out)
+	base, out := startServe(t, vars)
 	keys, err := keysFromConfig(config.Config{JWTSecret: secret})
 	if err != nil {
 		t.Fatal(err)
@@ -353,6 +342,25 @@ func TestServeRidesOutDatabaseOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.checkAll503()
+}
+
+// startServe runs `basalt serve` with vars (BASALT_API_PORT among them)
+// until the test ends, and returns its API URL once it is healthy.
+func startServe(t *testing.T, vars map[string]string) (string, *syncBuf) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuf{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}, out, out, func(k string) string { return vars[k] }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve stop: %v\n%s", err, out.String())
+		}
+	})
+	base := "http://127.0.0.1:" + vars["BASALT_API_PORT"]
+	waitHealthy(t, base, done, out)
+	return base, out
 }
 
 // waitHealthy polls /health until it answers 200, failing if serve exits.

@@ -15,7 +15,7 @@ import (
 // (platform, then sql/app) and calls fn with a superuser pool on it: the
 // schema the files describe, with no data and no hand-made changes. The
 // cluster is stopped and removed afterwards.
-func withScratchDB(ctx context.Context, sqlDir string, fn func(*pgxpool.Pool) error) error {
+func withScratchDB(ctx context.Context, sqlDir string, publicGrants bool, fn func(*pgxpool.Pool) error) error {
 	c, stop, err := pgcluster.StartTemp(ctx, "bsc", nil)
 	if err != nil {
 		return err
@@ -26,7 +26,7 @@ func withScratchDB(ctx context.Context, sqlDir string, fn func(*pgxpool.Pool) er
 		return err
 	}
 	defer db.Close()
-	if _, err := migrate.Up(ctx, db, nil, migrationSources(sqlDir)...); err != nil {
+	if _, err := migrate.Up(ctx, db, nil, migrationSources(sqlDir, publicGrants)...); err != nil {
 		return fmt.Errorf("apply the migrations to a throwaway database: %w", err)
 	}
 	return fn(db)

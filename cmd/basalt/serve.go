@@ -90,7 +90,7 @@ func stopServing(cancel context.CancelFunc, served <-chan error, err error) erro
 // role only exists after the platform migration.
 func prepareDatabase(ctx context.Context, cfg config.Config, admin *pgxpool.Pool, log *slog.Logger) (*pgxpool.Pool, error) {
 	if cfg.ApplyMigrations {
-		if err := applyMigrations(ctx, admin, cfg.SQLDir, log); err != nil {
+		if err := applyMigrations(ctx, admin, cfg.SQLDir, cfg.PublicDefaultGrants, log); err != nil {
 			return nil, err
 		}
 	}

@@ -63,9 +63,11 @@ func startTracing(ctx context.Context, getenv func(string) string, log *slog.Log
 }
 
 // migrationSources are the platform migrations (embedded) followed by the
-// app's, read from sqlDir/app when that folder exists.
-func migrationSources(sqlDir string) []migrate.Source {
-	srcs := []migrate.Source{{Name: "platform", FS: platform.FS}}
+// app's, read from sqlDir/app when that folder exists. Between the two the
+// default privileges on public are set (BASALT_PUBLIC_DEFAULT_GRANTS), so
+// the app's new tables get them.
+func migrationSources(sqlDir string, publicGrants bool) []migrate.Source {
+	srcs := []migrate.Source{platform.Source(publicGrants)}
 	app := filepath.Join(sqlDir, "app")
 	if st, err := os.Stat(app); err == nil && st.IsDir() {
 		srcs = append(srcs, migrate.Source{Name: "app", FS: os.DirFS(app)})
@@ -74,8 +76,8 @@ func migrationSources(sqlDir string) []migrate.Source {
 }
 
 // applyMigrations runs every pending migration and logs each file.
-func applyMigrations(ctx context.Context, admin *pgxpool.Pool, sqlDir string, log *slog.Logger) error {
-	applied, err := migrate.Up(ctx, admin, func(msg string) { log.Info(msg) }, migrationSources(sqlDir)...)
+func applyMigrations(ctx context.Context, admin *pgxpool.Pool, sqlDir string, publicGrants bool, log *slog.Logger) error {
+	applied, err := migrate.Up(ctx, admin, func(msg string) { log.Info(msg) }, migrationSources(sqlDir, publicGrants)...)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -213,6 +215,11 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		cleanup()
 		return fmt.Errorf("build services: %w", err)
 	}
+	keyStore, stopKeys, err := apiKeyStore(ctx, p.admin, s.keys, s.log)
+	if err != nil {
+		cleanup()
+		return fmt.Errorf("api keys: %w", err)
+	}
 	s.handler, err = gateway.New(gateway.Config{
 		CORSOrigins:        cfg.CORSOrigins,
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
@@ -220,12 +227,14 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		Health:             func(ctx context.Context) error { return p.admin.Ping(ctx) },
 		Details:            healthDetails(p.admin),
 		Registry:           reg,
+		APIKeys:            keyStore,
 	}, svcs, s.keys, s.log)
 	if err != nil {
+		stopKeys()
 		cleanup()
 		return err
 	}
-	s.cleanup = cleanup
+	s.cleanup = func() { stopKeys(); cleanup() }
 	if err := s.mountStudio(ctx, p, reg); err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}

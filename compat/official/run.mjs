@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildBasalt, log, startBasalt, tempDir } from '../lib/basalt.mjs'
-import { suites } from './suites.mjs'
+import { cliEnv, suites } from './suites.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const modules = path.join(here, 'node_modules')
@@ -73,7 +73,7 @@ async function runSuite(name, suite, dir, bin, work) {
   let basalt
   let result = { name, passed: 0, failed: 0 }
   try {
-    basalt = await startBasalt({ bin, dir: work, env: { BASALT_SQL_DIR: sqlDir, ...suite.env } })
+    basalt = await startBasalt({ bin, dir: work, env: { BASALT_SQL_DIR: sqlDir, ...cliEnv, ...suite.env } })
     if (suite.functions) deployFunctions(bin, suite.functions(ctx), work, dataDir)
     result = { name, ...runJest(name, suite, ctx, basalt.info) }
   } catch (err) {

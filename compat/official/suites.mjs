@@ -37,6 +37,15 @@ function cliKeys(jwtKeys) {
   return k
 }
 
+// The Supabase CLI's local stack keeps the defaults every project had before
+// 2026: new tables in public are granted to the API roles (the suites'
+// migrations create theirs without a GRANT) and the OpenAPI document is
+// served to the anon key. Every suite runs with those settings.
+export const cliEnv = {
+  BASALT_PUBLIC_DEFAULT_GRANTS: 'true',
+  REST_OPENAPI_ANON: 'true',
+}
+
 const read = (...p) => fs.readFileSync(path.join(...p), 'utf8')
 
 // files lists [name, text] of the .sql files in dir, in name order.

@@ -43,7 +43,7 @@ before(async () => {
     CREATE TABLE compat_fn_notes (owner uuid NOT NULL, body text NOT NULL);
     ALTER TABLE compat_fn_notes ENABLE ROW LEVEL SECURITY;
     CREATE POLICY own_select ON compat_fn_notes FOR SELECT TO authenticated USING (owner = auth.uid());
-    GRANT SELECT ON compat_fn_notes TO authenticated;
+    GRANT SELECT ON compat_fn_notes TO anon, authenticated;
     INSERT INTO compat_fn_notes VALUES ('${ALICE}', 'alice 1'), ('${ALICE}', 'alice 2'), ('${BOB}', 'bob 1');
     NOTIFY pgrst, 'reload schema';`], { encoding: 'utf8' })
   assert.equal(r.status, 0, r.stderr)

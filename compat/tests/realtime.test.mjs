@@ -77,6 +77,7 @@ function subscribed(channel, { postgres = false } = {}) {
 function table() {
   const name = `rt_${uniq()}`
   sql(`CREATE TABLE public.${name} (id bigint PRIMARY KEY, owner uuid, body text, n int);
+       GRANT SELECT ON public.${name} TO anon, authenticated, service_role;
        ALTER TABLE public.${name} ENABLE ROW LEVEL SECURITY;
        CREATE POLICY "owners can read" ON public.${name} FOR SELECT TO authenticated USING (owner = auth.uid());
        ALTER PUBLICATION supabase_realtime ADD TABLE public.${name};`)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/basaltdev/basalt/functions/deno"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Source serves the deployed functions' active versions on this node. It
@@ -147,53 +148,8 @@ func (s *Source) unpacked(ctx context.Context, name string, a active) (deno.Spec
 	return spec, fmt.Errorf("version %d has no entrypoint", a.Version)
 }
 
-// Run follows changes until ctx ends: LISTEN basalt_functions on its own
-// connection, refresh on every notification, and poll as a fallback.
+// Run follows changes until ctx ends: NOTIFY basalt_functions, and a
+// poll as a fallback.
 func (s *Source) Run(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := s.listen(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		s.log.Warn("functions: following deploys failed; polling until it works again", "err", err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(s.poll):
-		}
-		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("functions: refresh failed", "err", err)
-		}
-	}
-}
-
-func (s *Source) listen(ctx context.Context) error {
-	pooled, err := s.store.db.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	// LISTEN state belongs to this connection: it never goes back to the pool.
-	conn := pooled.Hijack()
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN basalt_functions"); err != nil {
-		return err
-	}
-	// Changes made before LISTEN took effect are picked up here.
-	if err := s.Refresh(ctx); err != nil {
-		return err
-	}
-	for {
-		wctx, cancel := context.WithTimeout(ctx, s.poll)
-		_, err := conn.WaitForNotification(wctx)
-		cancel()
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil && wctx.Err() == nil {
-			return err
-		}
-		if err := s.Refresh(ctx); err != nil {
-			return err
-		}
-	}
+	pg.Follow(ctx, s.store.db, "basalt_functions", s.poll, s.Refresh, s.log, "functions")
 }

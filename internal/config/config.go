@@ -333,6 +333,16 @@ type Config struct {
 	SecretKey       string
 	KeysFile        string
 	ApplyMigrations bool // serve: run migrations at start (default true)
+	// PublicDefaultGrants (BASALT_PUBLIC_DEFAULT_GRANTS) grants anon,
+	// authenticated and service_role everything on new tables, views and
+	// functions in public, as Supabase did before 2026-10-30; false (the
+	// default) grants nothing: a table needs an explicit GRANT.
+	PublicDefaultGrants bool
+
+	// Third-party auth (THIRD_PARTY_AUTH_*): external issuers whose JWTs
+	// REST, storage, realtime and functions accept, as Supabase's
+	// [auth.third_party.*] settings name them.
+	ThirdParty ThirdParty
 
 	// Gateway knobs.
 	CORSOrigins        []string      // default ["*"]
@@ -343,6 +353,25 @@ type Config struct {
 	IdleTimeout        time.Duration // default 120s
 	ShutdownTimeout    time.Duration // default 15s
 	LogLevel           string        // debug, info (default), warn, error
+}
+
+// ThirdParty names the trusted external issuers.
+type ThirdParty struct {
+	// Issuers are OIDC issuer URLs, each optionally followed by a space and
+	// its JWKS URL (otherwise found by discovery).
+	Issuers []string
+	// Provider shortcuts, as Supabase's CLI config has them.
+	FirebaseProjectID     string
+	Auth0Tenant           string
+	Auth0TenantRegion     string
+	ClerkDomain           string
+	CognitoUserPoolID     string
+	CognitoUserPoolRegion string
+	WorkOSIssuerURL       string
+	// DefaultRole is the role of a token without a role claim (anon).
+	DefaultRole string
+	// JWKSRefresh is how long fetched keys are used (10m).
+	JWKSRefresh time.Duration
 }
 
 // Mode says which command is loading the configuration.
@@ -381,14 +410,27 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		SecretKey:             r.String("SECRET_KEY", ""),
 		KeysFile:              r.String("BASALT_KEYS_FILE", ""),
 		ApplyMigrations:       r.Bool("BASALT_MIGRATE", true),
-		CORSOrigins:           r.List("BASALT_CORS_ORIGINS", []string{"*"}),
-		TrustedProxyHeader:    r.String("BASALT_TRUSTED_PROXY_HEADER", ""),
-		ReadHeaderTimeout:     r.Duration("BASALT_HTTP_READ_HEADER_TIMEOUT", 10*time.Second),
-		ReadTimeout:           r.Duration("BASALT_HTTP_READ_TIMEOUT", 0),
-		WriteTimeout:          r.Duration("BASALT_HTTP_WRITE_TIMEOUT", 0),
-		IdleTimeout:           r.Duration("BASALT_HTTP_IDLE_TIMEOUT", 120*time.Second),
-		ShutdownTimeout:       r.Duration("BASALT_SHUTDOWN_TIMEOUT", 15*time.Second),
-		LogLevel:              strings.ToLower(r.String("BASALT_LOG_LEVEL", "info")),
+		PublicDefaultGrants:   r.Bool("BASALT_PUBLIC_DEFAULT_GRANTS", false),
+		ThirdParty: ThirdParty{
+			Issuers:               r.List("THIRD_PARTY_AUTH_ISSUERS", nil),
+			FirebaseProjectID:     r.String("THIRD_PARTY_AUTH_FIREBASE_PROJECT_ID", ""),
+			Auth0Tenant:           r.String("THIRD_PARTY_AUTH_AUTH0_TENANT", ""),
+			Auth0TenantRegion:     r.String("THIRD_PARTY_AUTH_AUTH0_TENANT_REGION", ""),
+			ClerkDomain:           r.String("THIRD_PARTY_AUTH_CLERK_DOMAIN", ""),
+			CognitoUserPoolID:     r.String("THIRD_PARTY_AUTH_COGNITO_USER_POOL_ID", ""),
+			CognitoUserPoolRegion: r.String("THIRD_PARTY_AUTH_COGNITO_USER_POOL_REGION", ""),
+			WorkOSIssuerURL:       r.String("THIRD_PARTY_AUTH_WORKOS_ISSUER_URL", ""),
+			DefaultRole:           r.String("THIRD_PARTY_AUTH_DEFAULT_ROLE", "anon"),
+			JWKSRefresh:           r.PositiveDuration("THIRD_PARTY_AUTH_JWKS_REFRESH", 10*time.Minute),
+		},
+		CORSOrigins:        r.List("BASALT_CORS_ORIGINS", []string{"*"}),
+		TrustedProxyHeader: r.String("BASALT_TRUSTED_PROXY_HEADER", ""),
+		ReadHeaderTimeout:  r.Duration("BASALT_HTTP_READ_HEADER_TIMEOUT", 10*time.Second),
+		ReadTimeout:        r.Duration("BASALT_HTTP_READ_TIMEOUT", 0),
+		WriteTimeout:       r.Duration("BASALT_HTTP_WRITE_TIMEOUT", 0),
+		IdleTimeout:        r.Duration("BASALT_HTTP_IDLE_TIMEOUT", 120*time.Second),
+		ShutdownTimeout:    r.Duration("BASALT_SHUTDOWN_TIMEOUT", 15*time.Second),
+		LogLevel:           strings.ToLower(r.String("BASALT_LOG_LEVEL", "info")),
 	}
 	defHost := "127.0.0.1"
 	if mode == Serve {

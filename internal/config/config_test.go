@@ -25,6 +25,7 @@ func TestLoadDefaults(t *testing.T) {
 		CORSOrigins: []string{"*"}, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ShutdownTimeout: 15 * time.Second, LogLevel: "info",
 		ReadReplicaMaxLag: 5 * time.Second, ReadReplicaPoll: 100 * time.Millisecond,
+		ThirdParty: config.ThirdParty{DefaultRole: "anon", JWKSRefresh: 10 * time.Minute},
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)

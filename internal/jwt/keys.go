@@ -47,6 +47,9 @@ type Keys struct {
 	// PublishableKey and SecretKey are the opaque new-format keys
 	// (sb_publishable_…, sb_secret_…) that the gateway swaps for the JWTs.
 	PublishableKey, SecretKey string
+	// ThirdParty, when set, lists the external issuers whose tokens
+	// VerifyAccess trusts (Supabase's third-party auth).
+	ThirdParty *ThirdParty
 }
 
 // file is the on-disk shape of keys.json.
@@ -214,8 +217,8 @@ func (k *Keys) SetKeySet(raw []byte) error {
 		return err
 	}
 	k.Set, k.KeySetJSON = set, append(json.RawMessage(nil), raw...)
-	if k.SigningAlg == "" {
-		k.SigningAlg = k.signingKey().Alg
+	if sk := k.signingKey(); k.SigningAlg == "" && sk != nil {
+		k.SigningAlg = sk.Alg
 	}
 	return nil
 }
@@ -251,12 +254,7 @@ func (k *Keys) Validate() error {
 // key set's signing key when there is one (its kid in the header).
 func (k *Keys) Sign(claims gojwt.Claims) (string, error) {
 	if sk := k.signingKey(); sk != nil {
-		t := gojwt.NewWithClaims(gojwt.GetSigningMethod(sk.Alg), claims)
-		t.Header["kid"] = sk.KID
-		if sk.secret != nil {
-			return t.SignedString(sk.secret)
-		}
-		return t.SignedString(sk.private)
+		return sk.SignToken(claims)
 	}
 	if k.SigningAlg == "HS256" {
 		return k.SignHS256(claims)
@@ -297,9 +295,16 @@ func (k *Keys) JWKS() map[string][]JWK {
 			Y: base64.RawURLEncoding.EncodeToString(k.EC.Y.FillBytes(make([]byte, size))),
 		})
 	}
-	for _, s := range k.Set {
-		if j, ok := s.publicJWK(); ok {
-			keys = append(keys, j)
+	// What verifiers need: the key in use first, then the standby keys (so
+	// caches hold them before they sign), then the previously used ones.
+	for _, st := range []Status{StatusInUse, StatusStandby, StatusPrevious} {
+		for _, s := range k.Set {
+			if s.Status != st {
+				continue
+			}
+			if j, ok := s.publicJWK(); ok {
+				keys = append(keys, j)
+			}
 		}
 	}
 	return map[string][]JWK{"keys": keys}

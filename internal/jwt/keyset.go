@@ -20,10 +20,16 @@ import (
 // (HS256) key with a kid. Exactly one key of a set has "sign" in its
 // key_ops: access tokens are signed with it. Every key verifies tokens
 // whose kid names it, and the public keys are published in the JWKS.
+//
+// A key may also carry a "status", Supabase's signing key states (see
+// Status): the signing key is in use, a standby key is published before it
+// signs, a previously used one still verifies the tokens it signed, a
+// revoked one neither verifies nor is published.
 type SetKey struct {
-	KID  string
-	Alg  string // RS256, ES256 or HS256
-	Sign bool   // the signing key of the set
+	KID    string
+	Alg    string // RS256, ES256 or HS256
+	Sign   bool   // the signing key of the set
+	Status Status
 
 	private crypto.Signer    // nil for a public or symmetric key
 	public  crypto.PublicKey // nil for a symmetric key
@@ -37,6 +43,7 @@ type jwk struct {
 	Kid    string   `json:"kid"`
 	Alg    string   `json:"alg"`
 	KeyOps []string `json:"key_ops"`
+	Status Status   `json:"status"`
 	// RSA
 	N, E, D, P, Q string
 	// EC
@@ -59,7 +66,7 @@ func ParseKeySet(data []byte) ([]*SetKey, error) {
 		raw = doc.Keys
 	}
 	var set []*SetKey
-	signing := 0
+	signing, stated := 0, 0
 	for i, r := range raw {
 		var j jwk
 		if err := json.Unmarshal(r, &j); err != nil {
@@ -77,10 +84,15 @@ func ParseKeySet(data []byte) ([]*SetKey, error) {
 		if k.Sign {
 			signing++
 		}
+		if j.Status != "" {
+			stated++
+		}
 		set = append(set, k)
 	}
-	// GoTrue's rule: one key signs, the others only verify.
-	if signing != 1 {
+	// GoTrue's rule: one key signs, the others only verify. A set whose
+	// keys all state their status may have none in use yet (standby keys
+	// beside the legacy key that still signs).
+	if signing > 1 || signing == 0 && (len(set) == 0 || stated < len(set)) {
 		return nil, fmt.Errorf("JWK set: want exactly one key with \"sign\" in key_ops, found %d", signing)
 	}
 	return set, nil
@@ -90,7 +102,18 @@ func (j jwk) parse() (*SetKey, error) {
 	if j.Kid == "" {
 		return nil, errors.New("no kid")
 	}
-	k := &SetKey{KID: j.Kid, Sign: slices.Contains(j.KeyOps, "sign")}
+	k := &SetKey{KID: j.Kid, Sign: slices.Contains(j.KeyOps, "sign"), Status: j.Status}
+	switch {
+	case j.Status == "" && k.Sign:
+		k.Status = StatusInUse
+	case j.Status == "":
+		k.Status = StatusPrevious
+	case !j.Status.valid():
+		return nil, fmt.Errorf("unknown status %q (want in_use, standby, previously_used or revoked)", j.Status)
+	case k.Sign != (j.Status == StatusInUse):
+		// GoTrue reads key_ops alone: the two must tell the same story.
+		return nil, fmt.Errorf("status %s, but \"sign\" %s key_ops", j.Status, map[bool]string{true: "in", false: "not in"}[k.Sign])
+	}
 	var err error
 	switch j.Kty {
 	case "RSA":
@@ -212,6 +235,9 @@ func (k *Keys) signingKey() *SetKey {
 func (k *Keys) verifyKey(alg, kid string) (any, error) {
 	for _, s := range k.Set {
 		if kid != "" && s.KID == kid {
+			if s.Status == StatusRevoked {
+				return nil, fmt.Errorf("kid %q was revoked", kid)
+			}
 			if s.Alg != alg {
 				return nil, fmt.Errorf("kid %q is a %s key, token is %s", kid, s.Alg, alg)
 			}
@@ -237,7 +263,7 @@ func (k *Keys) verifyKey(alg, kid string) (any, error) {
 		keys = append(keys, &k.EC.PublicKey)
 	}
 	for _, s := range k.Set {
-		if s.Alg == alg && s.public != nil {
+		if s.Alg == alg && s.public != nil && s.Status != StatusRevoked {
 			keys = append(keys, s.public)
 		}
 	}
@@ -253,6 +279,9 @@ func (k *Keys) verifyKey(alg, kid string) (any, error) {
 // publicJWK renders a set key for the JWKS document; symmetric keys are
 // never published.
 func (s *SetKey) publicJWK() (JWK, bool) {
+	if s.Status == StatusRevoked {
+		return JWK{}, false
+	}
 	j := JWK{Kid: s.KID, Alg: s.Alg, Use: "sig", KeyOps: []string{"verify"}, Ext: true}
 	switch p := s.public.(type) {
 	case *rsa.PublicKey:

@@ -20,6 +20,9 @@ type Claims struct {
 	Expires   time.Time // zero when the token has no exp
 	Raw       json.RawMessage
 	Map       map[string]any
+	// Issuer is the trusted third-party issuer that signed the token
+	// (ThirdParty); empty for the project's own tokens.
+	Issuer string
 }
 
 // Errors returned by Verify, so each service can render its own wire error.
@@ -65,20 +68,39 @@ func (k *Keys) Verify(token string, now time.Time) (*Claims, error) {
 		kid, _ := t.Header["kid"].(string)
 		return k.verifyKey(t.Method.Alg(), kid)
 	})
-	switch {
-	case err == nil:
-	case errors.Is(err, gojwt.ErrTokenExpired):
-		return nil, fmt.Errorf("%w: %v", ErrExpired, err)
-	case errors.Is(err, gojwt.ErrTokenNotValidYet):
-		return nil, fmt.Errorf("%w: %v", ErrNotYetValid, err)
-	case errors.Is(err, gojwt.ErrTokenUsedBeforeIssued):
-		return nil, fmt.Errorf("%w: %v", ErrIssuedInFuture, err)
-	case errors.Is(err, gojwt.ErrTokenMalformed):
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-	default:
-		return nil, fmt.Errorf("%w: %v", ErrSignature, err)
+	if err != nil {
+		return nil, classify(err)
 	}
 	return claimsFromMap(mc)
+}
+
+// VerifyAccess checks an access token for the resource servers (REST,
+// storage, realtime, functions): the project's own, as Verify, or one of a
+// trusted third-party issuer (ThirdParty), whose Claims say so in Issuer.
+// Auth takes the project's own tokens only, as GoTrue does.
+func (k *Keys) VerifyAccess(token string, now time.Time) (*Claims, error) {
+	if strings.Count(token, ".") == 2 {
+		if is := k.ThirdParty.trusts(token); is != nil {
+			return k.ThirdParty.verify(is, token, now)
+		}
+	}
+	return k.Verify(token, now)
+}
+
+// classify maps the JWT library's error to Verify's categories.
+func classify(err error) error {
+	switch {
+	case errors.Is(err, gojwt.ErrTokenExpired):
+		return fmt.Errorf("%w: %v", ErrExpired, err)
+	case errors.Is(err, gojwt.ErrTokenNotValidYet):
+		return fmt.Errorf("%w: %v", ErrNotYetValid, err)
+	case errors.Is(err, gojwt.ErrTokenUsedBeforeIssued):
+		return fmt.Errorf("%w: %v", ErrIssuedInFuture, err)
+	case errors.Is(err, gojwt.ErrTokenMalformed):
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	default:
+		return fmt.Errorf("%w: %v", ErrSignature, err)
+	}
 }
 
 // ParseUnverified decodes a token's claims without checking the signature,

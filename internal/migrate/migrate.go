@@ -49,6 +49,11 @@ const lockKey int64 = 0x62617361_6c74
 type Source struct {
 	Name string
 	FS   fs.FS // files at its root; only *.sql are read
+	// After is SQL run by every Up once the source's files are applied
+	// (or found applied), on the same connection and under the same lock.
+	// It is not recorded: it states a setting of the process, such as
+	// the default privileges, which the next run may state otherwise.
+	After string
 }
 
 // Migration is one file of a Source: a numbered migration or a repeatable
@@ -232,6 +237,11 @@ func Up(ctx context.Context, db *pgxpool.Pool, log func(string), sources ...Sour
 		applied = append(applied, done...)
 		if err != nil {
 			return applied, err
+		}
+		if src.After != "" {
+			if _, err := conn.Exec(ctx, src.After); err != nil {
+				return applied, fmt.Errorf("migrate: %s: after its migrations: %w", src.Name, err)
+			}
 		}
 	}
 	return applied, nil

@@ -21,6 +21,7 @@ func TestQueryRowsAsCallers(t *testing.T) {
 	const alice, bob = "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
 	_, err := db.Admin.Exec(ctx, `
 		CREATE TABLE public.docs (id int PRIMARY KEY, owner uuid NOT NULL);
+		GRANT SELECT ON public.docs TO anon, authenticated, service_role;
 		ALTER TABLE public.docs ENABLE ROW LEVEL SECURITY;
 		CREATE POLICY "authenticated can select own docs" ON public.docs FOR SELECT TO authenticated USING (auth.uid() = owner);
 		INSERT INTO public.docs VALUES (1, '`+alice+`');

@@ -30,6 +30,7 @@ func TestAsCaller(t *testing.T) {
 	const alice, bob = "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
 	_, err := db.Admin.Exec(ctx, `
 		CREATE TABLE public.notes (id serial PRIMARY KEY, owner uuid NOT NULL, body text NOT NULL);
+		GRANT SELECT ON public.notes TO anon, authenticated, service_role;
 		ALTER TABLE public.notes ENABLE ROW LEVEL SECURITY;
 		CREATE POLICY "authenticated can select own notes" ON public.notes FOR SELECT TO authenticated USING (auth.uid() = owner);`)
 	if err != nil {

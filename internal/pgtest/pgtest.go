@@ -129,7 +129,7 @@ func prepareTemplate(ctx context.Context, c *pgcluster.Cluster) error {
 		return fmt.Errorf("pgtest: %w", err)
 	}
 	defer db.Close()
-	sources := []migrate.Source{{Name: "platform", FS: platform.FS}}
+	sources := []migrate.Source{platform.Source(false)}
 	if opts.app {
 		root, err := ModuleRoot()
 		if err != nil {
