@@ -35,6 +35,28 @@ test('the OpenAPI document at /rest/v1/ is for secret keys only', async () => {
   }
 })
 
+test('a new table in public is granted to nobody until a GRANT says so', async () => {
+  const table = `c26_grants_${uniq()}`
+  sql(`CREATE TABLE public.${table} (id int PRIMARY KEY, body text);
+       INSERT INTO public.${table} VALUES (1, 'kept');`)
+  const anon = client(anonKey)
+  // Without privileges PostgREST answers 42501; the anon role gets 401.
+  const refused = await until(async () => {
+    const res = await anon.from(table).select('id')
+    return res.error?.code === '42501' ? res : null
+  }, 'the new table refused to anon')
+  assert.equal(refused.status, 401)
+  assert.equal(refused.error.message, `permission denied for table ${table}`)
+  const { error: writeErr, status: writeStatus } = await client(serviceKey).from(table).insert({ id: 2, body: 'x' })
+  assert.equal(writeStatus, 403)
+  assert.equal(writeErr.code, '42501')
+
+  sql(`GRANT SELECT ON public.${table} TO anon;`)
+  const { data, error } = await anon.from(table).select('id, body')
+  assert.equal(error, null)
+  assert.deepEqual(data, [{ id: 1, body: 'kept' }])
+})
+
 // --- New API keys: several of each kind, on every service, created, rotated
 // and revoked one at a time with `basalt keys api`.
 
