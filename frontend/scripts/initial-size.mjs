@@ -28,6 +28,6 @@ for (const f of seen) {
   total += gz
   console.log(`${(gz / 1024).toFixed(1).padStart(8)} KB  ${f}`)
 }
-const limit = Number(process.argv[2] ?? 250)
+const limit = Number(process.argv[2] ?? 200)
 console.log(`${(total / 1024).toFixed(1).padStart(8)} KB  total (limit ${limit} KB)`)
 if (total / 1024 > limit) process.exit(1)

@@ -1,11 +1,13 @@
-import { useEffect } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { QueryClientProvider } from '@tanstack/react-query'
-import { Toaster } from '@/components/ui/sonner'
-import { TooltipProvider } from '@/components/ui/tooltip'
 import { useAuthStore } from '@/lib/auth'
 import { queryClient } from '@/lib/query-client'
 import { supabase } from '@/lib/supabase'
 import { loadShell } from './bootstrap'
+
+// The toaster is not part of the first paint: it loads right after, and
+// shows any toast raised before it mounted.
+const Toaster = lazy(() => import('@/components/ui/sonner').then((m) => ({ default: m.Toaster })))
 
 /**
  * AuthListener is the single onAuthStateChange subscriber (spec section 4):
@@ -38,15 +40,15 @@ function AuthListener() {
   return null
 }
 
-/** AppProvider wires the query cache, tooltips, toasts and the auth listener. */
+/** AppProvider wires the query cache, toasts and the auth listener (tooltips bring their own provider). */
 export function AppProvider({ children }: { children: React.ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
-      <TooltipProvider>
-        <AuthListener />
-        {children}
+      <AuthListener />
+      {children}
+      <Suspense fallback={null}>
         <Toaster />
-      </TooltipProvider>
+      </Suspense>
     </QueryClientProvider>
   )
 }

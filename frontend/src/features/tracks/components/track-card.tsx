@@ -1,17 +1,27 @@
+import { lazy, Suspense } from 'react'
 import { Link } from 'react-router'
 import { Pause, Play } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
-import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
-import { AddToPlaylist } from '@/components/add-to-playlist'
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import type { Track } from '@/types/api'
 
-/** TrackCard shows a track with everything spec section 2 lists, tags depending on the viewer. */
-export function TrackCard({ track }: { track: Track }) {
+// Only signed-in users are offered a playlist (code loaded after the first paint).
+const AddToPlaylist = lazy(() => import('@/components/add-to-playlist').then((m) => ({ default: m.AddToPlaylist })))
+// Only an artist looking at their own sponsored track sees this note (a tooltip).
+const SponsoredNote = lazy(() => import('./sponsored-note'))
+
+/** COVER_SIZE is a card's cover side in CSS pixels at its widest (two columns at 430 px, six on a desktop). */
+const COVER_SIZE = 200
+
+/**
+ * TrackCard shows a track with everything spec section 2 lists, tags depending
+ * on the viewer. Its cover loads lazily unless the card is above the fold.
+ */
+export function TrackCard({ track, aboveFold = false }: { track: Track; aboveFold?: boolean }) {
   const viewer = useAuthStore((s) => s.user)
   const role = useAuthStore((s) => s.role)
   const isCurrent = usePlayerStore((s) => s.currentTrack?.id === track.id)
@@ -25,7 +35,7 @@ export function TrackCard({ track }: { track: Track }) {
   return (
     <div className="group flex flex-col overflow-hidden rounded-xl border border-border bg-card" data-testid="track-card">
       <div className="relative aspect-square">
-        <SafeImage src={track.coverUrl} alt={`${track.title} cover`} className="size-full object-cover" width={300} height={300} loading="lazy" />
+        <SafeImage src={track.coverUrl} alt={`${track.title} cover`} className="size-full object-cover" size={COVER_SIZE} loading={aboveFold ? 'eager' : 'lazy'} />
         {track.isSponsored && (
           <Link to={sponsorHref} className="absolute left-2 top-2">
             <Badge variant="sponsored">SPONSORED</Badge>
@@ -70,7 +80,9 @@ export function TrackCard({ track }: { track: Track }) {
           {track.genre && <Badge variant="outline">{track.genre}</Badge>}
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
-          <AddToPlaylist track={track} className="-my-1 size-7" />
+          <Suspense fallback={null}>
+            <AddToPlaylist track={track} className="-my-1 size-7" />
+          </Suspense>
         </div>
         {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (
           <Badge variant="sponsored" className="self-start">
@@ -78,14 +90,9 @@ export function TrackCard({ track }: { track: Track }) {
           </Badge>
         )}
         {role === 'artist' && ownTrack && track.isSponsored && (
-          <Tooltip>
-            <TooltipTrigger asChild>
-              <Badge variant="secondary" className="self-start">
-                Sponsored
-              </Badge>
-            </TooltipTrigger>
-            <TooltipContent>This track is already sponsored and cannot be pitched to other sponsors.</TooltipContent>
-          </Tooltip>
+          <Suspense fallback={null}>
+            <SponsoredNote />
+          </Suspense>
         )}
       </div>
     </div>
