@@ -6,7 +6,7 @@
 //   BASALT_APP_URL=http://localhost:3000 BASALT_API_URL=http://localhost:54321 \
 //   BASALT_ANON_KEY=... BASALT_SERVICE_ROLE_KEY=... npm run e2e
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import zlib from 'node:zlib'
 import { chromium } from 'playwright-core'
@@ -15,6 +15,7 @@ import { register as registerDashboards } from './dashboards.mjs'
 import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
 import { register as registerOAuth } from './oauth.mjs'
+import { register as registerUpload } from './upload.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -680,13 +681,20 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
 registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
 registerProviders(test, { app, newPage, psql })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
+registerUpload(test, { app, newPage, mobile, rest, adminCreateUser, confirmUser, signIn, toneWav })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------
 let failed = 0
 let ran = 0
-console.log(`Backline e2e (${smoke ? 'smoke, no backend' : 'full'}) against ${app}`)
-for (const t of tests) {
+// E2E_REPEAT=n runs each chosen test n times and tallies its passes;
+// E2E_CPU_HOGS=n keeps n busy processes running meanwhile (a loaded phone or CI machine).
+const repeat = Math.max(1, Number(process.env.E2E_REPEAT ?? 1))
+const hogs = Array.from({ length: Number(process.env.E2E_CPU_HOGS ?? 0) }, () => spawn('yes', { stdio: 'ignore' }))
+process.on('exit', () => hogs.forEach((h) => h.kill()))
+const tally = new Map()
+console.log(`Backline e2e (${smoke ? 'smoke, no backend' : 'full'}) against ${app}${hogs.length ? ` with ${hogs.length} CPU hogs` : ''}`)
+for (const t of tests.flatMap((t) => Array(repeat).fill(t))) {
   // E2E_ONLY: run the tests whose name contains one of its |-separated parts.
   if (process.env.E2E_ONLY && !process.env.E2E_ONLY.split('|').some((part) => t.name.includes(part))) continue
   if (smoke && t.backend) {
@@ -697,10 +705,12 @@ for (const t of tests) {
   openPages.clear()
   try {
     ran++
+    tally.set(t.name, [(tally.get(t.name)?.[0] ?? 0) + 1, (tally.get(t.name)?.[1] ?? 0) + 1])
     await t.fn()
     console.log(`  ✓ ${t.name} (${((Date.now() - start) / 1000).toFixed(1)}s)`)
   } catch (e) {
     failed++
+    tally.get(t.name)[0]--
     let i = 0
     for (const p of openPages) {
       await p.screenshot({ path: `${shots}/failure-${tests.indexOf(t)}-${i++}.png` }).catch(() => {})
@@ -710,6 +720,8 @@ for (const t of tests) {
     console.log(`  ✗ ${t.name}\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`)
   }
 }
+for (const h of hogs) h.kill()
+if (repeat > 1) for (const [name, [ok, all]] of tally) console.log(`  ${ok}/${all} ${name}`)
 await browser.close()
 await closeServer()
 console.log(`${ran - failed}/${ran} passed; screenshots in ${shots}`)
