@@ -17,6 +17,7 @@
 //	node bench/lighthouse/main.mjs            # every page, 3 runs each (median)
 //	node bench/lighthouse/main.mjs -smoke     # home once and one play (CI)
 //	node bench/lighthouse/main.mjs -runs 5 -json
+//	node bench/lighthouse/main.mjs -only home  # pages whose name contains this
 //
 // The app must be built (frontend/dist, `npm run build` in frontend/), and
 // the basalt binary is bin/basalt (`just build`) or BASALT_BIN. Nothing fails
@@ -33,7 +34,9 @@ import lighthouse from 'lighthouse'
 const args = process.argv.slice(2)
 const smoke = args.includes('-smoke') || process.env.BENCH_SMOKE === '1'
 const asJSON = args.includes('-json')
-const runs = smoke ? 1 : Number(args[args.indexOf('-runs') + 1] || 0) || 3
+const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
+const runs = smoke ? 1 : Number(flag('-runs') || 0) || 3
+const only = flag('-only')
 const root = new URL('../../', import.meta.url).pathname
 const bin = process.env.BASALT_BIN ?? join(root, 'bin/basalt')
 if (!existsSync(join(root, 'frontend/dist/index.html'))) throw new Error('frontend/dist is missing: run `npm run build` in frontend/ first')
@@ -90,31 +93,36 @@ async function main() {
   })
   const port = chrome.port
 
-  const pages = smoke
-    ? [{ name: 'home', path: '/' }]
-    : [
-        { name: 'home', path: '/' },
-        { name: 'dashboard (fan)', path: '/dashboard/fan', as: 'fan' },
-        { name: 'dashboard (artist)', path: '/dashboard/artist', as: 'artist' },
-        { name: 'dashboard (sponsor)', path: '/dashboard/sponsor', as: 'sponsor' },
-        { name: 'dashboard (admin)', path: '/dashboard/admin', as: 'admin' },
-      ]
+  const pages = (
+    smoke
+      ? [{ name: 'home', path: '/' }]
+      : [
+          { name: 'home', path: '/' },
+          { name: 'dashboard (fan)', path: '/dashboard/fan', as: 'fan' },
+          { name: 'dashboard (artist)', path: '/dashboard/artist', as: 'artist' },
+          { name: 'dashboard (sponsor)', path: '/dashboard/sponsor', as: 'sponsor' },
+          { name: 'dashboard (admin)', path: '/dashboard/admin', as: 'admin' },
+        ]
+  ).filter((p) => !only || p.name.includes(only))
   const results = []
   for (const p of pages) {
     const scores = []
     const lcps = []
+    let element = ''
     for (let i = 0; i < runs; i++) {
       await session(port, app, p.as ? await signInToken(api, s.anon_key, people[p.as]) : null)
       const r = await lighthouse(`${app}${p.path}`, { port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], disableStorageReset: true })
       if (!r?.lhr || r.lhr.runtimeError) throw new Error(`lighthouse ${p.path}: ${r?.lhr?.runtimeError?.message ?? 'no result'}`)
       scores.push(Math.round(r.lhr.categories.performance.score * 100))
       lcps.push(r.lhr.audits['largest-contentful-paint'].numericValue)
+      // What the largest paint was, to say what to shorten.
+      element = findNode(r.lhr.audits['lcp-breakdown-insight']?.details)?.snippet ?? element
     }
-    results.push({ page: p.name, path: p.path, score: median(scores), scores, lcp_ms: Math.round(median(lcps)) })
+    results.push({ page: p.name, path: p.path, score: median(scores), scores, lcp_ms: Math.round(median(lcps)), lcp_element: element.slice(0, 120) })
   }
 
   const plays = []
-  for (const who of smoke ? [null] : [null, 'fan']) {
+  for (const who of smoke ? [null] : only ? [] : [null, 'fan']) {
     const times = []
     for (let i = 0; i < runs; i++) times.push(await playToAudio(port, app, who ? await signInToken(api, s.anon_key, people[who]) : null))
     plays.push({ as: who ?? 'visitor', ms: Math.round(median(times)), runs: times.map(Math.round) })
@@ -123,10 +131,21 @@ async function main() {
   if (asJSON) console.log(JSON.stringify({ smoke, runs, pages: results, play_to_audio: plays }, null, 2))
   else {
     console.log(`Lighthouse ${smoke ? '(smoke) ' : ''}mobile profile (simulated slow 4G, 4x CPU), median of ${runs} run${runs > 1 ? 's' : ''}:`)
-    for (const r of results) console.log(`  ${r.page.padEnd(22)} score ${String(r.score).padStart(3)}  LCP ${(r.lcp_ms / 1000).toFixed(1)} s  (${r.scores.join(', ')})`)
+    for (const r of results) console.log(`  ${r.page.padEnd(22)} score ${String(r.score).padStart(3)}  LCP ${(r.lcp_ms / 1000).toFixed(1)} s  (${r.scores.join(', ')})  ${r.lcp_element}`)
     console.log('Play on home to audio playing (slow 4G and 4x CPU applied):')
     for (const p of plays) console.log(`  as ${p.as.padEnd(8)} ${p.ms} ms  (${p.runs.join(', ')})`)
   }
+}
+
+/** findNode returns the first DOM node item in an audit's details (the LCP element). */
+const findNode = (d) => {
+  if (!d || typeof d !== 'object') return undefined
+  if (d.type === 'node') return d
+  for (const v of Object.values(d)) {
+    const n = findNode(v)
+    if (n) return n
+  }
+  return undefined
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
