@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { abbreviateNumber, formatAmount, formatDuration, formatNaira } from './format'
+import { abbreviateNumber, initials, formatAmount, formatDuration, formatNaira } from './format'
 
 describe('abbreviateNumber', () => {
   it.each([
@@ -46,4 +46,17 @@ describe('formatDuration', () => {
     [3600, '60:00'],
     [-1, '0:00'],
   ])('%d → %s', (n, want) => expect(formatDuration(n)).toBe(want))
+})
+
+describe('initials', () => {
+  it.each([
+    ['Kola Ade', 'KA'],
+    ['Backline Admin Team', 'BT'],
+    ['zara', 'Z'],
+    ['  DJ   Lekan ', 'DL'],
+    ['Ọlá Adé', 'ỌA'],
+    ['@tunde_b', 'TB'],
+    ['', '?'],
+    [null, '?'],
+  ])('%s → %s', (name, want) => expect(initials(name)).toBe(want))
 })

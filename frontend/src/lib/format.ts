@@ -46,3 +46,16 @@ export function formatDuration(seconds: number): string {
   const s = Math.floor(seconds)
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`
 }
+
+/**
+ * initials are a name's first letters for an avatar without a photo: the
+ * first and last words' ("Kola Ade" is "KA"), one letter for one word, "?"
+ * for none.
+ */
+export function initials(name: string | null | undefined): string {
+  const words = (name ?? '').replace(/[^\p{L}\p{N}\s]/gu, ' ').trim().split(/\s+/).filter(Boolean)
+  if (words.length === 0) return '?'
+  const first = [...words[0]][0]
+  const last = words.length > 1 ? [...words[words.length - 1]][0] : ''
+  return (first + last).toUpperCase()
+}

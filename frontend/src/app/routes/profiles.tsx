@@ -8,6 +8,7 @@ import { roleBadgeClass } from '@/config/nav'
 import { useOnlineUsers } from '@/hooks/use-online-users'
 import { cn } from '@/lib/utils'
 import { usePublicProfiles } from '@/features/profiles/api/get-profiles'
+import { initials } from '@/lib/format'
 
 const filters = ['all', 'artist', 'sponsor', 'fan'] as const
 
@@ -38,7 +39,7 @@ export default function ProfilesPage() {
               <div className="relative">
                 <Avatar className="size-12">
                   <AvatarImage src={p.avatar_url ?? undefined} alt={name} />
-                  <AvatarFallback>{name.charAt(0)}</AvatarFallback>
+                  <AvatarFallback>{initials(name)}</AvatarFallback>
                 </Avatar>
                 {online.has(p.id) && <span className="absolute bottom-0 right-0 size-3 rounded-full border-2 border-card bg-green-500" aria-label="Online" />}
               </div>

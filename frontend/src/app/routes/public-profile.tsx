@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { roleBadgeClass } from '@/config/nav'
 import { useOnlineUsers } from '@/hooks/use-online-users'
-import { abbreviateNumber } from '@/lib/format'
+import { abbreviateNumber, initials } from '@/lib/format'
 import { cn } from '@/lib/utils'
 import { getArtistProfile, getSponsorProfile, useProfile } from '@/features/profiles/api/get-profiles'
 import { getTracks } from '@/features/tracks/api/get-tracks'
@@ -44,7 +44,7 @@ export default function PublicProfilePage() {
         <div className="relative">
           <Avatar className="size-28">
             <AvatarImage src={p.avatar_url ?? undefined} alt={name} />
-            <AvatarFallback className="text-3xl">{name.charAt(0)}</AvatarFallback>
+            <AvatarFallback className="text-3xl">{initials(name)}</AvatarFallback>
           </Avatar>
           {online.has(p.id) && <span className="absolute bottom-1 right-1 size-4 rounded-full border-2 border-card bg-green-500" aria-label="Online" />}
         </div>

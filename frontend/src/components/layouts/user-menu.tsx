@@ -7,6 +7,7 @@ import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { cn } from '@/lib/utils'
 import { useSignOut } from './use-sign-out'
+import { initials } from '@/lib/format'
 
 /** UserMenu shows avatar, name, role badge, email, bio and account links. */
 export function UserMenu() {
@@ -21,7 +22,7 @@ export function UserMenu() {
       <DropdownMenuTrigger className="rounded-full focus-visible:ring-2 focus-visible:ring-ring" aria-label="User menu" data-testid="user-menu">
         <Avatar className="size-9">
           <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} />
-          <AvatarFallback>{name.charAt(0)}</AvatarFallback>
+          <AvatarFallback>{initials(name)}</AvatarFallback>
         </Avatar>
       </DropdownMenuTrigger>
       <DropdownMenuContent align="end" className="w-72">
