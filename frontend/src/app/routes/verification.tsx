@@ -3,18 +3,23 @@ import { BadgeCheck } from 'lucide-react'
 import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
-import { useOwnProfile } from '@/hooks/use-own-profile'
+import { Skeleton } from '@/components/ui/skeleton'
 import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { supabase } from '@/lib/supabase'
 import { KycCard } from '@/features/studio/components/kyc-card'
+import { useVerificationStatus } from '@/features/wallet/api/verification'
 import { checkoutBreakdown, VERIFICATION_FEE } from '@/features/wallet/lib/checkout'
+import { verificationOffer } from '@/features/wallet/lib/verification'
+
+const day = (d: Date) => d.toLocaleDateString('en-NG', { day: 'numeric', month: 'short', year: 'numeric' })
 
 /** VerificationPage sells the one-year verified badge to artists and sponsors; artists also submit their KYC here. */
 export default function VerificationPage() {
   const role = useAuthStore((s) => s.role)
   const userId = useAuthStore((s) => s.user?.id)
-  const { data: profile } = useOwnProfile()
+  const status = useVerificationStatus(role === 'fan' ? undefined : userId)
+  const offer = status.data ? verificationOffer(status.data, status.data.renewalDays, new Date()) : null
   const [busy, setBusy] = useState(false)
   const b = checkoutBreakdown(VERIFICATION_FEE)
   const pay = async () => {
@@ -45,7 +50,13 @@ export default function VerificationPage() {
           <CardDescription>A verified badge shows fans and partners your account is authentic. It lasts one year.</CardDescription>
         </CardHeader>
         <CardContent className="grid grid-cols-1 gap-4">
-          {profile?.is_verified && <p className="rounded-md bg-sky-500/15 p-3 text-sm">Your profile is already verified.</p>}
+          {offer?.active && (
+            <p className="rounded-md bg-sky-500/15 p-3 text-sm" data-testid="verification-active">
+              Your profile is already verified.
+              {offer.expiresAt && ` It is valid until ${day(offer.expiresAt)}.`}
+              {offer.renewFrom && (offer.canBuy ? ' You can renew it now.' : ` You can renew it from ${day(offer.renewFrom)}.`)}
+            </p>
+          )}
           <dl className="grid grid-cols-1 gap-2 text-sm" data-testid="checkout-breakdown">
             <div className="flex justify-between">
               <dt>Verification fee</dt>
@@ -64,9 +75,14 @@ export default function VerificationPage() {
               <dd>{formatNaira(b.total)}</dd>
             </div>
           </dl>
-          <Button onClick={() => void pay()} disabled={busy}>
-            {busy ? 'Starting checkout...' : `Pay ${formatNaira(b.total)}`}
-          </Button>
+          {/* Paying is offered only when the database would take the payment. */}
+          {status.isPending && <Skeleton className="h-9" />}
+          {status.isError && <p className="text-sm text-muted-foreground">Your verification could not be read. Please reload the page.</p>}
+          {offer?.canBuy && (
+            <Button onClick={() => void pay()} disabled={busy}>
+              {busy ? 'Starting checkout...' : `Pay ${formatNaira(b.total)}`}
+            </Button>
+          )}
         </CardContent>
       </Card>
       {role === 'artist' && userId && (
