@@ -84,6 +84,8 @@ export function register(test, h) {
     await page.getByRole('heading', { name: 'Artist Dashboard' }).waitFor()
     await page.getByRole('button', { name: 'Upload track' }).click()
     await page.setInputFiles('#track-audio', { name: 'dash-tone.wav', mimeType: 'audio/wav', buffer: toneWav(60) })
+    // The dialog reads the file's length in the browser before uploading anything.
+    await page.getByTestId('audio-length').getByText('1:00').waitFor({ timeout: 10000 })
     await page.fill('#track-title', trackTitle)
     await page.selectOption('#track-genre', 'Afrobeats')
     await page.getByRole('button', { name: 'Upload', exact: true }).click()
