@@ -108,9 +108,9 @@ export function registerAdminTests(h) {
     console.log(`    the fan's open tab showed Account Suspended ${Date.now() - suspended} ms after the suspension`)
     assert.equal(navigations, 0, "the fan's tab navigated")
     await panel.getByText('Suspended: Chargeback fraud').waitFor()
-    // The audit trail shows it in the activity feed.
+    // The audit trail shows it in the activity feed, as a sentence naming the fan.
     await page.goto(`${app}/dashboard/admin/activities?kind=admin`)
-    await page.getByTestId('admin-activity').getByText(/suspended a user: Chargeback fraud/).first().waitFor()
+    await page.getByTestId('admin-activity').getByText(`suspended ${fan.username}: Chargeback fraud`).first().waitFor()
     await fanTab.context.close()
     await context.close()
   })
