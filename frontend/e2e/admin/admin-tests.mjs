@@ -222,7 +222,7 @@ export function registerAdminTests(h) {
     const { context, page } = await adminPage('tracks')
     await page.fill('#track-search', track.title)
     await page.getByRole('button', { name: 'Search' }).first().click()
-    await page.locator(`[data-row="${track.id}"]`).getByRole('button', { name: 'Hide' }).click()
+    await page.locator(`[data-row="${track.id}"]`).getByRole('button', { name: 'Hide', exact: true }).click()
     await confirmDialog(page, 'Hide track', 'Reported as stolen')
     await page.getByText('Track hidden').waitFor()
     await page.locator(`[data-row="${track.id}"]`).getByText('hidden').waitFor()
