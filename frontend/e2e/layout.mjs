@@ -210,6 +210,8 @@ export function register(test, h) {
         for (const [i, size] of [...SIZES].reverse().entries()) {
           await page.setViewportSize(size)
           await page.waitForFunction((w) => window.innerWidth === w, size.width)
+          // Layouts that follow their width (ResizeObserver) have rendered for it.
+          await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
           await settle(page, inflight)
           // Once per route is enough for the sections that load when seen.
           if (i === 0) {

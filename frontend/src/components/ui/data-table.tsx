@@ -50,6 +50,9 @@ export interface DataTableProps<Row> {
  * (lib/table-layout.ts): every column when they fit; else the most
  * important ones with the rest folded under each row's first cell; else a
  * card per row with its actions at the bottom. It never scrolls sideways.
+ * Its width comes from where it sits, never from its content (inline-size
+ * containment): a table drawn for a wider screen cannot hold the width it
+ * is measured at.
  */
 export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, onRowClick, rowLabel, testId, rowTestId }: DataTableProps<Row>) {
   const [ref, width] = useElementWidth<HTMLDivElement>()
@@ -107,7 +110,7 @@ export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, o
 
   if (layout.mode === 'cards') {
     return (
-      <div ref={ref} className="w-full min-w-0" data-testid={testId} data-layout="cards">
+      <div ref={ref} className="w-full min-w-0 [contain:inline-size]" data-testid={testId} data-layout="cards">
         <ul className="grid grid-cols-1 gap-2">
           {table.getRowModel().rows.map((row) => {
             const cells = row.getAllCells()
@@ -144,7 +147,7 @@ export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, o
   }
 
   return (
-    <div ref={ref} className="w-full min-w-0 rounded-xl border border-border" data-testid={testId} data-layout="table">
+    <div ref={ref} className="w-full min-w-0 rounded-xl border border-border [contain:inline-size]" data-testid={testId} data-layout="table">
       <table className="w-full text-left text-sm">
         <thead className="bg-card text-xs uppercase tracking-wide text-muted-foreground">
           {table.getHeaderGroups().map((g) => (
