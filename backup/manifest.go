@@ -50,6 +50,8 @@ type Manifest struct {
 	// restore creates the missing ones (roles live outside any database).
 	Roles   []Role   `json:"roles"`
 	Objects []Object `json:"objects"`
+	// Notes are what Restore could not bring back, for the operator.
+	Notes []string `json:"-"`
 }
 
 // Migration is the last applied migration of one source.

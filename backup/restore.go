@@ -57,10 +57,28 @@ func Restore(ctx context.Context, t Target, from string) (*Manifest, error) {
 	// One transaction: a failure leaves the database as empty as it was.
 	// Owners become the restoring role, as the source's owner (the dev
 	// cluster's postgres, a server's admin user) need not exist here.
-	err = runProgram(ctx, prog, env, "--single-transaction", "--exit-on-error", "--no-owner",
-		"--dbname="+dsn, filepath.Join(dir, dumpFile))
+	args := []string{"--single-transaction", "--exit-on-error", "--no-owner", "--dbname=" + dsn}
+	cron, err := cronRuns(ctx, t)
 	if err != nil {
+		return nil, err
+	}
+	if !cron {
+		list, dropped, err := listWithoutCron(ctx, prog, env, filepath.Join(dir, dumpFile), dir)
+		if err != nil {
+			return nil, err
+		}
+		if dropped {
+			args = append(args, "--use-list="+list)
+			m.Notes = append(m.Notes, CronNotRestored)
+		}
+	}
+	if err := runProgram(ctx, prog, env, append(args, filepath.Join(dir, dumpFile))...); err != nil {
 		return nil, fmt.Errorf("restore database: %w", err)
+	}
+	if cron {
+		if err := adoptCronJobs(ctx, t); err != nil {
+			return nil, fmt.Errorf("restore database: pg_cron's jobs: %w", err)
+		}
 	}
 	if err := restoreObjects(ctx, t, dir, m.Objects); err != nil {
 		return nil, fmt.Errorf("%w; the database is restored but the object store is not complete: "+

@@ -14,9 +14,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,6 +106,13 @@ func (s *Service) render(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(e.httpStatus())
+		return
+	}
+	if e.text {
+		w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(e.Message)))
+		w.WriteHeader(e.httpStatus())
+		_, _ = io.WriteString(w, e.Message)
 		return
 	}
 	httpx.WriteJSON(w, e.httpStatus(), e.body())

@@ -29,7 +29,7 @@ INSERT INTO public.notes VALUES (1, 'kept');
 GRANT SELECT ON public.notes TO anon;
 CREATE FUNCTION public.note_count() RETURNS bigint LANGUAGE sql AS $$ SELECT count(*) FROM public.notes $$;
 -- The transfer-payment function's SQL entry point, reduced to an answer.
-CREATE FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric) RETURNS jsonb
+CREATE FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric, uuid) RETURNS jsonb
 	LANGUAGE sql AS $$ SELECT jsonb_build_object('success', true) $$;
 `
 

@@ -42,6 +42,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer s.close()
+	if err := s.listenStudio(config.Serve, getenv); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	served := make(chan error, 1)
@@ -69,7 +72,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return stopServing(cancel, served, err)
 	}
 	apiURL, appURL := s.urls()
-	log.Info("basalt serve ready", "api_url", apiURL, "app_url", appURL, "listen", s.api.Addr().String())
+	log.Info("basalt serve ready", "api_url", apiURL, "app_url", appURL, "studio_url", s.studioURL(), "listen", s.api.Addr().String())
 	err = <-served
 	s.close() // services stop before the pools they use close
 	return err

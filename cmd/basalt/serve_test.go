@@ -23,7 +23,7 @@ import (
 	"math/big"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { pgtest.Main(m, pgtest.WithCron()) }
 
 func TestServe(t *testing.T) {
 	t.Parallel()
@@ -33,6 +33,8 @@ func TestServe(t *testing.T) {
 	vars := map[string]string{
 		"DATABASE_URL": db.AdminURL, "BASALT_AUTHENTICATOR_URL": db.UserURL, "JWT_SECRET": secret,
 		"BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1", "BASALT_SQL_DIR": t.TempDir(),
+		// Nothing may be written into the checkout (functions' cache, file storage).
+		"BASALT_DATA_DIR": t.TempDir(), "STORAGE_FILE_DIR": t.TempDir(),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuf{}
@@ -266,6 +268,7 @@ func TestServeNotReadyWhileMigrating(t *testing.T) {
 	vars := map[string]string{
 		"DATABASE_URL": db.AdminURL, "BASALT_AUTHENTICATOR_URL": db.UserURL, "JWT_SECRET": strings.Repeat("k", 40),
 		"BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1", "BASALT_SQL_DIR": t.TempDir(),
+		"BASALT_DATA_DIR": t.TempDir(), "STORAGE_FILE_DIR": t.TempDir(),
 	}
 	out := &syncBuf{}
 	done := make(chan error, 1)

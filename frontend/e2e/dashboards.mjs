@@ -141,9 +141,12 @@ export function register(test, h) {
     await page.getByLabel('Search artists').fill(artist.name)
     const card = page.getByTestId('browse-artist').filter({ hasText: artist.name })
     await card.getByRole('button', { name: `Invite for ${trackTitle}` }).click()
+    // The dialog names the track (required); the invite is stored for it.
+    assert.equal(await page.locator('#invite-track').inputValue(), people.track.id)
     await page.fill('#invite-pitch', 'Your tone is the sound of the summer')
     await page.getByRole('button', { name: 'Send invitation' }).click()
     await page.getByText('Invitation sent').waitFor()
+    assert.deepEqual(await rest(`sponsor_artist_invites?sponsor_id=eq.${sponsor.id}&select=track_id`), [{ track_id: people.track.id }])
     await page.getByTestId('invite').filter({ hasText: 'Pending' }).waitFor()
     await shoot(page, 'dashboard-sponsor')
     await context.close()

@@ -8,12 +8,14 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
+import zlib from 'node:zlib'
 import { chromium } from 'playwright-core'
 import { serveDist } from './serve.mjs'
 import { register as registerDashboards } from './dashboards.mjs'
 import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
 import { register as registerLayout } from './layout.mjs'
+import { register as registerOAuth } from './oauth.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -383,6 +385,7 @@ test('a new fan signs up, signs in, streams a sponsored track and the artist is 
   const artistBefore = await balance(artist.user_id)
   const sponsorBefore = await balance(sponsorId)
   await page.goto(`${app}/profile/${artist.user_id}`)
+  await page.getByRole('button', { name: `Play ${track.title}` }).first().waitFor()
   // Record when each toast mounts, in the page, to check the spec's spacing.
   await page.evaluate(() => {
     const times = []
@@ -395,18 +398,48 @@ test('a new fan signs up, signs in, streams a sponsored track and the artist is 
               if (el.matches('[data-sonner-toast]')) times.push({ text: el.innerText, t: performance.now() })
     }).observe(document.body, { childList: true, subtree: true })
   })
+  // Every request the page sends to the API from the play to its outcome
+  // (finish_play's answer); the spec's refreshes follow it.
+  const sent = []
+  let outcome = false
+  page.on('request', (r) => {
+    if (!outcome && r.url().startsWith(api) && !new URL(r.url()).pathname.startsWith('/storage/')) sent.push(`${r.method()} ${new URL(r.url()).pathname}`)
+  })
+  page.on('response', (r) => {
+    if (r.url().startsWith(`${api}/rest/v1/rpc/finish_play`)) outcome = true
+  })
   await page.getByRole('button', { name: `Play ${track.title}` }).first().click()
   await page.getByText('Sponsored stream counted!').waitFor({ timeout: 50000 })
   await page.getByText('₦50 credited to artist from sponsor!').waitFor({ timeout: 5000 })
   await page.getByText(/₦50 was automatically transferred from the sponsor/).waitFor({ timeout: 6000 })
   const times = await page.evaluate(() => window.toastTimes)
+  const order = times.map((x) => x.text).filter((x) => /Sponsored stream counted|credited to artist|automatically transferred/.test(x))
+  assert.deepEqual(
+    order.map((x) => x.split('\n')[0]),
+    ['Sponsored stream counted!', '₦50 credited to artist from sponsor!', "₦50 was automatically transferred from the sponsor to the artist's wallet."],
+    'the three toasts, in order',
+  )
   const at = (re) => times.find((x) => re.test(x.text))?.t
   const t0 = at(/Sponsored stream counted!/)
   const t1 = at(/credited to artist from sponsor/)
   const t2 = at(/automatically transferred/)
   assert.ok(t1 - t0 >= 950 && t2 - t1 >= 2450, `toast spacing ${Math.round(t1 - t0)} ms, ${Math.round(t2 - t1)} ms`)
+  // The play itself is two requests; the others are not the stream's: the
+  // player's like button reading whether the track is liked, and the app's
+  // own timers of spec section 4 (the session heartbeat, 30 s after the
+  // click, and the online users every 60 s), which run whether or not
+  // anything plays.
+  const timers = new Set(['GET /rest/v1/favorites', 'POST /rest/v1/rpc/upsert_user_session', 'POST /rest/v1/rpc/get_online_users'])
+  assert.deepEqual(
+    sent.filter((r) => !timers.has(r)),
+    ['POST /rest/v1/rpc/start_play', 'POST /rest/v1/rpc/finish_play'],
+    `requests from the play to the outcome: ${sent.join(', ')}`,
+  )
+  console.log(`    requests from the play to the outcome: ${sent.join(', ')}`)
   assert.equal(await balance(artist.user_id), artistBefore + 50, 'artist wallet rose by ₦50')
   assert.equal(await balance(sponsorId), sponsorBefore - 50, 'sponsor wallet fell by ₦50')
+  const moved = await rest(`transactions?track_id=eq.${track.id}&select=amount,kind`)
+  assert.deepEqual(moved, [{ amount: 50, kind: 'sponsored_stream' }], '₦50 moved once')
 
   // Role checks with the same fan: another role's dashboard is denied, /dashboard redirects.
   await page.goto(`${app}/dashboard/artist`)
@@ -431,6 +464,88 @@ test("an artist streaming their own track gets the spec's message", async () => 
   await page.getByText('Artists cannot generate valid streams for their own tracks').waitFor({ timeout: 50000 })
   const [row] = await rest(`streams?track_id=eq.${track.id}&select=is_valid`)
   assert.equal(row?.is_valid, false, 'the stream is recorded as not valid')
+  await context.close()
+})
+
+/** pngImage builds a solid-colour PNG of size×size pixels, a photo the image transform can decode. */
+function pngImage(size, [r, g, b]) {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4)
+    len.writeUInt32BE(data.length)
+    const body = Buffer.concat([Buffer.from(type), data])
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(zlib.crc32(body))
+    return Buffer.concat([len, body, crc])
+  }
+  const head = Buffer.alloc(13)
+  head.writeUInt32BE(size, 0)
+  head.writeUInt32BE(size, 4)
+  head[8] = 8 // bit depth
+  head[9] = 2 // truecolour
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => [r, g, b]).flat())])
+  const pixels = zlib.deflateSync(Buffer.concat(Array.from({ length: size }, () => row)))
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', head), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))])
+}
+
+test('a fan adds a track they never liked to a new playlist from its card, finds it on /playlist, and uploads a profile photo shown resized', async () => {
+  const { artistId } = await fixture()
+  const track = await newTrack({ artistId, label: 'Playlist' })
+  const stamp = Date.now()
+  const email = `lists${stamp}@e2e.backline.test`
+  const password = 'fan-password-123'
+  const fanId = await adminCreateUser({ email, password, role: 'fan', username: `lists${stamp}` })
+  const { context, page } = await newPage(mobile)
+  await signIn(page, email, password)
+  await page.goto(`${app}/profile/${artistId}`)
+  await page.getByRole('button', { name: `Add ${track.title} to a playlist` }).first().click()
+  const dialog = page.getByRole('dialog')
+  await dialog.getByLabel('New playlist name').fill('E2E Mix')
+  await dialog.getByRole('button', { name: 'Create and add' }).click()
+  await page.getByText('Added to E2E Mix').waitFor()
+  const [list] = await rest(`playlists?user_id=eq.${fanId}&select=name,playlist_tracks(track_id)`)
+  assert.deepEqual(list, { name: 'E2E Mix', playlist_tracks: [{ track_id: track.id }] })
+  assert.deepEqual(await rest(`favorites?user_id=eq.${fanId}&select=id`), [], 'the track was never liked')
+  await page.goto(`${app}/playlist`)
+  await page.getByRole('region', { name: 'E2E Mix' }).getByText(track.title).waitFor()
+
+  await page.goto(`${app}/profile`)
+  await page.getByText('Upload photo').waitFor()
+  await page.getByLabel('Profile photo file').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: pngImage(256, [200, 40, 90]) })
+  await page.getByText('Profile photo updated').waitFor({ timeout: 15000 })
+  const [profile] = await rest(`public_profiles?id=eq.${fanId}&select=avatar_url`)
+  assert.match(profile.avatar_url, new RegExp(`^/storage/v1/object/public/avatars/${fanId}/[0-9a-f-]{36}\\.png$`))
+  // Shown through the image transform, at the avatar's size, and it decodes.
+  const img = page.locator('[data-testid="avatar-upload"] img')
+  await img.waitFor()
+  const src = await img.getAttribute('src')
+  assert.match(src, new RegExp(`/storage/v1/render/image/public/avatars/${fanId}/.+\\?width=160&height=160&resize=cover$`))
+  await page.waitForFunction(() => document.querySelector('[data-testid="avatar-upload"] img')?.naturalWidth === 160, null, { timeout: 10000 })
+  await page.screenshot({ path: `${shots}/profile-photo-${mobile.width}x${mobile.height}.png` })
+  await context.close()
+})
+
+test('a verified artist is not offered verification again, and the checkout is refused before any money is taken', async () => {
+  const stamp = Date.now()
+  const email = `verified${stamp}@e2e.backline.test`
+  const password = 'artist-password-123'
+  const id = await adminCreateUser({ email, password, role: 'artist', username: `verified${stamp}` })
+  psql(`UPDATE public.public_profiles SET is_verified = true, verification_expires_at = now() + interval '200 days' WHERE id = '${id}'`)
+  const { context, page } = await newPage(mobile)
+  await signIn(page, email, password)
+  await page.goto(`${app}/verification`)
+  await page.getByTestId('verification-state').getByText(/^Your verification is active until .+\. You can renew it in its last 30 days\.$/).waitFor()
+  assert.equal(await page.getByRole('button', { name: /^Pay ₦/ }).count(), 0, 'no payment offered')
+  // A client that asks anyway is refused before a checkout opens.
+  const token = await page.evaluate(() => JSON.parse(localStorage.getItem(Object.keys(localStorage).find((k) => k.endsWith('-auth-token')))).access_token)
+  const res = await fetch(`${api}/functions/v1/create-payment`, {
+    method: 'POST',
+    headers: { apikey: anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ provider: 'flutterwave', purpose: 'verification' }),
+  })
+  const answer = await res.json()
+  assert.equal(answer.success, false, JSON.stringify(answer))
+  assert.match(answer.error, /^Your verification is active until /)
+  assert.equal(psql(`SELECT count(*) FROM public.payments WHERE user_id = '${id}'`), '0', 'no payment recorded')
   await context.close()
 })
 
@@ -566,6 +681,7 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
 registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
 registerProviders(test, { app, newPage, psql })
 registerLayout(test, { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser })
+registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------
@@ -573,7 +689,8 @@ let failed = 0
 let ran = 0
 console.log(`Backline e2e (${smoke ? 'smoke, no backend' : 'full'}) against ${app}`)
 for (const t of tests) {
-  if (process.env.E2E_ONLY && !t.name.includes(process.env.E2E_ONLY)) continue
+  // E2E_ONLY: run the tests whose name contains one of its |-separated parts.
+  if (process.env.E2E_ONLY && !process.env.E2E_ONLY.split('|').some((part) => t.name.includes(part))) continue
   if (smoke && t.backend) {
     console.log(`  - skip ${t.name} (needs the backend)`)
     continue

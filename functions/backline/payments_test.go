@@ -305,7 +305,7 @@ func TestConcurrentVerificationPurchases(t *testing.T) {
 		}
 		if a["data"].(map[string]any)["credited_to_wallet"] == true {
 			credited++
-			if msg, _ := a["message"].(string); !strings.HasSuffix(msg, "₦60,000 from this payment has been added to your wallet.") {
+			if msg, _ := a["message"].(string); !strings.HasSuffix(msg, "The ₦65,500 you paid, VAT and fees included, has been refunded to your wallet.") {
 				t.Errorf("credited payment's message %q", msg)
 			}
 		} else {
@@ -322,8 +322,8 @@ func TestConcurrentVerificationPurchases(t *testing.T) {
 	if days < 364 || days > 366.01 {
 		t.Errorf("verified for %.1f days, want a year", days)
 	}
-	if bal := b.balance(id); bal != "60000.00" {
-		t.Errorf("balance %s, want the second payment's 60000.00", bal)
+	if bal := b.balance(id); bal != "65500.00" {
+		t.Errorf("balance %s, want the second payment's 65500.00, VAT and fee included", bal)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 // services are the top-level service trees; a package belongs to the
 // service whose folder holds it.
-var services = []string{"auth", "rest", "storage", "functions", "realtime"}
+var services = []string{"auth", "rest", "storage", "functions", "realtime", "studio", "pgmodules"}
 
 // app is the app built on Basalt: its Go functions and its SQL. It lives
 // under functions/ for the functions service to serve, but it is no part

@@ -266,7 +266,8 @@ func TestAdminSponsorships(t *testing.T) {
 	if r := e.settle(fan, w.artist, w.sponsor, "spons-1", 50); r["success"] != true {
 		t.Fatal(r)
 	}
-	if _, err := e.execAs(user(w.sponsor2), `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id) VALUES ($1, $2)`, w.artist2, w.sponsor2); err != nil {
+	artist2Track := scalar[string](e, `INSERT INTO public.tracks (title, artist_id, duration) VALUES ('Second Song', $1, 200) RETURNING id::text`, w.artist2)
+	if _, err := e.execAs(user(w.sponsor2), `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id) VALUES ($1, $2, $3)`, w.artist2, w.sponsor2, artist2Track); err != nil {
 		t.Fatal(err)
 	}
 	invites := e.mustRows(admin, `SELECT * FROM public.admin_list_invites()`)

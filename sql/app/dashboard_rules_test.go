@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/basaltdev/basalt/internal/pg"
@@ -105,6 +106,9 @@ func TestVerificationOnce(t *testing.T) {
 	verifiedFor(w.artist, "200 days")
 	verifiedFor(w.artist2, "20 days")
 	verifiedFor(w.sponsor2, "-3 days") // lapsed
+	// An admin verified this sponsor for good: no expiry, nothing to renew.
+	forGood := e.signUp("sponsor")
+	e.exec(`UPDATE public.public_profiles SET is_verified = true WHERE id = $1`, forGood)
 
 	cases := []struct {
 		name string
@@ -116,6 +120,7 @@ func TestVerificationOnce(t *testing.T) {
 		{"never verified", w.sponsor, ""},
 		{"lapsed", w.sponsor2, ""},
 		{"a fan", w.fan, "Verification is for artists and sponsors"},
+		{"verified by an admin, without an expiry", forGood, "Your profile is already verified."},
 	}
 	for _, tc := range cases {
 		_, err := e.callJSON(user(tc.as), create)
@@ -133,9 +138,95 @@ func TestVerificationOnce(t *testing.T) {
 	if _, err := e.callJSON(user(w.artist), `SELECT public.create_payment('flutterwave', 'topup', 500)::text`); err != nil {
 		t.Errorf("top-up while verified: %v", err)
 	}
-	if n := scalar[int64](e, `SELECT count(*) FROM public.payments WHERE purpose = 'verification' AND user_id IN ($1, $2)`, w.artist, w.fan); n != 0 {
+	if n := scalar[int64](e, `SELECT count(*) FROM public.payments WHERE purpose = 'verification' AND user_id IN ($1, $2, $3)`, w.artist, w.fan, forGood); n != 0 {
 		t.Errorf("%d refused verification payments recorded", n)
 	}
+	// No way around the checkout: a payment row written directly, as the
+	// verified user or anyone else, is refused, and only the service role
+	// completes a payment.
+	for _, who := range []caller{user(w.artist), user(w.sponsor), anon} {
+		if _, err := e.try(who, `INSERT INTO public.payments (user_id, provider, tx_ref, purpose, amount, vat, fee, total)
+			VALUES ($1, 'flutterwave', 'verification-direct', 'verification', 60000, 4500, 1000, 65500)`, w.artist); sqlState(err) != denied {
+			t.Errorf("direct payment row as %q: %v", who.uid, err)
+		}
+	}
+}
+
+// TestVerificationRefund: a verification payment that still arrives once the
+// profile is verified beyond its renewal days (its checkout opened before) is
+// refunded in full, VAT and fee included, with a notification; nothing is
+// kept and the verification is not extended.
+func TestVerificationRefund(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.newWorld()
+	checkout := func(uid string) map[string]any {
+		t.Helper()
+		co, err := e.callJSON(user(uid), `SELECT public.create_payment('flutterwave', 'verification')::text`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return co
+	}
+	complete := func(co map[string]any, uid string) map[string]any {
+		t.Helper()
+		r, err := e.serviceJSON(`SELECT public.complete_payment('flutterwave', $1, $2, $3, 'successful', '{}')::text`, co["tx_ref"], uid, co["total"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name    string
+		who     string
+		verify  string // what verified the profile after the checkout opened
+		message string
+	}{
+		{"an admin verified the profile for good", w.artist, `UPDATE public.public_profiles SET is_verified = true WHERE id = $1`,
+			"Your profile is already verified. The ₦65,500 you paid, VAT and fees included, has been refunded to your wallet."},
+		{"a verification valid beyond its renewal days", w.sponsor, `UPDATE public.public_profiles SET is_verified = true, verification_expires_at = '2030-03-12 12:00+01' WHERE id = $1`,
+			"Your profile is already verified until 12 Mar 2030. The ₦65,500 you paid, VAT and fees included, has been refunded to your wallet."},
+	} {
+		co := checkout(tc.who)
+		e.exec(tc.verify, tc.who)
+		expiry := scalar[string](e, `SELECT coalesce(verification_expires_at::text, '') FROM public.public_profiles WHERE id = $1`, tc.who)
+		got := complete(co, tc.who)
+		want := map[string]any{"success": true, "message": tc.message, "already_processed": false, "session_mismatch": false,
+			"amount": 60000.0, "purpose": "verification", "verified_until": got["verified_until"], "credited_to_wallet": true, "refunded": 65500.0}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+		if b := e.balance(tc.who); b != "65500.00" {
+			t.Errorf("%s: wallet %s, want the whole 65500.00", tc.name, b)
+		}
+		ledger := scalar[string](e, `SELECT amount || ' ' || kind || ' ' || (metadata ->> 'refund') FROM public.transactions WHERE reference = 'payment:flutterwave:' || $1`, co["tx_ref"])
+		if ledger != "65500.00 topup true" {
+			t.Errorf("%s: ledger row %q", tc.name, ledger)
+		}
+		note := scalar[string](e, `SELECT title || ' | ' || message || ' | ' || (data ->> 'amount') FROM public.notifications
+			WHERE user_id = $1 AND data ->> 'kind' = 'verification_refund'`, tc.who)
+		if note != "Verification payment refunded | "+tc.message+" | 65500.00" {
+			t.Errorf("%s: notification %q", tc.name, note)
+		}
+		if now := scalar[string](e, `SELECT coalesce(verification_expires_at::text, '') FROM public.public_profiles WHERE id = $1`, tc.who); now != expiry {
+			t.Errorf("%s: expiry moved from %q to %q", tc.name, expiry, now)
+		}
+		if n := scalar[int64](e, `SELECT count(*) FROM public.verifications WHERE user_id = $1`, tc.who); n != 0 {
+			t.Errorf("%s: %d verifications bought", tc.name, n)
+		}
+		// The same payment reported again refunds nothing more.
+		if again := complete(co, tc.who); again["already_processed"] != true || e.balance(tc.who) != "65500.00" {
+			t.Errorf("%s: repeat %v, wallet %s", tc.name, again, e.balance(tc.who))
+		}
+	}
+	// Only the service role completes payments: the payer and others are refused.
+	co := checkout(w.sponsor2)
+	for _, who := range []caller{user(w.sponsor2), user(w.artist2), anon} {
+		if _, err := e.try(who, `SELECT public.complete_payment('flutterwave', $1, $2, 65500, 'successful')`, co["tx_ref"], w.sponsor2); sqlState(err) != denied {
+			t.Errorf("complete_payment as %q: %v", who.uid, err)
+		}
+	}
+	e.conserved()
 }
 
 // TestTrackMedia: a track's audio and cover are the artist's own uploads,
@@ -143,9 +234,6 @@ func TestVerificationOnce(t *testing.T) {
 func TestTrackMedia(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	if !scalar[bool](e, `SELECT to_regclass('storage.objects') IS NOT NULL`) {
-		t.Skip("no storage schema")
-	}
 	w := e.newWorld()
 	artist, artist2 := user(w.artist), user(w.artist2)
 	obj := func(bucket, name string) string {

@@ -14,7 +14,8 @@ import (
 // TestVerificationExtendedOnce: two verification checkouts opened before
 // either is paid (both pass the checkout guard), then both completed at the
 // same moment. The verification is extended once; the other payment is
-// credited to the payer's wallet under the top-up's reference, so each
+// refunded in full (VAT and fee included) to the payer's wallet under the
+// top-up's reference, so each
 // paid reference lands in exactly one place and no money goes missing. The
 // same holds for two renewals in the last 30 days.
 func TestVerificationExtendedOnce(t *testing.T) {
@@ -83,7 +84,7 @@ func TestVerificationExtendedOnce(t *testing.T) {
 				case r["credited_to_wallet"] == true:
 					credited++
 					if msg, _ := r["message"].(string); !strings.HasPrefix(msg, "Your profile is already verified until ") ||
-						!strings.HasSuffix(msg, "₦60,000 from this payment has been added to your wallet.") {
+						!strings.HasSuffix(msg, ". The ₦65,500 you paid, VAT and fees included, has been refunded to your wallet.") || r["refunded"] != 65500.0 {
 						t.Errorf("credited payment's message %q", msg)
 					}
 				default:
@@ -112,8 +113,8 @@ func TestVerificationExtendedOnce(t *testing.T) {
 					t.Errorf("payment %s: status/verifications/ledger = %s", ref, places)
 				}
 			}
-			if b := e.balance(tc.who); b != "60000.00" {
-				t.Errorf("wallet %s, want the second payment's 60000.00", b)
+			if b := e.balance(tc.who); b != "65500.00" {
+				t.Errorf("wallet %s, want the second payment's 65500.00, VAT and fee included", b)
 			}
 			// Asking again changes nothing.
 			for i, ref := range refs {
@@ -122,7 +123,7 @@ func TestVerificationExtendedOnce(t *testing.T) {
 					t.Errorf("repeat of %s: %v %v", ref, again, err)
 				}
 			}
-			if b := e.balance(tc.who); b != "60000.00" {
+			if b := e.balance(tc.who); b != "65500.00" {
 				t.Errorf("wallet after repeats %s", b)
 			}
 		})

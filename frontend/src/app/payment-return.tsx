@@ -26,7 +26,7 @@ export function PaymentReturn() {
       if (window.location.search) navigate({ pathname: window.location.pathname, search: '' }, { replace: true })
     }
     const sb = supabase()
-    const refresh = () => ['artistWallet', 'sponsorWallet', 'transactions', 'ownProfile'].forEach((k) => qc.invalidateQueries({ queryKey: [k] }))
+    const refresh = () => ['artistWallet', 'sponsorWallet', 'transactions', 'ownProfile', 'verification'].forEach((k) => qc.invalidateQueries({ queryKey: [k] }))
 
     void (async () => {
       try {

@@ -560,6 +560,7 @@ export type Database = {
           closed_at: string | null
           id: string
           ip_address: string | null
+          outcome: Json | null
           started_at: string
           stream_id: string | null
           track_id: string
@@ -570,6 +571,7 @@ export type Database = {
           closed_at?: string | null
           id?: string
           ip_address?: string | null
+          outcome?: Json | null
           started_at?: string
           stream_id?: string | null
           track_id: string
@@ -580,6 +582,7 @@ export type Database = {
           closed_at?: string | null
           id?: string
           ip_address?: string | null
+          outcome?: Json | null
           started_at?: string
           stream_id?: string | null
           track_id?: string
@@ -1542,6 +1545,10 @@ export type Database = {
         }
         Returns: Json
       }
+      finish_play: {
+        Args: { p_duration?: number; p_play_id: string }
+        Returns: Json
+      }
       get_app_bootstrap: {
         Args: { p_device_info?: string; p_session_id?: string }
         Returns: Json
@@ -1670,10 +1677,14 @@ export type Database = {
           p_artist_id: string
           p_reference: string
           p_sponsor_id: string
+          p_track_id?: string
         }
         Returns: Json
       }
-      start_play: { Args: { p_track_id: string }; Returns: string }
+      start_play: {
+        Args: { p_device?: Json; p_track_id: string }
+        Returns: string
+      }
       submit_kyc: {
         Args: {
           p_document_number: string

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { abbreviateNumber, initials, formatAmount, formatDuration, formatNaira } from './format'
+import { abbreviateNumber, formatAmount, formatDuration, formatNaira, initials } from './format'
 
 describe('abbreviateNumber', () => {
   it.each([
@@ -51,7 +51,9 @@ describe('formatDuration', () => {
 describe('initials', () => {
   it.each([
     ['Kola Ade', 'KA'],
+    ['Ada Lovelace', 'AL'],
     ['Backline Admin Team', 'BT'],
+    ['  Zenith   Sounds Limited ', 'ZL'],
     ['zara', 'Z'],
     ['  DJ   Lekan ', 'DL'],
     ['Ọlá Adé', 'ỌA'],

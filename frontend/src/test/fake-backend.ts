@@ -4,9 +4,11 @@ import type { Client } from '@/lib/supabase'
 
 // A stand-in for the API at the fetch boundary, speaking PostgREST's and the
 // functions gateway's wire: tables held in memory and read with PostgREST's
-// query syntax (eq/neq/gt/gte/lt/lte/is filters, select, order, limit, exact
-// counts in Content-Range), RPCs as POST /rest/v1/rpc/<name>, errors as
-// PostgREST's {code, details, hint, message} bodies. The app's real
+// query syntax (eq/neq/gt/gte/lt/lte/is/in filters, select with embedded
+// child tables, order, limit, exact counts in Content-Range), RPCs as POST
+// /rest/v1/rpc/<name>, errors as
+// PostgREST's {code, details, hint, message} bodies, and storage uploads
+// (POST /storage/v1/object/<bucket>/<name>, kept in `objects`). The app's real
 // supabase-js client runs on top of it, so a test sees every request the
 // client really sends.
 
@@ -45,6 +47,16 @@ export interface BackendSetup {
   auth?: Record<string, Handler>
   /** onInsert lets a table rewrite rows as its triggers would, or refuse them with an Answer. */
   onInsert?: Record<string, (row: Row) => Row | Answer>
+  /** onUpload lets storage refuse an upload (an Answer in storage's error shape). */
+  onUpload?: (o: StoredObject) => Answer | void
+}
+
+/** StoredObject is an object uploaded to the fake storage. */
+export interface StoredObject {
+  bucket: string
+  name: string
+  type: string
+  size: number
 }
 
 const URL_BASE = 'http://backend.test'
@@ -78,6 +90,7 @@ const RESERVED = new Set(['select', 'order', 'limit', 'offset', 'columns'])
 export class FakeBackend {
   readonly sent: Sent[] = []
   readonly tables: Record<string, Row[]>
+  readonly objects: StoredObject[] = []
   private readonly setup: BackendSetup
   private nextId = 1
   private static clients = 0
@@ -104,6 +117,8 @@ export class FakeBackend {
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const req = new Request(input, init)
     const url = new URL(req.url)
+    const upload = req.method === 'POST' ? url.pathname.match(/^\/storage\/v1\/object\/([^/]+)\/(.+)$/) : null
+    if (upload) return this.upload(req, upload[1], decodeURIComponent(upload[2]))
     const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text()
     const body = text ? JSON.parse(text) : undefined
     const prefer = req.headers.get('Prefer') ?? ''
@@ -116,7 +131,27 @@ export class FakeBackend {
     if (auth) return this.auth(auth[1], body ?? {})
     if (!rest) return json(404, { message: `no route ${url.pathname}` })
     if (target.startsWith('rpc/')) return this.rpc(target.slice(4), body ?? {})
-    return this.table(req.method, target, url.searchParams, prefer, body)
+    const res = this.table(req.method, target, url.searchParams, prefer, body)
+    return req.headers.get('Accept')?.includes('vnd.pgrst.object') ? singleObject(res) : res
+  }
+
+  /** upload stores an object as storage's upload does (a multipart file or a raw body) and answers {Id, Key}. */
+  private async upload(req: Request, bucket: string, name: string): Promise<Response> {
+    let type = req.headers.get('Content-Type') ?? ''
+    let size = 0
+    if (type.startsWith('multipart/form-data')) {
+      const file = [...(await req.formData()).values()].find((v): v is File => typeof v !== 'string')
+      type = file?.type ?? ''
+      size = file?.size ?? 0
+    } else {
+      size = (await req.arrayBuffer()).byteLength
+    }
+    const o = { bucket, name, type, size }
+    this.sent.push({ method: 'POST', target: `storage/${bucket}`, query: new URLSearchParams(), prefer: '', body: o })
+    const refused = this.setup.onUpload?.(o)
+    if (refused) return this.respond(refused)
+    this.objects.push(o)
+    return json(200, { Id: `object-${this.nextId++}`, Key: `${bucket}/${name}` })
   }
 
   private respond(result: unknown): Response {
@@ -155,6 +190,27 @@ export class FakeBackend {
     return rows
   }
 
+  /**
+   * project keeps the selected columns of a row. An embedded child table,
+   * `child(cols)`, is the child's rows whose `<parent>_id` (the parent table's
+   * name without its plural s) is this row's id: the foreign key PostgREST
+   * would follow for the schema's tables.
+   */
+  private project(table: string, row: Row, select: string): Row {
+    const out: Row = {}
+    for (const item of splitTopLevel(select)) {
+      const embed = item.match(/^(\w+)\((.*)\)$/)
+      if (!embed) {
+        out[item] = row[item] ?? null
+        continue
+      }
+      const [, child, cols] = embed
+      const fk = `${table.replace(/s$/, '')}_id`
+      out[child] = (this.tables[child] ?? []).filter((c) => c[fk] === row.id).map((c) => (cols === '*' ? { ...c } : this.project(child, c, cols)))
+    }
+    return out
+  }
+
   private table(method: string, table: string, query: URLSearchParams, prefer: string, body: unknown): Response {
     if (!(table in this.tables)) {
       return json(404, { code: 'PGRST205', details: null, hint: null, message: `Could not find the table 'public.${table}' in the schema cache` })
@@ -190,15 +246,43 @@ export class FakeBackend {
     const limit = query.get('limit')
     if (limit) rows = rows.slice(0, Number(limit))
     const select = query.get('select')
-    if (select && select !== '*') {
-      const cols = select.split(',').map((c) => c.trim())
-      rows = rows.map((r) => Object.fromEntries(cols.map((c) => [c, r[c] ?? null])))
-    }
+    if (select && select !== '*') rows = rows.map((r) => this.project(table, r, select))
     const headers: Record<string, string> = {}
     if (prefer.includes('count=exact')) headers['Content-Range'] = rows.length ? `0-${rows.length - 1}/${matched.length}` : `*/${matched.length}`
     if (method === 'HEAD') return new Response(null, { status: 200, headers })
     return json(200, rows, headers)
   }
+}
+
+/**
+ * singleObject answers a request for one object (supabase-js's .single()) as
+ * PostgREST does: the one row as an object, or 406 PGRST116 for none or many.
+ */
+async function singleObject(res: Response): Promise<Response> {
+  if (!res.ok || res.status === 204) return res
+  const rows = await res.json()
+  if (!Array.isArray(rows)) return json(res.status, rows)
+  if (rows.length !== 1) {
+    return json(406, { code: 'PGRST116', details: `The result contains ${rows.length} rows`, hint: null, message: 'Cannot coerce the result to a single JSON object' })
+  }
+  return json(res.status, rows[0])
+}
+
+/** splitTopLevel splits a select list on the commas outside parentheses. */
+function splitTopLevel(select: string): string[] {
+  const items: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < select.length; i++) {
+    if (select[i] === '(') depth++
+    else if (select[i] === ')') depth--
+    else if (select[i] === ',' && depth === 0) {
+      items.push(select.slice(start, i).trim())
+      start = i + 1
+    }
+  }
+  items.push(select.slice(start).trim())
+  return items.filter(Boolean)
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -63,11 +63,11 @@ describe('home', () => {
   it("shows a profile's photo in Top Artists and Top Fans, and initials without one, never the app's logo", async () => {
     start(null)
     const [kola, zara] = await screen.findAllByTestId('artist-card')
-    await waitFor(() => expect(within(kola).getByRole('img', { name: 'Kola Ade' }).getAttribute('src')).toMatch(/\/storage\/v1\/object\/public\/avatars\/kola\.webp$/))
+    await waitFor(() => expect(within(kola).getByRole('img', { name: 'Kola Ade' }).getAttribute('src')).toMatch(/\/storage\/v1\/render\/image\/public\/avatars\/kola\.webp\?width=160&height=160&resize=cover$/))
     expect(within(zara).queryByRole('img')).toBeNull()
     expect(within(zara).getByText('ZO')).toBeTruthy()
     const [ada, tunde] = await screen.findAllByTestId('fan-card')
-    expect(within(ada).getByRole('img', { name: 'Ada Nwosu' }).getAttribute('src')).toMatch(/avatars\/ada\.webp$/)
+    expect(within(ada).getByRole('img', { name: 'Ada Nwosu' }).getAttribute('src')).toMatch(/\/render\/image\/public\/avatars\/ada\.webp\?width=96&height=96&resize=cover$/)
     expect(within(tunde).getByText('TB')).toBeTruthy()
     expect(document.querySelector('img[src*="default-cover"]')).toBeNull()
   })

@@ -10,6 +10,8 @@ import { Input } from '@/components/ui/input'
 import { Textarea } from '@/components/ui/textarea'
 import { FormField } from '@/components/form-field'
 import { LinkedIdentities } from '@/features/auth/components/linked-identities'
+import { ConnectedApps } from '@/features/connected-apps/components/connected-apps'
+import { AvatarUpload } from '@/features/profiles/components/avatar-upload'
 import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
@@ -52,12 +54,13 @@ export default function OwnProfilePage() {
   }
   const e = formState.errors
   return (
-    <div className="mx-auto grid max-w-xl gap-4 py-4">
+    <div className="mx-auto grid max-w-xl grid-cols-1 gap-4 py-4">
       <Card>
         <CardHeader>
           <CardTitle as="h1" className="text-2xl">Edit Profile</CardTitle>
         </CardHeader>
-        <CardContent>
+        <CardContent className="grid grid-cols-1 gap-6">
+          {userId && <AvatarUpload userId={userId} name={profile?.display_name ?? ''} avatarUrl={profile?.avatar_url ?? null} />}
           <form onSubmit={handleSubmit(onSubmit)} className="grid grid-cols-1 gap-4" noValidate>
             <FormField id="display_name" label="Display name" error={e.display_name?.message}>
               <Input id="display_name" {...register('display_name')} />
@@ -81,6 +84,7 @@ export default function OwnProfilePage() {
         </CardContent>
       </Card>
       <LinkedIdentities />
+      <ConnectedApps />
     </div>
   )
 }

@@ -7,8 +7,9 @@ import { useAuthStore } from '@/lib/auth'
 import { formatDuration } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import { useFavoriteTracks } from '@/features/tracks/api/get-favorites'
+import { PlaylistsPanel } from '@/features/listening/components/playlists-panel'
 
-/** PlaylistPage plays the user's liked tracks as a list. */
+/** PlaylistPage shows the user's named playlists (made, filled from any track card or the player, reordered) and their liked tracks. */
 export default function PlaylistPage() {
   const userId = useAuthStore((s) => s.user?.id)
   const { data = [], isLoading } = useFavoriteTracks(userId)
@@ -19,8 +20,14 @@ export default function PlaylistPage() {
   return (
     <div>
       <h1 className="flex items-center gap-2 text-3xl font-bold">
-        <ListMusic /> My Playlist
+        <ListMusic /> My Playlists
       </h1>
+      {userId && (
+        <section className="mt-4" aria-label="Playlists">
+          <PlaylistsPanel userId={userId} liked={data} />
+        </section>
+      )}
+      <h2 className="mt-8 text-xl font-bold">Liked tracks</h2>
       <p className="text-muted-foreground">
         {data.length} tracks · {formatDuration(total)}
       </p>
@@ -46,7 +53,7 @@ export default function PlaylistPage() {
       </ol>
       {!isLoading && data.length === 0 && (
         <div className="grid grid-cols-1 justify-items-center gap-3 py-16 text-center text-muted-foreground">
-          <p>Your playlist is built from the tracks you like.</p>
+          <p>Tracks you like show here. Add any track to a playlist from its card or the player.</p>
           <Button asChild>
             <Link to="/">Discover tracks</Link>
           </Button>

@@ -8,7 +8,6 @@ import { roleBadgeClass } from '@/config/nav'
 import { useOnlineUsers } from '@/hooks/use-online-users'
 import { cn } from '@/lib/utils'
 import { usePublicProfiles } from '@/features/profiles/api/get-profiles'
-import { initials } from '@/lib/format'
 
 const filters = ['all', 'artist', 'sponsor', 'fan'] as const
 
@@ -38,8 +37,8 @@ export default function ProfilesPage() {
             <Link key={p.id} to={p.username ? `/profiles/${p.username}` : `/profile/${p.id}`} className="flex items-center gap-3 rounded-xl border border-border bg-card p-3">
               <div className="relative">
                 <Avatar className="size-12">
-                  <AvatarImage src={p.avatar_url ?? undefined} alt={name} />
-                  <AvatarFallback>{initials(name)}</AvatarFallback>
+                  <AvatarImage src={p.avatar_url ?? undefined} alt={name} size={48} />
+                  <AvatarFallback name={name} />
                 </Avatar>
                 {online.has(p.id) && <span className="absolute bottom-0 right-0 size-3 rounded-full border-2 border-card bg-green-500" aria-label="Online" />}
               </div>

@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { roleBadgeClass } from '@/config/nav'
 import { useOnlineUsers } from '@/hooks/use-online-users'
-import { abbreviateNumber, initials } from '@/lib/format'
+import { abbreviateNumber } from '@/lib/format'
 import { cn } from '@/lib/utils'
 import { getArtistProfile, getSponsorProfile, useProfile } from '@/features/profiles/api/get-profiles'
 import { getTracks } from '@/features/tracks/api/get-tracks'
@@ -43,8 +43,8 @@ export default function PublicProfilePage() {
       <div className="flex flex-col items-center gap-4 rounded-3xl border border-border bg-card p-6 text-center md:flex-row md:text-left">
         <div className="relative">
           <Avatar className="size-28">
-            <AvatarImage src={p.avatar_url ?? undefined} alt={name} />
-            <AvatarFallback className="text-3xl">{initials(name)}</AvatarFallback>
+            <AvatarImage src={p.avatar_url ?? undefined} alt={name} size={112} />
+            <AvatarFallback name={name} className="text-3xl" />
           </Avatar>
           {online.has(p.id) && <span className="absolute bottom-1 right-1 size-4 rounded-full border-2 border-card bg-green-500" aria-label="Online" />}
         </div>

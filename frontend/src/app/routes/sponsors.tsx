@@ -6,7 +6,6 @@ import { Skeleton } from '@/components/ui/skeleton'
 import { useSponsors } from '@/features/profiles/api/get-profiles'
 import { getTracks } from '@/features/tracks/api/get-tracks'
 import { TrackCard } from '@/features/tracks/components/track-card'
-import { initials } from '@/lib/format'
 
 /** SponsorsPage lists sponsors and the sponsored tracks they back. */
 export default function SponsorsPage() {
@@ -28,8 +27,8 @@ export default function SponsorsPage() {
               return (
                 <Link key={s.id} to={s.username ? `/profiles/${s.username}` : `/profile/${s.id}`} className="flex gap-3 rounded-xl border border-border bg-card p-4">
                   <Avatar className="size-14">
-                    <AvatarImage src={s.avatar_url ?? undefined} alt={name} />
-                    <AvatarFallback>{initials(name)}</AvatarFallback>
+                    <AvatarImage src={s.avatar_url ?? undefined} alt={name} size={56} />
+                    <AvatarFallback name={name} />
                   </Avatar>
                   <div className="min-w-0">
                     <p className="flex items-center gap-1 font-semibold">

@@ -11,7 +11,7 @@ const USER = '00000000-0000-4000-8000-0000000000b1'
 const inDays = (d: number) => new Date(Date.now() + d * 86_400_000).toISOString()
 
 /** start signs a user of a role in with their profile and payments, and opens path. */
-function start(path: string, { role = 'sponsor', profile = {}, payments = [], verifications = [] }: { role?: Role; profile?: Row; payments?: Row[]; verifications?: Row[] }) {
+function start(path: string, { role = 'sponsor', profile = {}, payments = [], verifications = [], renewalDays = '30' }: { role?: Role; profile?: Row; payments?: Row[]; verifications?: Row[]; renewalDays?: string }) {
   signIn({ id: USER })
   const api = installFakeApi({
     tables: {
@@ -24,7 +24,7 @@ function start(path: string, { role = 'sponsor', profile = {}, payments = [], ve
         settings: { coming_soon: false, countdown_target: null },
         user: { id: USER, role, profile: null, role_profile: null, suspended: false, suspended_reason: null, unread_notifications: 0, session_recorded: true },
       }),
-      get_app_text_setting: ({ setting_key }) => (setting_key === 'verification_renewal_days' ? '30' : ''),
+      get_app_text_setting: ({ setting_key }) => (setting_key === 'verification_renewal_days' ? renewalDays : ''),
     },
   })
   const page = (p: string, element: React.ReactNode) => ({
@@ -46,19 +46,31 @@ describe('/verification', () => {
   it('offers the badge to a sponsor who is not verified', async () => {
     start('/verification', {})
     expect((await screen.findByRole('button', { name: 'Pay ₦65,500' })).hasAttribute('disabled')).toBe(false)
-    expect(screen.queryByTestId('verification-active')).toBeNull()
+    expect(screen.queryByTestId('verification-state')).toBeNull()
   })
 
   it('does not offer Pay while verified outside the last 30 days, and says when renewal opens', async () => {
     start('/verification', { profile: { is_verified: true, verification_expires_at: inDays(200) } })
-    const note = await screen.findByTestId('verification-active')
-    expect(note.textContent).toMatch(/^Your profile is already verified\. It is valid until .+\. You can renew it from .+\.$/)
+    const note = await screen.findByTestId('verification-state')
+    expect(note.textContent).toMatch(/^Your verification is active until .+\. You can renew it in its last 30 days\.$/)
+    expect(pay()).toBeNull()
+  })
+
+  it('does not offer Pay for a verification without an expiry', async () => {
+    start('/verification', { profile: { is_verified: true, verification_expires_at: null } })
+    expect((await screen.findByTestId('verification-state')).textContent).toBe('Your profile is already verified.')
     expect(pay()).toBeNull()
   })
 
   it('offers renewal in the last 30 days', async () => {
     start('/verification', { profile: { is_verified: true, verification_expires_at: inDays(10) } })
-    expect((await screen.findByTestId('verification-active')).textContent).toContain('You can renew it now.')
+    expect((await screen.findByTestId('verification-state')).textContent).toMatch(/^Your verification ends on .+\. Renew it now for another year\.$/)
+    expect(pay()).not.toBeNull()
+  })
+
+  it('follows the renewal window the server is configured with', async () => {
+    start('/verification', { profile: { is_verified: true, verification_expires_at: inDays(45) }, renewalDays: '60' })
+    expect((await screen.findByTestId('verification-state')).textContent).toMatch(/Renew it now/)
     expect(pay()).not.toBeNull()
   })
 })

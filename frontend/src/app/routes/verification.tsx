@@ -8,18 +8,16 @@ import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { supabase } from '@/lib/supabase'
 import { KycCard } from '@/features/studio/components/kyc-card'
-import { useVerificationStatus } from '@/features/wallet/api/verification'
-import { checkoutBreakdown, VERIFICATION_FEE } from '@/features/wallet/lib/checkout'
-import { verificationOffer } from '@/features/wallet/lib/verification'
-
-const day = (d: Date) => d.toLocaleDateString('en-NG', { day: 'numeric', month: 'short', year: 'numeric' })
+import { useVerificationState } from '@/features/wallet/api/wallet'
+import { checkoutBreakdown, VERIFICATION_FEE, verificationOffer } from '@/features/wallet/lib/checkout'
 
 /** VerificationPage sells the one-year verified badge to artists and sponsors; artists also submit their KYC here. */
 export default function VerificationPage() {
   const role = useAuthStore((s) => s.role)
   const userId = useAuthStore((s) => s.user?.id)
-  const status = useVerificationStatus(role === 'fan' ? undefined : userId)
-  const offer = status.data ? verificationOffer(status.data, status.data.renewalDays, new Date()) : null
+  const state = useVerificationState(role === 'fan' ? undefined : userId)
+  // Not offered while a verification runs beyond its renewal days (the server refuses it too).
+  const offer = state.data ? verificationOffer(state.data) : null
   const [busy, setBusy] = useState(false)
   const b = checkoutBreakdown(VERIFICATION_FEE)
   const pay = async () => {
@@ -50,11 +48,9 @@ export default function VerificationPage() {
           <CardDescription>A verified badge shows fans and partners your account is authentic. It lasts one year.</CardDescription>
         </CardHeader>
         <CardContent className="grid grid-cols-1 gap-4">
-          {offer?.active && (
-            <p className="rounded-md bg-sky-500/15 p-3 text-sm" data-testid="verification-active">
-              Your profile is already verified.
-              {offer.expiresAt && ` It is valid until ${day(offer.expiresAt)}.`}
-              {offer.renewFrom && (offer.canBuy ? ' You can renew it now.' : ` You can renew it from ${day(offer.renewFrom)}.`)}
+          {offer?.note && (
+            <p className="rounded-md bg-sky-500/15 p-3 text-sm" data-testid="verification-state">
+              {offer.note}
             </p>
           )}
           <dl className="grid grid-cols-1 gap-2 text-sm" data-testid="checkout-breakdown">
@@ -76,8 +72,8 @@ export default function VerificationPage() {
             </div>
           </dl>
           {/* Paying is offered only when the database would take the payment. */}
-          {status.isPending && <Skeleton className="h-9" />}
-          {status.isError && <p className="text-sm text-muted-foreground">Your verification could not be read. Please reload the page.</p>}
+          {state.isPending && <Skeleton className="h-9" />}
+          {state.isError && <p className="text-sm text-muted-foreground">Your verification could not be read. Please reload the page.</p>}
           {offer?.canBuy && (
             <Button onClick={() => void pay()} disabled={busy}>
               {busy ? 'Starting checkout...' : `Pay ${formatNaira(b.total)}`}

@@ -5,7 +5,6 @@ import { Sheet, SheetContent, SheetDescription, SheetTitle } from '@/components/
 import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { useSignOut } from './use-sign-out'
-import { initials } from '@/lib/format'
 
 /** ProfileSheet is the mobile bottom sheet titled 'Profile Menu'. */
 export function ProfileSheet({ open, onOpenChange }: { open: boolean; onOpenChange: (o: boolean) => void }) {
@@ -20,8 +19,8 @@ export function ProfileSheet({ open, onOpenChange }: { open: boolean; onOpenChan
         <SheetDescription>Your account</SheetDescription>
         <div className="my-4 flex items-center gap-3">
           <Avatar className="size-12">
-            <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} />
-            <AvatarFallback>{initials(name)}</AvatarFallback>
+            <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} size={48} />
+            <AvatarFallback name={name} />
           </Avatar>
           <div className="min-w-0">
             <p className="truncate font-semibold">{name}</p>

@@ -7,7 +7,6 @@ import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { cn } from '@/lib/utils'
 import { useSignOut } from './use-sign-out'
-import { initials } from '@/lib/format'
 
 /** UserMenu shows avatar, name, role badge, email, bio and account links. */
 export function UserMenu() {
@@ -21,8 +20,8 @@ export function UserMenu() {
     <DropdownMenu>
       <DropdownMenuTrigger className="rounded-full focus-visible:ring-2 focus-visible:ring-ring" aria-label="User menu" data-testid="user-menu">
         <Avatar className="size-9">
-          <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} />
-          <AvatarFallback>{initials(name)}</AvatarFallback>
+          <AvatarImage src={profile?.avatar_url ?? undefined} alt={name} size={36} />
+          <AvatarFallback name={name} />
         </Avatar>
       </DropdownMenuTrigger>
       <DropdownMenuContent align="end" className="w-72">

@@ -7,7 +7,7 @@ import { Skeleton } from '@/components/ui/skeleton'
 import { formatDuration } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import type { Track } from '@/types/api'
-import { moveItem, usePlaylistAction, usePlaylists, type Playlist } from '../api/playlists'
+import { moveItem, usePlaylistAction, usePlaylists, type Playlist } from '@/lib/playlists'
 
 function PlaylistCard({ userId, list, addable }: { userId: string; list: Playlist; addable: Track[] }) {
   const act = usePlaylistAction(userId)

@@ -2,54 +2,83 @@
 import { QueryClient } from '@tanstack/react-query'
 import { toast } from 'sonner'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Answer, FakeBackend, pgError, type BackendSetup } from '@/test/fake-backend'
-import { ARTIST, FAN, HOUR, IP, SPONSOR, TRACK, clientTrack, sponsored, streamWorld, trackRow, validStream } from '../test/stream-world'
+import { FakeBackend, pgError } from '@/test/fake-backend'
+import { ARTIST, FAN, SPONSOR, TRACK, clientTrack, sponsored, streamWorld, trackRow } from '../test/stream-world'
 import { settleStream } from '../hooks/use-listen-rules'
-import { nonFanMessage, recordStream, type StreamContext } from './record-stream'
+import { finishPlay, nonFanMessage, startPlay, type StreamContext } from './record-stream'
 
-const world = (over: BackendSetup = {}) => new FakeBackend(streamWorld(over))
+type World = Parameters<typeof streamWorld>[0]
+const world = (over: World = {}) => new FakeBackend(streamWorld(over))
 
-const play = (over: Partial<StreamContext> = {}): StreamContext => ({ userId: FAN, role: 'fan', track: clientTrack(), seconds: 30.6, sessionId: 'device_1_abc', ...over })
+const ctx = (over: Partial<StreamContext> = {}): StreamContext => ({ userId: FAN, role: 'fan', track: clientTrack(), seconds: 30.6, ...over })
 
-describe('recordStream', () => {
-  it("counts a fan's stream: one valid row, both counters raised, the play kept for duplicate checks", async () => {
+/** played starts a play of the context's track and finishes it, as the player does at 30 s. */
+async function played(b: FakeBackend, c: StreamContext = ctx()) {
+  const sb = b.client()
+  const started = await startPlay(sb, c.track.id)
+  if (!('playId' in started)) throw new Error(`no play: ${JSON.stringify(started)}`)
+  return finishPlay(sb, started.playId, c)
+}
+
+describe('startPlay', () => {
+  it('opens the play with this device, in one request', async () => {
     const b = world()
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'counted' })
-    expect(b.tables.streams).toEqual([expect.objectContaining({ track_id: TRACK, user_id: FAN, duration: 31, is_valid: true, ip_address: IP })])
-    expect(b.calls('rpc/consume_stream').map((c) => c.body)).toEqual([{ p_user_id: FAN }])
-    expect(b.calls('rpc/increment_track_streams').map((c) => c.body)).toEqual([{ p_track_id: TRACK }])
-    expect(b.calls('rpc/increment_artist_streams').map((c) => c.body)).toEqual([{ p_artist_id: ARTIST }])
-    await vi.waitFor(() => expect(b.calls('rpc/record_stream_for_duplicate_prevention')).toHaveLength(1), { timeout: 5000 })
-    expect(b.calls('rpc/record_stream_for_duplicate_prevention')[0].body).toMatchObject({ p_user_id: FAN, p_track_id: TRACK, p_ip_address: IP, p_session_id: 'device_1_abc', p_stream_duration: 31 })
-    expect(b.calls('functions/transfer-payment')).toHaveLength(0)
+    expect(await startPlay(b.client(), TRACK)).toEqual({ playId: 'play-1' })
+    expect(b.sent.map((s) => s.target)).toEqual(['rpc/start_play'])
+    expect(b.sent[0].body).toEqual({
+      p_track_id: TRACK,
+      p_device: {
+        fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
+        user_agent: navigator.userAgent,
+        screen_resolution: expect.stringMatching(/^\d+x\d+$/),
+        timezone: expect.any(String),
+        language: navigator.language,
+        platform: expect.any(String),
+        details: expect.objectContaining({ webdriver: expect.any(Boolean), cookiesEnabled: expect.any(Boolean) }),
+      },
+    })
   })
 
-  it("raises the track's count directly when the increment procedure fails", async () => {
-    const b = world({ rpc: { increment_track_streams: () => pgError(500, 'XX000', 'boom') } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'counted' })
-    expect(b.calls('tracks', 'PATCH').map((c) => [c.query.get('id'), c.body])).toEqual([[`eq.${TRACK}`, { streams: 8 }]])
-    expect(b.tables.tracks[0].streams).toBe(8)
+  it("returns the server's refusal as the text to show, and any other failure apart", async () => {
+    const refused = world({ refuse: 'Daily stream limit reached! You have 0 streams remaining today.' })
+    expect(await startPlay(refused.client(), TRACK)).toEqual({ refused: 'Daily stream limit reached! You have 0 streams remaining today.' })
+    const down = world({ rpc: { start_play: () => pgError(503, 'PGRST002', 'Could not query the database for the schema cache. Retrying.') } })
+    expect(await startPlay(down.client(), TRACK)).toEqual({ failed: 'Could not query the database for the schema cache. Retrying.' })
+  })
+})
+
+describe('finishPlay', () => {
+  it("records a fan's stream in one request and says it counted", async () => {
+    const b = world()
+    expect(await played(b)).toEqual({ kind: 'counted' })
+    expect(b.calls('rpc/finish_play').map((c) => c.body)).toEqual([{ p_play_id: 'play-1', p_duration: 31 }])
+    expect(b.sent.map((s) => s.target)).toEqual(['rpc/start_play', 'rpc/finish_play'])
+    expect(b.tables.streams).toEqual([expect.objectContaining({ track_id: TRACK, is_valid: true, duration: 31 })])
   })
 
-  it('pays a sponsored stream: ₦50 from the sponsor to the artist under a fresh stream- reference', async () => {
+  it('reports the payment the server made for a sponsored stream', async () => {
     const b = world({ tables: { tracks: [sponsored.trackRow] } })
-    expect(await recordStream(b.client(), play({ track: sponsored.track }))).toEqual({ kind: 'sponsored', amount: 50 })
-    const [transfer] = b.calls('functions/transfer-payment')
-    expect(transfer.body).toEqual({ artist_id: ARTIST, sponsor_id: SPONSOR, amount: 50, reference: expect.stringMatching(/^stream-[0-9a-f-]{36}$/) })
-    expect(await recordStream(b.client(), play({ track: sponsored.track }))).toEqual({ kind: 'sponsored', amount: 50 })
-    expect(b.calls('functions/transfer-payment')[1].body).not.toEqual(transfer.body)
+    expect(await played(b, ctx({ track: sponsored.track }))).toEqual({ kind: 'sponsored', amount: 50 })
+    expect(b.calls('functions/transfer-payment')).toHaveLength(0)
+    // The amount is what the server paid, not the client's constant.
+    const b75 = world({ tables: { tracks: [sponsored.trackRow] }, verdict: { outcome: 'paid', reason: null, amount: 75 } })
+    expect(await played(b75, ctx({ track: sponsored.track }))).toEqual({ kind: 'sponsored', amount: 75 })
   })
 
-  it('records nothing for a suspended user', async () => {
-    const b = world({ rpc: { is_user_suspended: () => true } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'suspended' })
-    expect(b.sent.map((s) => s.target)).toEqual(['rpc/is_user_suspended'])
-  })
-
-  it('stops with the spec text when the suspension check fails', async () => {
-    const b = world({ rpc: { is_user_suspended: () => pgError(503, 'PGRST002', 'Could not query the database for the schema cache. Retrying.') } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'error', message: 'Failed to verify user status' })
-    expect(b.tables.streams).toEqual([])
+  it.each([
+    [{ outcome: 'not_eligible', reason: 'Insufficient sponsor balance' } as const, { kind: 'not-eligible', reason: 'Insufficient sponsor balance' }],
+    [{ outcome: 'not_eligible', reason: 'No active sponsorship relationship found' } as const, { kind: 'not-eligible', reason: 'No active sponsorship relationship found' }],
+    [{ outcome: 'payment_failed', reason: 'Payment could not be processed' } as const, { kind: 'payment-failed', error: 'Payment could not be processed' }],
+    [{ outcome: 'limit_reached', reason: 'Daily stream limit reached!' } as const, { kind: 'limit-reached' }],
+    [{ outcome: 'not_counted', reason: 'Duplicate stream prevented - allowance type: ip' } as const, { kind: 'rejected', reason: 'Duplicate stream prevented - allowance type: ip' }],
+    [
+      { outcome: 'not_counted', reason: 'Stream blocked due to critical fraud risk: Automated or headless device (trust score 10)' } as const,
+      { kind: 'rejected', reason: 'Stream blocked due to critical fraud risk: Automated or headless device (trust score 10)' },
+    ],
+    [{ outcome: 'not_counted', reason: 'Velocity limit exceeded: 25 streams in last hour' } as const, { kind: 'rejected', reason: 'Velocity limit exceeded: 25 streams in last hour' }],
+  ])("turns the server's %o into %o", async (verdict, want) => {
+    const b = world({ tables: { tracks: [sponsored.trackRow] }, verdict })
+    expect(await played(b, ctx({ track: sponsored.track }))).toEqual(want)
   })
 
   it.each([
@@ -58,121 +87,16 @@ describe('recordStream', () => {
     ['the artist, on their own track', { userId: ARTIST, role: 'artist' as const }, 'Artists cannot generate valid streams for their own tracks'],
     ['an artist, on another artist’s track', { userId: 'artist-2', role: 'artist' as const }, 'Artists cannot generate valid streams for their own tracks'],
     ['a fan who is the track’s artist', { userId: ARTIST, role: 'fan' as const }, 'Artists cannot generate valid streams for their own tracks'],
-  ])('keeps a stream by %s as not valid and says why', async (_who, ctx, message) => {
-    const b = world()
-    expect(await recordStream(b.client(), play(ctx))).toEqual({ kind: 'not-fan', message })
-    expect(b.tables.streams).toEqual([expect.objectContaining({ user_id: ctx.userId, is_valid: false, duration: 31, ip_address: IP })])
-    expect(b.calls('rpc/consume_stream')).toHaveLength(0)
-    expect(b.calls('rpc/detect_stream_fraud')).toHaveLength(0)
-    expect(b.calls('rpc/increment_track_streams')).toHaveLength(0)
+  ])('says why a stream by %s cannot count', async (_who, who, message) => {
+    const b = world({ verdict: { outcome: 'not_counted', reason: 'Stream not valid (not from fan or self-streaming)' } })
+    expect(await played(b, ctx(who))).toEqual({ kind: 'not-fan', message })
   })
 
-  it('rejects a critical fraud risk with its reasons and consumes nothing', async () => {
-    const b = world({
-      rpc: { detect_stream_fraud: () => ({ fraud_detected: true, risk_level: 'critical', fraud_reasons: ['Automation framework detected', 'Impossible travel'], recommendation: 'block' }) },
-    })
-    expect(await recordStream(b.client(), play())).toEqual({
-      kind: 'rejected',
-      reason: 'Stream blocked due to critical fraud risk: Automation framework detected, Impossible travel',
-    })
-    expect(b.tables.streams).toEqual([expect.objectContaining({ is_valid: false })])
-    expect(b.calls('rpc/consume_stream')).toHaveLength(0)
-  })
-
-  it('allows a high fraud risk', async () => {
-    const b = world({ rpc: { detect_stream_fraud: () => ({ fraud_detected: true, risk_level: 'high', fraud_reasons: ['New device'], recommendation: 'throttle' }) } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'counted' })
-  })
-
-  it('counts the stream when the fraud system cannot be reached', async () => {
-    const b = world({ rpc: { detect_stream_fraud: () => pgError(500, 'XX000', 'fraud tables unavailable') } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'counted' })
-    expect(b.tables.streams).toEqual([expect.objectContaining({ is_valid: true })])
-  })
-
-  it('rejects a fourth stream of the track from the same address within 24 h', async () => {
-    const earlier = [validStream(HOUR * 2), validStream(HOUR * 3), validStream(HOUR * 4)]
-    const b = world({ tables: { streams: earlier } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'rejected', reason: 'Duplicate stream prevented - allowance type: ip' })
-    expect(b.tables.streams.slice(3)).toEqual([expect.objectContaining({ is_valid: false })])
-    expect(b.calls('rpc/consume_stream')).toHaveLength(0)
-  })
-
-  it.each([
-    [24, 0, { kind: 'counted' }],
-    [25, 0, { kind: 'rejected', reason: 'Velocity limit exceeded: 25 streams in last hour' }],
-    // Streams older than an hour do not count towards the hourly limit.
-    [0, 30, { kind: 'counted' }],
-  ])('with %i valid streams in the last hour and %i earlier today: %o', async (recent, older, want) => {
-    const other = (ago: number) => validStream(ago, { track_id: `other-${Math.random()}` })
-    const streams = [...Array.from({ length: recent }, () => other(10 * 60_000)), ...Array.from({ length: older }, () => other(2 * HOUR))]
-    const b = world({ tables: { streams } })
-    expect(await recordStream(b.client(), play())).toEqual(want)
-  })
-
-  it.each([
-    ['refused', () => false],
-    ['failing', () => pgError(500, 'XX000', 'boom')],
-  ])('stops at the daily limit when consuming a stream is %s, recording nothing', async (_how, consume) => {
-    const b = world({ rpc: { consume_stream: consume } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'limit-reached' })
-    expect(b.tables.streams).toEqual([])
-  })
-
-  it("reports the database's refusal of the row", async () => {
-    const b = world({ onInsert: { streams: () => pgError(403, '42501', 'new row violates row-level security policy for table "streams"') } })
-    expect(await recordStream(b.client(), play())).toEqual({
-      kind: 'error',
-      message: 'Stream tracking error: new row violates row-level security policy for table "streams"',
-    })
-    expect(b.calls('rpc/increment_track_streams')).toHaveLength(0)
-  })
-
-  it('takes the verdict of the row the database kept', async () => {
-    const b = world({ onInsert: { streams: (r) => ({ ...r, is_valid: false, invalid_reason: 'Stream not valid (not from fan or self-streaming)' }) } })
-    expect(await recordStream(b.client(), play())).toEqual({ kind: 'rejected', reason: 'Stream not valid (not from fan or self-streaming)' })
-    expect(b.calls('rpc/increment_track_streams')).toHaveLength(0)
-  })
-
-  it.each<[string, Parameters<typeof world>[0], string]>([
-    ['the track has no sponsor in the database', { tables: { tracks: [trackRow()] } }, 'Track is not sponsored'],
-    ['the track is gone', { tables: { tracks: [] } }, 'Track not found'],
-    ['the track belongs to another artist', { tables: { tracks: [trackRow({ is_sponsored: true, sponsor_id: SPONSOR, artist_id: 'artist-2' })] } }, 'Artist ID mismatch'],
-    [
-      'the fraud check says block',
-      { tables: { tracks: [sponsored.trackRow] }, rpc: { detect_stream_fraud: () => ({ fraud_detected: true, risk_level: 'high', fraud_reasons: ['Shared device'], recommendation: 'block' }) } },
-      'Stream blocked due to high fraud risk',
-    ],
-    [
-      'the fan streamed 200 times today',
-      { tables: { tracks: [sponsored.trackRow], streams: Array.from({ length: 200 }, () => validStream(3 * HOUR, { track_id: 'other' })) } },
-      'Too many streams (201) in the last 24 hours. Maximum allowed: 200/day',
-    ],
-    [
-      "the sponsor's wallet holds less than a payment",
-      { tables: { tracks: [sponsored.trackRow], wallets: [{ user_id: SPONSOR, balance: 20 }] } },
-      'Insufficient sponsor balance. Has 20, needs 50',
-    ],
-  ])('counts but does not pay when %s', async (_case, setup, reason) => {
-    const b = world(setup)
-    expect(await recordStream(b.client(), play({ track: sponsored.track }))).toEqual({ kind: 'not-eligible', reason })
-    expect(b.tables.streams.at(-1)).toMatchObject({ user_id: FAN, is_valid: true })
-    expect(b.calls('functions/transfer-payment')).toHaveLength(0)
-  })
-
-  it("does not pay when the sponsor's wallet cannot be read", async () => {
-    const b = world({ tables: { tracks: [sponsored.trackRow] } })
-    delete b.tables.wallets
-    expect(await recordStream(b.client(), play({ track: sponsored.track }))).toEqual({ kind: 'not-eligible', reason: 'Cannot verify sponsor wallet' })
-    expect(b.calls('functions/transfer-payment')).toHaveLength(0)
-  })
-
-  it.each([
-    ['refuses it', () => ({ success: false, error: 'Insufficient sponsor balance. Has 20, needs 50', transaction: null }), 'Insufficient sponsor balance. Has 20, needs 50'],
-    ['answers an HTTP error', () => new Answer(400, { success: false, error: 'amount must be a number' }), 'Edge Function returned a non-2xx status code'],
-  ])('reports a failed payment when the transfer function %s', async (_how, transfer, error) => {
-    const b = world({ tables: { tracks: [sponsored.trackRow] }, functions: { 'transfer-payment': transfer } })
-    expect(await recordStream(b.client(), play({ track: sponsored.track }))).toEqual({ kind: 'payment-failed', error })
+  it('tells a suspended listener, and names any other failure as a tracking error', async () => {
+    const suspended = world({ rpc: { finish_play: () => pgError(400, 'P0001', 'User is suspended and cannot generate valid streams') } })
+    expect(await played(suspended)).toEqual({ kind: 'suspended' })
+    const gone = world({ rpc: { finish_play: () => pgError(404, 'P0002', 'Play not found') } })
+    expect(await played(gone)).toEqual({ kind: 'error', message: 'Stream tracking error: Play not found' })
   })
 
   it('names a visitor account for a listener without a role', () => {
@@ -222,16 +146,23 @@ const toastsSince = (from: number) =>
     .slice(from)
     .map((t) => ('type' in t ? { type: t.type, title: t.title, ...(t.description ? { description: t.description } : {}) } : t))
 
+/** settle runs what the player does for one play: start it, then settle it at 30 s. */
+async function settle(b: FakeBackend, c: StreamContext, qc = seededCache(), stop = vi.fn()) {
+  const sb = b.client()
+  await settleStream(sb, qc, c, startPlay(sb, c.track.id), stop)
+  return { qc, stop }
+}
+
 describe('settleStream', () => {
   afterEach(() => vi.useRealTimers())
 
-  it("runs the sponsored toasts in the spec's order and refreshes exactly the caches it lists", async () => {
+  it("makes two requests for a sponsored stream, runs the toasts in the spec's order and refreshes exactly the caches it lists", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const b = world({ tables: { tracks: [sponsored.trackRow] } })
-    const qc = seededCache()
-    const stop = vi.fn()
     const from = toast.getHistory().length
-    await settleStream(b.client(), qc, play({ track: sponsored.track }), stop)
+    const { qc, stop } = await settle(b, ctx({ track: sponsored.track }))
+    // Everything from the play to its outcome: start_play and finish_play.
+    expect(b.sent.map((s) => `${s.method} ${s.target}`)).toEqual(['POST rpc/start_play', 'POST rpc/finish_play'])
     expect(invalidated(qc)).toEqual(REFRESHED)
     await vi.advanceTimersByTimeAsync(3500)
     expect(toastsSince(from)).toEqual([
@@ -240,57 +171,70 @@ describe('settleStream', () => {
       { type: 'info', title: "₦50 was automatically transferred from the sponsor to the artist's wallet." },
     ])
     expect(stop).not.toHaveBeenCalled()
+    expect(b.tables.tracks[0].streams).toBe(8)
   })
 
   it('announces a failed payment with its reason and still refreshes the counts', async () => {
-    const b = world({
-      tables: { tracks: [sponsored.trackRow] },
-      functions: { 'transfer-payment': () => ({ success: false, error: 'Insufficient sponsor balance. Has 20, needs 50', transaction: null }) },
-    })
-    const qc = seededCache()
+    const b = world({ tables: { tracks: [sponsored.trackRow] }, verdict: { outcome: 'payment_failed', reason: 'Payment could not be processed' } })
     const from = toast.getHistory().length
-    await settleStream(b.client(), qc, play({ track: sponsored.track }), vi.fn())
-    expect(toastsSince(from)).toEqual([{ type: 'error', title: 'Stream counted but sponsor payment failed', description: 'Insufficient sponsor balance. Has 20, needs 50' }])
+    const { qc } = await settle(b, ctx({ track: sponsored.track }))
+    expect(toastsSince(from)).toEqual([{ type: 'error', title: 'Stream counted but sponsor payment failed', description: 'Payment could not be processed' }])
+    expect(invalidated(qc)).toEqual(REFRESHED)
+  })
+
+  it('announces a counted stream that is not eligible for payment, with the reason', async () => {
+    const b = world({ tables: { tracks: [sponsored.trackRow] }, verdict: { outcome: 'not_eligible', reason: 'Insufficient sponsor balance' } })
+    const from = toast.getHistory().length
+    const { qc } = await settle(b, ctx({ track: sponsored.track }))
+    expect(toastsSince(from)).toEqual([{ type: 'info', title: 'Stream not eligible for sponsored payment: Insufficient sponsor balance' }])
     expect(invalidated(qc)).toEqual(REFRESHED)
   })
 
   it('announces a stream that was recorded but not counted, and refreshes nothing', async () => {
-    const b = world({ tables: { streams: [validStream(HOUR), validStream(2 * HOUR), validStream(3 * HOUR)] } })
-    const qc = seededCache()
+    const b = world({ verdict: { outcome: 'not_counted', reason: 'Duplicate stream prevented - allowance type: ip' } })
     const from = toast.getHistory().length
-    await settleStream(b.client(), qc, play(), vi.fn())
+    const { qc } = await settle(b, ctx())
     expect(toastsSince(from)).toEqual([{ type: 'info', title: 'Stream recorded: Duplicate stream prevented - allowance type: ip' }])
     expect(invalidated(qc)).toEqual([])
   })
 
-  it.each([
-    ['none remain', () => [{ user_id: FAN, daily_limit: 50, streams_used: 50, streams_remaining: 0 }]],
-    // A failed read means none remain (fail safe).
-    ['the allowance cannot be read', () => pgError(500, 'XX000', 'boom')],
-  ])('stops a fan when %s, before anything is recorded', async (_case, limit) => {
-    const b = world({ rpc: { get_or_create_daily_stream_limit: limit } })
-    const stop = vi.fn()
-    await settleStream(b.client(), seededCache(), play(), stop)
-    expect(stop.mock.calls).toEqual([['Daily stream limit reached! You have 0 streams remaining today.']])
-    expect(b.sent.map((s) => s.target)).toEqual(['rpc/get_or_create_daily_stream_limit'])
-  })
-
-  it('stops with the short message when consuming the stream is refused', async () => {
-    const b = world({ rpc: { consume_stream: () => false } })
-    const qc = seededCache()
-    const stop = vi.fn()
+  it('stops with the short message when the allowance ran out during the play', async () => {
+    const b = world({ verdict: { outcome: 'limit_reached', reason: 'Daily stream limit reached!' } })
     const from = toast.getHistory().length
-    await settleStream(b.client(), qc, play(), stop)
+    const { qc, stop } = await settle(b, ctx())
     expect(stop.mock.calls).toEqual([['Daily stream limit reached!']])
     expect(toastsSince(from)).toEqual([])
     expect(invalidated(qc)).toEqual([])
   })
 
-  it("does not check a sponsor's allowance, and says their stream cannot count", async () => {
-    const b = world()
+  it('records nothing when the play was refused at the start (the limit was announced then)', async () => {
+    const b = world({ refuse: 'Daily stream limit reached! You have 0 streams remaining today.' })
     const from = toast.getHistory().length
-    await settleStream(b.client(), seededCache(), play({ userId: SPONSOR, role: 'sponsor' }), vi.fn())
-    expect(b.calls('rpc/get_or_create_daily_stream_limit')).toHaveLength(0)
+    const { stop } = await settle(b, ctx())
+    expect(b.sent.map((s) => s.target)).toEqual(['rpc/start_play'])
+    expect(stop).not.toHaveBeenCalled()
+    expect(toastsSince(from)).toEqual([])
+  })
+
+  it('tells a suspended listener whose play was refused, and records nothing', async () => {
+    const b = world({ refuse: 'User is suspended and cannot generate valid streams' })
+    const from = toast.getHistory().length
+    await settle(b, ctx())
+    expect(b.calls('rpc/finish_play')).toHaveLength(0)
+    expect(toastsSince(from)).toEqual([{ type: 'error', title: 'User is suspended and cannot generate valid streams' }])
+  })
+
+  it("says a sponsor's stream cannot count", async () => {
+    const b = world({ verdict: { outcome: 'not_counted', reason: 'Stream not valid (not from fan or self-streaming)' } })
+    const from = toast.getHistory().length
+    await settle(b, ctx({ userId: SPONSOR, role: 'sponsor' }))
     expect(toastsSince(from)).toEqual([{ type: 'info', title: 'Sponsor accounts cannot generate valid streams' }])
+  })
+
+  it('announces an unsponsored stream as counted', async () => {
+    const b = world({ tables: { tracks: [trackRow()] } })
+    const from = toast.getHistory().length
+    await settle(b, ctx())
+    expect(toastsSince(from)).toEqual([{ type: 'success', title: 'Stream counted!' }])
   })
 })

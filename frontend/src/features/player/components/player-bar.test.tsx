@@ -1,13 +1,13 @@
 // @vitest-environment jsdom
-import { act, fireEvent, screen, waitFor } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { Outlet } from 'react-router'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Role } from '@/config/nav'
 import { usePlayerStore } from '@/stores/player-store'
-import type { BackendSetup } from '@/test/fake-backend'
 import { Location, renderApp, signIn, installFakeApi } from '@/test/app'
+import { Answer } from '@/test/fake-backend'
 import { fakeMedia } from '@/test/media'
-import { ARTIST, FAN, SPONSOR, clientTrack, streamWorld } from '../test/stream-world'
+import { FAN, SPONSOR, clientTrack, streamWorld } from '../test/stream-world'
 import { AUTO_COLLAPSE_MS, PlayerBar } from './player-bar'
 
 // The player bar as the app shows it: on every page (a layout route), over
@@ -37,7 +37,7 @@ const track = clientTrack({ title: 'Lagos Nights', artist: 'Ada' })
 const sponsoredTrack = clientTrack({ title: 'Lagos Nights', artist: 'Ada', isSponsored: true, sponsorId: SPONSOR, sponsorName: 'Zenith Sounds' })
 
 /** start signs role in (or nobody), renders the app and selects t, as a track card does. */
-async function start(role: Role | null, t = track, over: BackendSetup = {}, media = fakeMedia()) {
+async function start(role: Role | null, t = track, over: Parameters<typeof streamWorld>[0] = {}, media = fakeMedia()) {
   if (role) signIn({ id: FAN })
   const api = installFakeApi(
     streamWorld({
@@ -48,7 +48,6 @@ async function start(role: Role | null, t = track, over: BackendSetup = {}, medi
           settings: { coming_soon: false, countdown_target: null },
           user: role && { id: FAN, role, profile: null, role_profile: null, suspended: false, suspended_reason: null, unread_notifications: 0, session_recorded: true },
         }),
-        start_play: () => 'play-1',
         ...over.rpc,
       },
     }),
@@ -144,6 +143,21 @@ describe('player bar', () => {
     expect(screen.queryByText('Now Playing')).toBeNull()
   })
 
+  it('adds the playing track to a playlist from the expanded player, which stays expanded meanwhile', async () => {
+    const { backend } = await start('fan', track, { tables: { playlists: [{ id: 'p-1', user_id: FAN, name: 'Chill', created_at: '2026-01-01' }], playlist_tracks: [] } })
+    fireEvent.click(buttons('Expand player')[0])
+    fireEvent.click(within(screen.getByTestId('player-expanded')).getByRole('button', { name: 'Add Lagos Nights to a playlist' }))
+    const dialog = await screen.findByRole('dialog')
+    const chill = await within(dialog).findByRole('button', { name: /Chill/ })
+    // Longer than the auto-collapse, and a press inside the dialog: still expanded.
+    await act(() => vi.advanceTimersByTimeAsync(AUTO_COLLAPSE_MS + 1000))
+    fireEvent.mouseDown(chill)
+    fireEvent.click(chill)
+    await screen.findByText('Added to Chill')
+    expect(screen.getByText('Now Playing')).toBeTruthy()
+    expect(backend.calls('playlist_tracks', 'POST').map((c) => c.body)).toEqual([{ playlist_id: 'p-1', track_id: track.id }])
+  })
+
   it('asks a visitor to sign in to like', async () => {
     const { backend } = await start(null)
     fireEvent.click(buttons('Like')[0])
@@ -183,20 +197,22 @@ describe('player bar', () => {
 
   it("counts a fan's stream once 30 s have really played, pauses not included", async () => {
     const { backend } = await start('fan')
+    await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(1))
     await seconds(20)
     fireEvent.click(buttons('Pause')[0])
     await seconds(60)
     fireEvent.click(buttons('Play')[0])
     await seconds(9)
     // 29 s played: the clock has moved 89 s, and nothing was recorded.
-    expect(backend.calls('streams', 'POST')).toHaveLength(0)
+    expect(backend.calls('rpc/finish_play')).toHaveLength(0)
     await seconds(1)
     await screen.findByText('Stream counted!')
-    expect(backend.tables.streams).toEqual([expect.objectContaining({ user_id: FAN, track_id: track.id, is_valid: true, duration: 30 })])
-    expect(backend.calls('rpc/increment_artist_streams').map((c) => c.body)).toEqual([{ p_artist_id: ARTIST }])
+    expect(backend.calls('rpc/finish_play').map((c) => c.body)).toEqual([{ p_play_id: 'play-1', p_duration: 30 }])
+    expect(backend.tables.streams).toEqual([expect.objectContaining({ track_id: track.id, is_valid: true, duration: 30 })])
     // One stream per play: another minute records nothing more.
     await seconds(60)
-    expect(backend.calls('streams', 'POST')).toHaveLength(1)
+    expect(backend.calls('rpc/finish_play')).toHaveLength(1)
+    expect(backend.calls('rpc/start_play')).toHaveLength(1)
   })
 
   it('does not count the seconds the audio spends loading', async () => {
@@ -209,16 +225,34 @@ describe('player bar', () => {
     expect(audio().paused).toBe(false)
     await seconds(29)
     // 29 s played, 69 s since the track was selected: nothing recorded yet.
-    expect(backend.calls('streams', 'POST')).toHaveLength(0)
+    expect(backend.calls('rpc/finish_play')).toHaveLength(0)
     await seconds(1)
     await screen.findByText('Stream counted!')
   })
 
   it('stops a fan with no streams left as the track starts, and clears it after 1 s', async () => {
-    await start('fan', track, { rpc: { get_or_create_daily_stream_limit: () => [{ user_id: FAN, daily_limit: 50, streams_used: 50, streams_remaining: 0 }] } })
+    const { backend } = await start('fan', track, { refuse: 'Daily stream limit reached! You have 0 streams remaining today.' })
     await screen.findByText('Daily stream limit reached! You have 0 streams remaining today.')
     expect(audio().paused).toBe(true)
     await act(() => vi.advanceTimersByTimeAsync(1000))
     expect(screen.queryByTestId('player-bar')).toBeNull()
+    expect(backend.calls('rpc/finish_play')).toHaveLength(0)
+  })
+
+  it('stops a fan when the play cannot be started at all (a failed limit check means none left)', async () => {
+    await start('fan', track, { rpc: { start_play: () => new Answer(503, { code: 'PGRST002', details: null, hint: null, message: 'Could not query the database for the schema cache. Retrying.' }) } })
+    await screen.findByText('Daily stream limit reached! You have 0 streams remaining today.')
+    expect(audio().paused).toBe(true)
+  })
+
+  it('sends the sponsored toasts of one play from its two requests', async () => {
+    const { backend } = await start('fan', sponsoredTrack, { tables: { tracks: [{ id: sponsoredTrack.id, artist_id: sponsoredTrack.artistId, is_sponsored: true, sponsor_id: SPONSOR, streams: 7 }] } })
+    await seconds(30)
+    await screen.findByText('Sponsored stream counted!')
+    await seconds(1)
+    await screen.findByText('₦50 credited to artist from sponsor!')
+    await seconds(3)
+    await screen.findByText("₦50 was automatically transferred from the sponsor to the artist's wallet.")
+    expect(backend.sent.filter((s) => /^rpc\/(start_play|finish_play)$|^functions\/|^streams$/.test(s.target)).map((s) => s.target)).toEqual(['rpc/start_play', 'rpc/finish_play'])
   })
 })

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { Link } from 'react-router'
 import { Heart, Maximize2, Minimize2, Pause, Play, SkipBack, SkipForward, Volume2, VolumeX } from 'lucide-react'
 import { toast } from 'sonner'
@@ -7,6 +7,7 @@ import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { Slider } from '@/components/ui/slider'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
+import { AddToPlaylist, KEEPS_PLAYER } from '@/components/add-to-playlist'
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { formatDuration } from '@/lib/format'
@@ -94,15 +95,21 @@ function ExpandedPlayer() {
   const setExpanded = usePlayerStore((s) => s.setExpanded)
   const panel = useRef<HTMLDivElement>(null)
   const timer = useRef<number | undefined>(undefined)
+  // While the add-to-playlist dialog is open the player stays expanded.
+  const [holding, setHolding] = useState(false)
 
-  // Auto-collapse after 5 s without interaction, or on a click outside.
+  // Auto-collapse after 5 s without interaction, or on a click outside (a
+  // popup the player opened is not outside).
   useEffect(() => {
+    if (holding) return
     const reset = () => {
       window.clearTimeout(timer.current)
       timer.current = window.setTimeout(() => setExpanded(false), AUTO_COLLAPSE_MS)
     }
     const outside = (e: MouseEvent) => {
-      if (panel.current && !panel.current.contains(e.target as Node)) setExpanded(false)
+      const target = e.target as Element
+      if (target.closest?.(`[${KEEPS_PLAYER}]`)) return
+      if (panel.current && !panel.current.contains(target)) setExpanded(false)
     }
     reset()
     const el = panel.current
@@ -117,7 +124,7 @@ function ExpandedPlayer() {
       window.removeEventListener('keydown', reset)
       document.removeEventListener('mousedown', outside)
     }
-  }, [setExpanded])
+  }, [setExpanded, holding])
 
   const sponsorHref = track.sponsorUsername ? `/profiles/${track.sponsorUsername}` : `/profile/${track.sponsorId}`
   return (
@@ -144,7 +151,10 @@ function ExpandedPlayer() {
           <div className="w-full max-w-sm">
             <VolumeControl showPercent />
           </div>
-          <LikeButton withLabel />
+          <div className="flex flex-wrap justify-center gap-2">
+            <LikeButton withLabel />
+            <AddToPlaylist track={track} withLabel onOpenChange={setHolding} />
+          </div>
           {track.isSponsored && track.sponsorName && (
             <div className="flex w-full items-center gap-3 rounded-lg border border-amber-500/40 bg-amber-500/10 p-3">
               <Link to={sponsorHref}>
@@ -292,6 +302,7 @@ export function PlayerBar() {
             </div>
             <div className="flex w-1/4 items-center gap-2">
               <LikeButton />
+              <AddToPlaylist track={track} />
               <VolumeControl />
               <Button variant="ghost" size="icon" aria-label="Expand player" onClick={() => s().setExpanded(true)}>
                 <Maximize2 />

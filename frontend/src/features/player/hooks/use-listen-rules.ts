@@ -3,10 +3,9 @@ import { useNavigate } from 'react-router'
 import { useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { toast } from 'sonner'
 import { useAuthStore } from '@/lib/auth'
-import { deviceId } from '@/lib/device-id'
 import { supabase, type Client } from '@/lib/supabase'
 import { usePlayerStore } from '@/stores/player-store'
-import { AFTER_PAYMENT_KEYS, MIN_LISTEN_SECONDS, recordStream, STREAM_PAYMENT, streamsRemaining, type StreamContext, type StreamOutcome } from '../api/record-stream'
+import { AFTER_PAYMENT_KEYS, finishPlay, LIMIT_REACHED, MIN_LISTEN_SECONDS, startPlay, STREAM_PAYMENT, SUSPENDED, type StartedPlay, type StreamContext, type StreamOutcome } from '../api/record-stream'
 
 /** PREVIEW_SECONDS is the visitor preview and preview-track cap. */
 export const PREVIEW_SECONDS = 10
@@ -27,6 +26,8 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
   const listened = useRef(0)
   const recorded = useRef(false)
   const limitReached = useRef(false)
+  // The server's play, started when the track starts and finished at 30 s.
+  const started = useRef<Promise<StartedPlay> | null>(null)
 
   const stopForLimit = (message: string) => {
     limitReached.current = true
@@ -36,26 +37,28 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
     setTimeout(() => clear(), 1000)
   }
 
-  // settle records the stream once the play reached 30 s and announces the outcome.
+  // settle finishes the play once it reached 30 s and announces the outcome.
   const settle = (seconds: number) => {
-    if (!user || !track) return
-    void settleStream(supabase(), qc, { userId: user.id, role, track, seconds, sessionId: deviceId() }, stopForLimit)
+    if (!user || !track || !started.current) return
+    void settleStream(supabase(), qc, { userId: user.id, role, track, seconds }, started.current, stopForLimit)
   }
 
-  // Per play: reset counters, open the server-side play session, check the fan allowance.
+  // Per play: reset counters and open the server's play, which also checks a
+  // fan's allowance (spec: checked when a track starts).
   const onPlayStart = useEffectEvent(() => {
     listened.current = 0
     recorded.current = false
     limitReached.current = false
+    started.current = null
     if (!track || !user) return
-    const sb = supabase()
-    void sb.rpc('start_play', { p_track_id: track.id }).then(({ error }) => error && console.warn('start_play', error.message))
-    if (role === 'fan') {
-      void streamsRemaining(sb, user.id).then((n) => {
-        qc.setQueryData(['dailyStreamLimit', user.id], n)
-        if (n <= 0) stopForLimit(`Daily stream limit reached! You have ${n} streams remaining today.`)
-      })
-    }
+    const play = startPlay(supabase(), track.id)
+    started.current = play
+    void play.then((r) => {
+      if (started.current !== play || role !== 'fan') return
+      if ('refused' in r && r.refused.startsWith(LIMIT_REACHED)) stopForLimit(r.refused)
+      // Fail safe: a limit check that fails means no streams remain.
+      else if ('failed' in r) stopForLimit(`${LIMIT_REACHED} You have 0 streams remaining today.`)
+    })
   })
   const userId = user?.id
   useEffect(() => {
@@ -102,29 +105,27 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
 const REFRESHING: ReadonlySet<StreamOutcome['kind']> = new Set(['counted', 'sponsored', 'payment-failed', 'not-eligible'])
 
 /**
- * settleStream is what happens when a play reaches 30 s: a fan's allowance is
- * checked again (none left stops playback through stopForLimit), the stream is
- * recorded, its outcome announced, and after a counted stream every cache the
- * spec lists is refreshed.
+ * settleStream is what happens when a play reaches 30 s: the play started on
+ * the server is finished in one call (the stream recorded, a sponsored one
+ * paid), its outcome announced, and after a counted stream every cache the
+ * spec lists is refreshed. A fan whose allowance ran out is stopped through
+ * stopForLimit. A play the server did not start records nothing.
  */
-export async function settleStream(sb: Client, qc: QueryClient, ctx: StreamContext, stopForLimit: (message: string) => void): Promise<void> {
-  if (ctx.role === 'fan') {
-    const n = await streamsRemaining(sb, ctx.userId)
-    if (n <= 0) {
-      stopForLimit(`Daily stream limit reached! You have ${n} streams remaining today.`)
-      return
-    }
-  }
+export async function settleStream(sb: Client, qc: QueryClient, ctx: StreamContext, play: Promise<StartedPlay>, stopForLimit: (message: string) => void): Promise<void> {
   let outcome: StreamOutcome
   try {
-    outcome = await recordStream(sb, ctx)
+    const started = await play
+    if ('playId' in started) outcome = await finishPlay(sb, started.playId, ctx)
+    else if ('refused' in started && started.refused === SUSPENDED) outcome = { kind: 'suspended' }
+    else if ('refused' in started && started.refused.startsWith(LIMIT_REACHED)) return
+    else outcome = { kind: 'error', message: `Stream tracking error: ${'refused' in started ? started.refused : started.failed}` }
   } catch (e) {
     console.error('record stream', e)
     toast.error('An unexpected error occurred while processing your stream')
     return
   }
   announce(outcome)
-  if (outcome.kind === 'limit-reached') stopForLimit('Daily stream limit reached!')
+  if (outcome.kind === 'limit-reached') stopForLimit(LIMIT_REACHED)
   if (REFRESHING.has(outcome.kind)) await Promise.all(AFTER_PAYMENT_KEYS.map((key) => qc.invalidateQueries({ queryKey: [key] })))
 }
 
@@ -132,7 +133,7 @@ export async function settleStream(sb: Client, qc: QueryClient, ctx: StreamConte
 export function announce(o: StreamOutcome) {
   switch (o.kind) {
     case 'suspended':
-      toast.error('User is suspended and cannot generate valid streams')
+      toast.error(SUSPENDED)
       return
     case 'not-fan':
       toast.info(o.message)

@@ -36,7 +36,7 @@ export async function getArtists(limit = 60): Promise<ArtistSummary[]> {
       username: p?.username ?? null,
       bio: p?.bio ?? null,
       is_verified: p?.is_verified ?? false,
-      avatar_url: r.avatar_url ?? p?.avatar_url ?? null,
+      avatar_url: p?.avatar_url ?? r.avatar_url ?? null,
       location: r.location ?? p?.location ?? null,
     }
   })
@@ -67,36 +67,20 @@ export interface FanSummary {
 
 /**
  * getTopFans ranks fans by their count of valid streams (role fan only), top 8,
- * through get_top_fans, or by counting readable valid streams when that
- * procedure is missing. Failures return an empty list.
+ * through get_top_fans: streams are private to their fan, so the ranking is
+ * the server's aggregate. Failures return an empty list.
  */
 export async function getTopFans(): Promise<FanSummary[]> {
   try {
-    const sb = supabase()
-    const rpc = await sb.rpc('get_top_fans', { p_limit: 8 })
-    if (!rpc.error && Array.isArray(rpc.data)) {
-      return (rpc.data as { user_id: string; display_name: string | null; username: string | null; avatar_url: string | null; stream_count: number }[]).map((r) => ({
-        id: r.user_id,
-        display_name: r.display_name,
-        username: r.username,
-        avatar_url: r.avatar_url,
-        streamCount: Number(r.stream_count),
-      }))
-    }
-    const { data: fans, error } = await sb.from('user_roles').select('user_id').eq('role', 'fan').limit(500)
-    if (error) throw error
-    const ids = (fans as { user_id: string }[]).map((f) => f.user_id)
-    if (ids.length === 0) return []
-    const { data: streams, error: e2 } = await sb.from('streams').select('user_id').eq('is_valid', true).in('user_id', ids).limit(10000)
-    if (e2) throw e2
-    const counts = new Map<string, number>()
-    for (const s of streams as { user_id: string }[]) counts.set(s.user_id, (counts.get(s.user_id) ?? 0) + 1)
-    const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)
-    const pub = await publicById(top.map(([id]) => id))
-    return top.map(([id, n]) => {
-      const p = pub.get(id)
-      return { id, display_name: p?.display_name ?? null, username: p?.username ?? null, avatar_url: p?.avatar_url ?? null, streamCount: n }
-    })
+    const rpc = await supabase().rpc('get_top_fans', { p_limit: 8 })
+    if (rpc.error) throw rpc.error
+    return (rpc.data ?? []).map((r) => ({
+      id: r.user_id,
+      display_name: r.display_name,
+      username: r.username,
+      avatar_url: r.avatar_url,
+      streamCount: Number(r.stream_count),
+    }))
   } catch (e) {
     console.warn('top fans', e)
     return []
@@ -113,7 +97,7 @@ export async function getSponsors(): Promise<SponsorSummary[]> {
   const pub = await publicById(data.map((r) => r.id))
   return data.map((r) => {
     const p = pub.get(r.id)
-    return { ...r, display_name: p?.display_name ?? r.name, username: p?.username ?? null, is_verified: p?.is_verified ?? false, avatar_url: r.avatar_url ?? p?.avatar_url ?? null }
+    return { ...r, display_name: p?.display_name ?? r.name, username: p?.username ?? null, is_verified: p?.is_verified ?? false, avatar_url: p?.avatar_url ?? r.avatar_url ?? null }
   })
 }
 

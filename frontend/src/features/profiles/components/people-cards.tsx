@@ -2,7 +2,7 @@ import { Link } from 'react-router'
 import { BadgeCheck, ShieldCheck } from 'lucide-react'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { Button } from '@/components/ui/button'
-import { abbreviateNumber, initials } from '@/lib/format'
+import { abbreviateNumber } from '@/lib/format'
 import { hasValidKyc } from '@/types/api'
 import type { ArtistSummary, FanSummary } from '../api/get-profiles'
 
@@ -20,9 +20,8 @@ export function ArtistCard({ artist, online }: { artist: ArtistSummary; online: 
     <div className="flex min-w-0 flex-col items-center gap-2 rounded-xl border border-border bg-card p-4 text-center" data-testid="artist-card">
       <div className="relative">
         <Avatar className="size-20">
-          {/* No photo: the name's initials, never the app's logo. */}
-          <AvatarImage src={artist.avatar_url ?? undefined} alt={name} />
-          <AvatarFallback className="text-xl">{initials(name)}</AvatarFallback>
+          <AvatarImage src={artist.avatar_url ?? undefined} alt={name} size={80} />
+          <AvatarFallback name={name} className="text-xl" />
         </Avatar>
         <OnlineDot online={online} />
       </div>
@@ -49,8 +48,8 @@ export function FanCard({ fan, online }: { fan: FanSummary; online: boolean }) {
     <Link to={profileHref(fan)} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-3" data-testid="fan-card">
       <div className="relative">
         <Avatar className="size-12">
-          <AvatarImage src={fan.avatar_url ?? undefined} alt={name} />
-          <AvatarFallback>{initials(name)}</AvatarFallback>
+          <AvatarImage src={fan.avatar_url ?? undefined} alt={name} size={48} />
+          <AvatarFallback name={name} />
         </Avatar>
         <OnlineDot online={online} />
       </div>

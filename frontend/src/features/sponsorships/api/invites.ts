@@ -35,12 +35,12 @@ export function useWithdrawInvite() {
   })
 }
 
-/** useSendInvite: a sponsor invites an artist, for one of their unsponsored tracks or for no track. */
+/** useSendInvite: a sponsor invites an artist for one of their unsponsored tracks (the database requires the track). */
 export function useSendInvite(sponsorId: string | undefined) {
   const qc = useQueryClient()
   return useMutation({
     retry: false,
-    mutationFn: async ({ artistId, trackId, pitch }: { artistId: string; trackId: string | null; pitch: string }) => {
+    mutationFn: async ({ artistId, trackId, pitch }: { artistId: string; trackId: string; pitch: string }) => {
       if (!sponsorId) throw new Error('Sign in as a sponsor to send invitations')
       const { error } = await supabase()
         .from('sponsor_artist_invites')

@@ -11,26 +11,56 @@ import { useSeen } from '@/hooks/use-seen'
 import { abbreviateNumber } from '@/lib/format'
 import { useBrowseArtists, useSendInvite, type BrowseArtist } from '../api/invites'
 
+/**
+ * InviteDialog sends a sponsor's invite for one of the artist's unsponsored
+ * tracks, chosen here (required): accepting it sponsors that track. The
+ * database refuses an invite without a track, for another artist's track or
+ * for a sponsored one.
+ */
 function InviteDialog({ sponsorId, artist, trackId, onClose }: { sponsorId: string; artist: BrowseArtist; trackId: string | null; onClose: () => void }) {
   const send = useSendInvite(sponsorId)
   const [pitch, setPitch] = useState('')
-  const track = artist.tracks.find((t) => t.id === trackId)
+  const [chosen, setChosen] = useState(trackId ?? '')
+  const track = artist.tracks.find((t) => t.id === chosen)
   return (
     <Dialog open onOpenChange={(o) => !o && onClose()}>
       <DialogContent>
         <DialogHeader>
           <DialogTitle>Invite {artist.name}</DialogTitle>
-          <DialogDescription>{track ? `Offer to sponsor “${track.title}”.` : 'Offer to sponsor this artist.'} Every valid fan stream then pays ₦50 from your wallet.</DialogDescription>
+          <DialogDescription>{track ? `Offer to sponsor “${track.title}”.` : 'Choose the track you want to sponsor.'} Every valid fan stream then pays ₦50 from your wallet.</DialogDescription>
         </DialogHeader>
+        {artist.tracks.length === 0 ? (
+          <p className="text-sm text-muted-foreground">{artist.name} has no unsponsored tracks to sponsor right now.</p>
+        ) : (
+          <FormField id="invite-track" label="Track">
+            <select
+              id="invite-track"
+              required
+              value={chosen}
+              onChange={(e) => setChosen(e.target.value)}
+              className="h-9 w-full rounded-md border border-border bg-background px-2 text-sm"
+            >
+              <option value="" disabled>
+                Choose a track…
+              </option>
+              {artist.tracks.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.title} · {abbreviateNumber(t.streams)} streams
+                </option>
+              ))}
+            </select>
+          </FormField>
+        )}
         <FormField id="invite-pitch" label="Your pitch">
           <Textarea id="invite-pitch" value={pitch} maxLength={1000} onChange={(e) => setPitch(e.target.value)} placeholder="Tell the artist why you want to back them" />
         </FormField>
         <DialogFooter>
           <Button
-            disabled={send.isPending}
+            disabled={send.isPending || !track}
             onClick={() =>
+              track &&
               send.mutate(
-                { artistId: artist.id, trackId, pitch },
+                { artistId: artist.id, trackId: track.id, pitch },
                 {
                   onSuccess: () => {
                     toast.success('Invitation sent', { description: `${artist.name} has been notified.` })

@@ -10,8 +10,7 @@ export const COVER_TYPES = ['image/jpeg', 'image/png', 'image/webp']
 export const MAX_AUDIO_BYTES = 50 * 1024 * 1024
 export const MAX_COVER_BYTES = 10 * 1024 * 1024
 
-/** publicPath is how a track row points at an object: /storage/v1/object/public/<bucket>/<name>. */
-export const publicPath = (bucket: string, name: string) => `/storage/v1/object/public/${bucket}/${name}`
+export { publicPath } from '@/lib/media'
 
 /** extension picks a file's extension from its name, else from its type. */
 export function extension(name: string, type: string): string {

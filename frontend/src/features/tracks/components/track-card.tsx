@@ -3,6 +3,7 @@ import { Pause, Play } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
+import { AddToPlaylist } from '@/components/add-to-playlist'
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber } from '@/lib/format'
@@ -51,16 +52,16 @@ export function TrackCard({ track }: { track: Track }) {
         <div className="flex items-center gap-2">
           <Link to={artistHref} className="flex min-w-0 items-center gap-1.5 text-sm text-muted-foreground hover:text-foreground">
             <Avatar className="size-5">
-              <AvatarImage src={track.artistAvatar ?? undefined} alt="" />
-              <AvatarFallback className="text-[10px]">{track.artist.charAt(0)}</AvatarFallback>
+              <AvatarImage src={track.artistAvatar ?? undefined} alt="" size={20} />
+              <AvatarFallback name={track.artist} className="text-[8px]" />
             </Avatar>
             <span className="truncate">{track.artist}</span>
           </Link>
           {track.isSponsored && (
             <Link to={sponsorHref} title={`Sponsored by ${track.sponsorName ?? 'a sponsor'}`} className="ml-auto">
               <Avatar className="size-5 ring-1 ring-amber-500">
-                <AvatarImage src={track.sponsorAvatar ?? undefined} alt="" />
-                <AvatarFallback className="text-[10px]">{(track.sponsorName ?? 'S').charAt(0)}</AvatarFallback>
+                <AvatarImage src={track.sponsorAvatar ?? undefined} alt="" size={20} />
+                <AvatarFallback name={track.sponsorName ?? 'Sponsor'} className="text-[8px]" />
               </Avatar>
             </Link>
           )}
@@ -69,6 +70,7 @@ export function TrackCard({ track }: { track: Track }) {
           {track.genre && <Badge variant="outline">{track.genre}</Badge>}
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
+          <AddToPlaylist track={track} className="-my-1 size-7" />
         </div>
         {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (
           <Badge variant="sponsored" className="self-start">

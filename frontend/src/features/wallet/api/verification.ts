@@ -2,31 +2,6 @@ import { useQuery } from '@tanstack/react-query'
 import { supabase } from '@/lib/supabase'
 import type { VerificationPayment } from '../lib/verification'
 
-/** DEFAULT_RENEWAL_DAYS is the renewal window when the setting cannot be read (the server's default). */
-export const DEFAULT_RENEWAL_DAYS = 30
-
-/** useVerificationStatus reads the user's verification (flag and expiry) and the renewal window. */
-export function useVerificationStatus(userId: string | undefined) {
-  return useQuery({
-    queryKey: ['ownProfile', userId, 'verification'],
-    enabled: !!userId,
-    queryFn: async () => {
-      const sb = supabase()
-      const [profile, days] = await Promise.all([
-        sb.from('public_profiles').select('is_verified, verification_expires_at').eq('id', userId!).maybeSingle(),
-        sb.rpc('get_app_text_setting', { setting_key: 'verification_renewal_days' }),
-      ])
-      if (profile.error) throw profile.error
-      const n = Number(days.data)
-      return {
-        isVerified: !!profile.data?.is_verified,
-        expiresAt: profile.data?.verification_expires_at ?? null,
-        renewalDays: !days.error && Number.isFinite(n) && n > 0 ? n : DEFAULT_RENEWAL_DAYS,
-      }
-    },
-  })
-}
-
 /**
  * useVerificationPayment reads the user's verification payment: the one a
  * checkout returned with (reference), else the newest, with whether it

@@ -1,31 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { checkoutReference, successView, verificationOffer, type VerificationPayment } from './verification'
+import { checkoutReference, successView, type VerificationPayment } from './verification'
 
 const now = new Date('2026-06-01T12:00:00Z')
 const inDays = (d: number) => new Date(now.getTime() + d * 86_400_000).toISOString()
-
-describe('verificationOffer', () => {
-  it('offers the badge to someone never verified', () => {
-    expect(verificationOffer({ isVerified: false, expiresAt: null }, 30, now)).toEqual({ active: false, canBuy: true, expiresAt: null, renewFrom: null })
-  })
-  it('does not offer it while the verification has more than 30 days left', () => {
-    const o = verificationOffer({ isVerified: true, expiresAt: inDays(200) }, 30, now)
-    expect(o).toMatchObject({ active: true, canBuy: false })
-    expect(o.renewFrom?.toISOString()).toBe(inDays(170))
-    expect(verificationOffer({ isVerified: true, expiresAt: inDays(30.01) }, 30, now).canBuy).toBe(false)
-  })
-  it('offers renewal in the last 30 days before the expiry', () => {
-    expect(verificationOffer({ isVerified: true, expiresAt: inDays(30) }, 30, now)).toMatchObject({ active: true, canBuy: true })
-    expect(verificationOffer({ isVerified: true, expiresAt: inDays(1) }, 30, now)).toMatchObject({ active: true, canBuy: true })
-  })
-  it('counts an expired verification as none', () => {
-    expect(verificationOffer({ isVerified: true, expiresAt: inDays(-1) }, 30, now)).toMatchObject({ active: false, canBuy: true, renewFrom: null })
-  })
-  it('follows the renewal window the server is configured with', () => {
-    expect(verificationOffer({ isVerified: true, expiresAt: inDays(45) }, 60, now).canBuy).toBe(true)
-    expect(verificationOffer({ isVerified: true, expiresAt: inDays(45) }, 30, now).canBuy).toBe(false)
-  })
-})
 
 describe('successView', () => {
   const paid = (over: Partial<VerificationPayment> = {}): VerificationPayment => ({ status: 'successful', purpose: 'verification', completed_at: inDays(-0.01), granted: true, ...over })

@@ -1,32 +1,6 @@
-// Who may buy the verified badge, and who has just bought it. The database
-// decides both (the payment guard refuses a purchase, the payment row says
-// how it ended); these rules only choose what the pages offer and say.
-
-/** VerificationOffer is what /verification offers a user. */
-export interface VerificationOffer {
-  /** active: verified, with no expiry or one still ahead (spec section 3). */
-  active: boolean
-  /** canBuy: buying (or renewing) is open: never verified, expired, or in the renewal window before the expiry. */
-  canBuy: boolean
-  expiresAt: Date | null
-  /** renewFrom is when renewal opens for an active verification with an expiry. */
-  renewFrom: Date | null
-}
-
-const DAY_MS = 86_400_000
-
-/**
- * verificationOffer mirrors the payment guard: a verification whose expiry
- * is more than renewalDays away blocks a purchase; renewal opens in its
- * last renewalDays days.
- */
-export function verificationOffer(p: { isVerified: boolean; expiresAt: string | null }, renewalDays: number, now: Date): VerificationOffer {
-  const expiresAt = p.expiresAt ? new Date(p.expiresAt) : null
-  const active = p.isVerified && (!expiresAt || expiresAt > now)
-  const renewFrom = active && expiresAt ? new Date(expiresAt.getTime() - renewalDays * DAY_MS) : null
-  const blocked = p.isVerified && !!expiresAt && expiresAt.getTime() > now.getTime() + renewalDays * DAY_MS
-  return { active, canBuy: !blocked, expiresAt, renewFrom }
-}
+// Who has just bought the verified badge. The database decides (the payment
+// row says how it ended, a verification row that it granted the badge); these
+// rules only choose what the success page says.
 
 /** VerificationPayment is what the success page reads of the user's verification payment. */
 export interface VerificationPayment {
@@ -41,7 +15,7 @@ export interface VerificationPayment {
 export type SuccessView = 'thanks' | 'confirming' | 'not-paid'
 
 /** THANKS_WINDOW_MS is how long after its completion a payment reached without its reference is thanked for. */
-export const THANKS_WINDOW_MS = DAY_MS
+export const THANKS_WINDOW_MS = 86_400_000
 
 /**
  * successView decides /verification/success: "Thank you!" only for a

@@ -1,0 +1,77 @@
+// @vitest-environment jsdom
+import { fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { describe, expect, it } from 'vitest'
+import { installFakeApi, renderApp, signIn } from '@/test/app'
+import { pgError, type BackendSetup } from '@/test/fake-backend'
+import { aTrack } from '@/test/track'
+import { TrackCard } from './track-card'
+
+// Any track goes into a playlist from its card, liked or not: the card asks
+// the API the app talks to, which holds the rules.
+
+const FAN = '00000000-0000-4000-8000-00000000f001'
+const track = aTrack({ id: 't-9', title: 'Harmattan' })
+
+function show(setup: BackendSetup = {}, signedIn = true) {
+  if (signedIn) signIn({ id: FAN })
+  const api = installFakeApi({
+    ...setup,
+    tables: {
+      playlists: [
+        { id: 'p-1', user_id: FAN, name: 'Road trip', created_at: '2026-01-01' },
+        { id: 'p-2', user_id: FAN, name: 'Chill', created_at: '2026-01-02' },
+      ],
+      playlist_tracks: [{ playlist_id: 'p-1', track_id: 't-9', position: 1 }],
+      favorites: [],
+      ...setup.tables,
+    },
+    rpc: { get_app_bootstrap: () => ({ settings: { coming_soon: false, countdown_target: null }, user: null }), ...setup.rpc },
+  })
+  renderApp([{ path: '/', element: <TrackCard track={track} /> }], '/')
+  return api
+}
+
+const openDialog = async () => {
+  fireEvent.click(await screen.findByRole('button', { name: 'Add Harmattan to a playlist' }))
+  return screen.findByRole('dialog')
+}
+
+describe('add to playlist from a track card', () => {
+  it('lists the playlists, marks the one already holding the track, and adds it to another', async () => {
+    const { backend } = show()
+    const dialog = await openDialog()
+    const road = await within(dialog).findByRole('button', { name: /Road trip/ })
+    expect(road.hasAttribute('disabled')).toBe(true)
+    expect(road.textContent).toContain('Added')
+    fireEvent.click(within(dialog).getByRole('button', { name: /Chill/ }))
+    await screen.findByText('Added to Chill')
+    expect(backend.calls('playlist_tracks', 'POST').map((c) => c.body)).toEqual([{ playlist_id: 'p-2', track_id: 't-9' }])
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+  })
+
+  it('creates a playlist named in the dialog and adds the track to it', async () => {
+    const { backend } = show()
+    const dialog = await openDialog()
+    fireEvent.change(within(dialog).getByLabelText('New playlist name'), { target: { value: '  Late night  ' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create and add' }))
+    await screen.findByText('Added to Late night')
+    const [created] = backend.calls('playlists', 'POST')
+    expect(created.body).toEqual({ name: 'Late night', user_id: FAN })
+    const newId = backend.tables.playlists.find((p) => p.name === 'Late night')?.id
+    expect(backend.calls('playlist_tracks', 'POST').map((c) => c.body)).toEqual([{ playlist_id: newId, track_id: 't-9' }])
+  })
+
+  it("shows the database's refusal", async () => {
+    show({ onInsert: { playlist_tracks: () => pgError(409, '23505', 'This track is already in the playlist') } })
+    const dialog = await openDialog()
+    fireEvent.click(await within(dialog).findByRole('button', { name: /Chill/ }))
+    await screen.findByText('Could not add the track')
+    await screen.findByText('This track is already in the playlist')
+  })
+
+  it('is not offered to visitors', async () => {
+    show({}, false)
+    await screen.findByText('Harmattan')
+    expect(screen.queryByRole('button', { name: 'Add Harmattan to a playlist' })).toBeNull()
+  })
+})
