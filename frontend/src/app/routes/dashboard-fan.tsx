@@ -18,7 +18,7 @@ function FanPlaylists({ userId }: { userId: string }) {
   return <PlaylistsPanel userId={userId} liked={liked.data ?? []} />
 }
 
-/** History shows the listening history with its tracks' covers and replay, read once the list is known. */
+/** History shows the listening history (covers and listens come with it) and replays its tracks, read once the list is known. */
 function History({ items }: { items: FanDashboardData['history'] }) {
   const tracks = useQuery(getTracksByIdsQueryOptions(items.map((h) => h.track_id)))
   return <ListeningHistory items={items} tracks={tracks.data ?? new Map()} />

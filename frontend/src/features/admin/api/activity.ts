@@ -16,24 +16,20 @@ export interface ActivityFilters {
 
 /**
  * activityFacts reads what a page of the feed refers to by id: people's
- * names, track titles, and the charged figures (VAT and fee included) of
- * the payments it names, which the feed's own rows do not carry. A failed
- * read leaves those entries described without it.
+ * names and track titles (a payment's figures, VAT and fee included, come
+ * in the feed's own rows). A failed read leaves those entries described
+ * without it.
  */
 export async function activityFacts(rows: RowOf<'admin_activity'>[]): Promise<ActivityFacts> {
   const want = factsWanted(rows)
   const sb = supabase()
-  const [people, tracks, payments] = await Promise.all([
+  const [people, tracks] = await Promise.all([
     want.people.length ? sb.from('public_profiles').select('id, display_name, username').in('id', want.people) : null,
     want.tracks.length ? sb.from('tracks').select('id, title').in('id', want.tracks) : null,
-    want.payments.length ? sb.from('payments').select('tx_ref, amount, vat, fee, total').in('tx_ref', want.payments) : null,
   ])
   return {
     people: Object.fromEntries((people?.data ?? []).map((p) => [p.id, p.display_name || p.username || 'a user'])),
     tracks: Object.fromEntries((tracks?.data ?? []).map((t) => [t.id, t.title])),
-    payments: Object.fromEntries(
-      (payments?.data ?? []).map((p) => [p.tx_ref, { amount: Number(p.amount), vat: Number(p.vat), fee: Number(p.fee), total: Number(p.total) }]),
-    ),
   }
 }
 

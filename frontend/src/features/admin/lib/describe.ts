@@ -11,13 +11,11 @@ export interface PaymentFigures {
 
 /**
  * ActivityFacts are what a page of the feed refers to, read beside it: the
- * names of the people and tracks its entries name by id, and the figures of
- * the payments they name by reference.
+ * names of the people and tracks its entries name by id.
  */
 export interface ActivityFacts {
   people: Record<string, string>
   tracks: Record<string, string>
-  payments: Record<string, PaymentFigures>
 }
 
 /** ActivityRow is what the feed shows of one entry (a row of admin_activity). */
@@ -64,12 +62,11 @@ export function adminVerb(action: string, who: string | null = null): string {
   return op ? `${op === 'insert' ? 'added to' : `${op}d`} ${table}` : action
 }
 
-/** paymentFigures are a payment entry's figures: from its own details when they carry them, else read beside the feed. */
+/** paymentFigures are what a payment entry charged, as the feed gives it (admin_activity reads them from the payment). */
 export function paymentFigures(row: ActivityRow): PaymentFigures | null {
   const d = (row.details && typeof row.details === 'object' ? row.details : {}) as Details
   const total = figure(d.total)
-  if (total !== null) return { amount: figure(d.amount) ?? total, vat: figure(d.vat) ?? 0, fee: figure(d.fee) ?? 0, total }
-  return (row.subject_id && row.facts?.payments[row.subject_id]) || null
+  return total === null ? null : { amount: figure(d.amount) ?? total, vat: figure(d.vat) ?? 0, fee: figure(d.fee) ?? 0, total }
 }
 
 const purposeName = (p: string) => (p === 'topup' ? 'a wallet top-up' : p === 'verification' ? 'verification' : p || 'a payment')
@@ -117,10 +114,11 @@ export function describeActivity(row: ActivityRow): string {
     case 'payment.completed': {
       const f = paymentFigures(row)
       const purpose = str(d.purpose)
+      // Such a payment is refunded in full, VAT and fee included (complete_payment).
       if (d.credited_to_wallet)
         return f
-          ? `Paid ${naira(f.total)} for verification while already verified: ${naira(f.amount)} went to their wallet`
-          : `Paid for verification while already verified: ${naira(d.amount)} went to their wallet`
+          ? `Paid ${naira(f.total)} for verification while already verified: all of it was refunded to their wallet`
+          : 'Paid for verification while already verified: all of it was refunded to their wallet'
       if (!f) return `Paid for ${purposeName(purpose)}: ${naira(d.amount)} before VAT and fee`
       if (purpose === 'topup') return `Topped up their wallet with ${naira(f.amount)}, paying ${naira(f.total)} (${breakdown(f)})`
       return `Paid ${naira(f.total)} for ${purposeName(purpose)} (${breakdown(f)})`
@@ -166,20 +164,18 @@ export function describeActivity(row: ActivityRow): string {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
-/** factsWanted lists what a page of the feed refers to by id: people, tracks, and payment references lacking their figures. */
-export function factsWanted(rows: ActivityRow[]): { people: string[]; tracks: string[]; payments: string[] } {
+/** factsWanted lists what a page of the feed refers to by id: people and tracks. */
+export function factsWanted(rows: ActivityRow[]): { people: string[]; tracks: string[] } {
   const people = new Set<string>()
   const tracks = new Set<string>()
-  const payments = new Set<string>()
   const id = (v: unknown) => (typeof v === 'string' && v ? v : null)
   for (const r of rows) {
     const d = (r.details && typeof r.details === 'object' ? r.details : {}) as Details
     if (r.subject_type === 'user' && id(r.subject_id)) people.add(r.subject_id!)
     for (const k of ['artist_id', 'sponsor_id', 'owner']) if (id(d[k])) people.add(d[k] as string)
     if (id(d.track_id)) tracks.add(d.track_id as string)
-    if (r.action.startsWith('payment.') && r.subject_type === 'payment' && id(r.subject_id) && figure(d.total) === null) payments.add(r.subject_id!)
   }
-  return { people: [...people], tracks: [...tracks], payments: [...payments] }
+  return { people: [...people], tracks: [...tracks] }
 }
 
 /** ACTIVITY_KINDS are the feed's filters, in the order the select shows them. */

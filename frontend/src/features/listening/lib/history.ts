@@ -1,8 +1,8 @@
 // How long a listen lasted. A stream is recorded once 30 s have been heard,
-// with that listening as its duration; how much longer the listener went on
-// is not recorded by the database yet. The fan dashboard's history is to
-// carry it as `listened` (the whole listen, measured by the server): until
-// it does, the recorded duration is what there is.
+// with that listening as its duration; the player reports how much longer
+// the listener went on (record_listen, capped by the server's clock) and the
+// fan dashboard's history carries the whole listen as `listened`. A row
+// without it (a play never reported) has the recorded duration.
 
 /** listenedSeconds is the whole listen when known, else the listening the stream was recorded with. */
 export function listenedSeconds(h: { duration: number | null; listened?: number | null }): number {
