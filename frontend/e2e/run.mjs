@@ -14,6 +14,7 @@ import { serveDist } from './serve.mjs'
 import { register as registerDashboards } from './dashboards.mjs'
 import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
+import { register as registerLayout } from './layout.mjs'
 import { register as registerOAuth } from './oauth.mjs'
 
 const here = new URL('.', import.meta.url).pathname
@@ -677,8 +678,9 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
   }
 })
 
-registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
+registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, pngImage, balance })
 registerProviders(test, { app, newPage, psql })
+registerLayout(test, { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 

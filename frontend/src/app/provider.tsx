@@ -2,9 +2,12 @@ import { useEffect } from 'react'
 import { QueryClientProvider } from '@tanstack/react-query'
 import { Toaster } from '@/components/ui/sonner'
 import { TooltipProvider } from '@/components/ui/tooltip'
+import { useIsMobile } from '@/hooks/use-media-query'
 import { useAuthStore } from '@/lib/auth'
 import { queryClient } from '@/lib/query-client'
 import { supabase } from '@/lib/supabase'
+import { toastBottom } from '@/lib/toast-offset'
+import { usePlayerStore } from '@/stores/player-store'
 import { loadShell } from './bootstrap'
 
 /**
@@ -38,6 +41,13 @@ function AuthListener() {
   return null
 }
 
+/** Toasts keeps the toasts clear of the bottom navigation and the player bar. */
+function Toasts() {
+  const mobile = useIsMobile()
+  const player = usePlayerStore((s) => !!s.currentTrack)
+  return <Toaster bottom={toastBottom({ mobile, player })} />
+}
+
 /** AppProvider wires the query cache, tooltips, toasts and the auth listener. */
 export function AppProvider({ children }: { children: React.ReactNode }) {
   return (
@@ -45,7 +55,7 @@ export function AppProvider({ children }: { children: React.ReactNode }) {
       <TooltipProvider>
         <AuthListener />
         {children}
-        <Toaster />
+        <Toasts />
       </TooltipProvider>
     </QueryClientProvider>
   )

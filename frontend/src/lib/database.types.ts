@@ -560,6 +560,7 @@ export type Database = {
           closed_at: string | null
           id: string
           ip_address: string | null
+          listened_seconds: number | null
           outcome: Json | null
           started_at: string
           stream_id: string | null
@@ -571,6 +572,7 @@ export type Database = {
           closed_at?: string | null
           id?: string
           ip_address?: string | null
+          listened_seconds?: number | null
           outcome?: Json | null
           started_at?: string
           stream_id?: string | null
@@ -582,6 +584,7 @@ export type Database = {
           closed_at?: string | null
           id?: string
           ip_address?: string | null
+          listened_seconds?: number | null
           outcome?: Json | null
           started_at?: string
           stream_id?: string | null
@@ -1631,6 +1634,10 @@ export type Database = {
       increment_track_streams: { Args: { p_track_id: string }; Returns: number }
       is_admin: { Args: never; Returns: boolean }
       is_user_suspended: { Args: { p_user_id: string }; Returns: boolean }
+      record_listen: {
+        Args: { p_play_id: string; p_seconds: number }
+        Returns: number
+      }
       record_stream_for_duplicate_prevention: {
         Args: {
           p_device_fingerprint?: string

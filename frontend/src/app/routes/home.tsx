@@ -4,8 +4,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Headphones, HandCoins, Mic2, Music2, RefreshCw, Users, Wallet } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
+import { dashboardPath } from '@/config/nav'
 import { useIsMobile } from '@/hooks/use-media-query'
 import { useOnlineUsers } from '@/hooks/use-online-users'
+import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber, formatNaira } from '@/lib/format'
 import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
 import { TrackCard } from '@/features/tracks/components/track-card'
@@ -56,6 +58,10 @@ function Carousel({ children }: { children: React.ReactNode[] }) {
 /** HomePage is the landing page of spec section 2. */
 export default function HomePage() {
   const isMobile = useIsMobile()
+  const user = useAuthStore((s) => s.user)
+  const role = useAuthStore((s) => s.role)
+  // Nobody is known to be signed out before the stored session has been read.
+  const signedOut = useAuthStore((s) => s.sessionRead && !s.user)
   const qc = useQueryClient()
   const online = useOnlineUsers()
   const popular = useQuery(getTracksQueryOptions({ order: 'popular', limit: 12 }))
@@ -97,9 +103,17 @@ export default function HomePage() {
           Artists earn ₦50 per stream from their sponsors. Sponsors back the sounds they believe in. Fans just press play.
         </p>
         <div className="mt-6 flex flex-wrap gap-3">
-          <Button asChild size="lg" className="bg-white text-violet-800 hover:bg-white/90">
-            <Link to="/register">Get Started</Link>
-          </Button>
+          {/* Joining is for visitors; a signed-in user is offered their dashboard. */}
+          {signedOut && (
+            <Button asChild size="lg" className="bg-white text-violet-800 hover:bg-white/90">
+              <Link to="/register">Get Started</Link>
+            </Button>
+          )}
+          {user && (
+            <Button asChild size="lg" className="bg-white text-violet-800 hover:bg-white/90">
+              <Link to={dashboardPath(role)}>Go to Dashboard</Link>
+            </Button>
+          )}
           <Button asChild size="lg" variant="outline" className="border-white/60">
             <Link to="/charts">Explore Charts</Link>
           </Button>
@@ -225,13 +239,15 @@ export default function HomePage() {
             </div>
           ))}
         </div>
-        <div className="mt-8 flex justify-center">
-          <Button asChild size="lg">
-            <Link to="/register">
-              <Music2 /> Join Backline
-            </Link>
-          </Button>
-        </div>
+        {signedOut && (
+          <div className="mt-8 flex justify-center">
+            <Button asChild size="lg">
+              <Link to="/register">
+                <Music2 /> Join Backline
+              </Link>
+            </Button>
+          </div>
+        )}
       </Section>
     </div>
   )

@@ -23,6 +23,8 @@ export function Logo() {
 /** TopBar is the fixed top navigation; `signedInExtras` holds the nudge and the bell. */
 export function TopBar({ signedInExtras }: { signedInExtras?: React.ReactNode }) {
   const user = useAuthStore((s) => s.user)
+  // Login and Sign Up are for visitors: not shown before the stored session has been read.
+  const signedOut = useAuthStore((s) => s.sessionRead && !s.user)
   const isMobile = useIsMobile()
   const hidden = useScrollHide(isMobile)
   return (
@@ -50,14 +52,16 @@ export function TopBar({ signedInExtras }: { signedInExtras?: React.ReactNode })
               </Suspense>
             </>
           ) : (
-            <div className="hidden items-center gap-2 md:flex">
-              <Button asChild variant="ghost" size="sm">
-                <Link to="/login">Login</Link>
-              </Button>
-              <Button asChild size="sm">
-                <Link to="/register">Sign Up</Link>
-              </Button>
-            </div>
+            signedOut && (
+              <div className="hidden items-center gap-2 md:flex">
+                <Button asChild variant="ghost" size="sm">
+                  <Link to="/login">Login</Link>
+                </Button>
+                <Button asChild size="sm">
+                  <Link to="/register">Sign Up</Link>
+                </Button>
+              </div>
+            )
           )}
         </div>
       </div>

@@ -255,4 +255,27 @@ describe('player bar', () => {
     await screen.findByText("₦50 was automatically transferred from the sponsor to the artist's wallet.")
     expect(backend.sent.filter((s) => /^rpc\/(start_play|finish_play)$|^functions\/|^streams$/.test(s.target)).map((s) => s.target)).toEqual(['rpc/start_play', 'rpc/finish_play'])
   })
+
+  it("reports a recorded play's whole listen when it pauses and when the next track starts, never a play without a stream", async () => {
+    const { backend } = await start('fan')
+    await seconds(42)
+    expect(backend.calls('rpc/finish_play')).toHaveLength(1)
+    expect(backend.calls('rpc/record_listen')).toHaveLength(0)
+    fireEvent.click(buttons('Pause')[0])
+    await waitFor(() => expect(backend.calls('rpc/record_listen').map((c) => c.body)).toEqual([{ p_play_id: 'play-1', p_seconds: 42 }]))
+    // Nothing more heard: nothing more to say.
+    fireEvent.click(buttons('Play')[0])
+    fireEvent.click(buttons('Pause')[0])
+    fireEvent.click(buttons('Play')[0])
+    await seconds(5)
+    act(() => usePlayerStore.getState().playTrack(clientTrack({ id: '00000000-0000-4000-8000-0000000000c9', title: 'Abuja Mornings', artist: 'Ada' })))
+    await waitFor(() => expect(backend.calls('rpc/record_listen').map((c) => c.body)).toEqual([{ p_play_id: 'play-1', p_seconds: 42 }, { p_play_id: 'play-1', p_seconds: 47 }]))
+    expect(backend.tables.play_sessions.find((p) => p.id === 'play-1')?.listened_seconds).toBe(47)
+    // The next play has no stream before 30 s: its pause reports nothing.
+    await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(2))
+    await seconds(10)
+    fireEvent.click(buttons('Pause')[0])
+    await seconds(2)
+    expect(backend.calls('rpc/record_listen')).toHaveLength(2)
+  })
 })

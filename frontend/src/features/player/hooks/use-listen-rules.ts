@@ -5,7 +5,7 @@ import { toast } from 'sonner'
 import { useAuthStore } from '@/lib/auth'
 import { supabase, type Client } from '@/lib/supabase'
 import { usePlayerStore } from '@/stores/player-store'
-import { AFTER_PAYMENT_KEYS, finishPlay, LIMIT_REACHED, MIN_LISTEN_SECONDS, startPlay, STREAM_PAYMENT, SUSPENDED, type StartedPlay, type StreamContext, type StreamOutcome } from '../api/record-stream'
+import { AFTER_PAYMENT_KEYS, finishPlay, LIMIT_REACHED, MIN_LISTEN_SECONDS, recordListen, startPlay, STREAM_PAYMENT, SUSPENDED, type StartedPlay, type StreamContext, type StreamOutcome } from '../api/record-stream'
 
 /** PREVIEW_SECONDS is the visitor preview and preview-track cap. */
 export const PREVIEW_SECONDS = 10
@@ -43,9 +43,33 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
     void settleStream(supabase(), qc, { userId: user.id, role, track, seconds }, started.current, stopForLimit)
   }
 
-  // Per play: reset counters and open the server's play, which also checks a
-  // fan's allowance (spec: checked when a track starts).
+  // The whole listen of a recorded play goes to the server when it pauses,
+  // ends or the page is hidden: the history shows how long it lasted. A play
+  // shorter than 30 s has no stream, so nothing to report.
+  const reported = useRef(0)
+  const reportListen = () => {
+    const play = started.current
+    const seconds = listened.current
+    if (!play || !recorded.current || seconds <= reported.current) return
+    reported.current = seconds
+    void play.then((p) => ('playId' in p ? recordListen(supabase(), p.playId, seconds) : undefined))
+  }
+  const onListenPause = useEffectEvent(reportListen)
+  useEffect(() => {
+    if (!isPlaying) onListenPause()
+  }, [isPlaying])
+  useEffect(() => {
+    const hidden = () => document.visibilityState === 'hidden' && onListenPause()
+    document.addEventListener('visibilitychange', hidden)
+    return () => document.removeEventListener('visibilitychange', hidden)
+  }, [])
+
+  // Per play: report the previous play's listen, reset counters and open the
+  // server's play, which also checks a fan's allowance (spec: checked when a
+  // track starts).
   const onPlayStart = useEffectEvent(() => {
+    reportListen()
+    reported.current = 0
     listened.current = 0
     recorded.current = false
     limitReached.current = false
