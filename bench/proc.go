@@ -1,0 +1,40 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// BuildBasalt compiles cmd/basalt of the module at root into dir, unless
+// bin already names a binary.
+func BuildBasalt(ctx context.Context, root, dir, bin string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	out := filepath.Join(dir, "basalt")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/basalt")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/basalt: %w\n%s", err, b)
+	}
+	return out, nil
+}
+
+// FreePort is a TCP port on 127.0.0.1 that nothing listens on now.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ProcessCPU is the user and system time process pid and its direct
+// children have used so far (a server and, for PostgreSQL, its backends);
+// false when the process is gone.
+func ProcessCPU(pid int) (time.Duration, bool) { return processTreeCPU(pid) }
