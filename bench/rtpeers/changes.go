@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,7 +134,11 @@ func expectEvent(side changesSide, w int, seq int64) error {
 	if err != nil {
 		return err
 	}
-	if got != seq || !bytes.Contains(ev, []byte(`"worker":`+strconv.Itoa(w)+`,`)) {
+	worker, err := parseInt(ev, "worker")
+	if err != nil {
+		return err
+	}
+	if got != seq || worker != int64(w) {
 		return fmt.Errorf("expected its row %d, got %s (lost, duplicated or another's row)", seq, ev)
 	}
 	return nil
@@ -326,8 +331,19 @@ func changesPart(ctx context.Context, opts bench.Options, rounds int, bs *basalt
 			if err != nil {
 				return nil, fmt.Errorf("changes, %s: %w", s.name, err)
 			}
+			var prof *dbProfile
+			if *pgstatFlag && i == 0 {
+				if prof, err = bs.startDBProfile(ctx); err != nil {
+					return nil, err
+				}
+			}
 			res, err := runChanges(ctx, cs, workers, opts.Warmup, opts.Duration, s.cpu, s.db)
 			cs.close()
+			if prof != nil && err == nil {
+				if err := prof.print(ctx, os.Stderr, "change (warm-up included)", res.Ops); err != nil {
+					return nil, err
+				}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("changes, %s: %w", s.name, err)
 			}

@@ -186,12 +186,16 @@ func runFanout(ctx context.Context, proto fanoutProto, c fanoutCase, topic strin
 const payloadPad = "0123456789abcdef0123"
 
 // parseSeq reads the number after `"seq":` in a JSON message.
-func parseSeq(b []byte) (int64, error) {
-	i := bytes.Index(b, []byte(`"seq":`))
+func parseSeq(b []byte) (int64, error) { return parseInt(b, "seq") }
+
+// parseInt reads the number after the first `"name":` in a JSON message.
+func parseInt(b []byte, name string) (int64, error) {
+	key := `"` + name + `":`
+	i := bytes.Index(b, []byte(key))
 	if i < 0 {
-		return 0, fmt.Errorf("no seq in %q", b)
+		return 0, fmt.Errorf("no %s in %q", name, b)
 	}
-	b = b[i+6:]
+	b = b[i+len(key):]
 	j := 0
 	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
 		j++

@@ -53,6 +53,7 @@ var (
 	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes")
 	buildFlag  = flag.Bool("build-peers", true, "build missing peers (off with -smoke)")
 	keepFlag   = flag.Bool("keep", false, "keep the temporary folder (servers' logs)")
+	pgstatFlag = flag.Bool("pgstat", false, "print where PostgreSQL's time went in Basalt's change runs (CPU by process, pg_stat_statements)")
 )
 
 func main() {
