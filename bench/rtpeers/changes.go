@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	gojwt "github.com/golang-jwt/jwt/v5"
 	"github.com/gorilla/websocket"
 
 	"github.com/basaltdev/basalt/bench"
@@ -157,47 +156,30 @@ type basaltChanges struct {
 func newBasaltChanges(st *basaltStack, workers int) (*basaltChanges, error) {
 	b := &basaltChanges{st: st, hc: bench.HTTPClient(workers)}
 	for w := range workers {
-		tok, err := st.keys.Sign(gojwt.MapClaims{"sub": newUUID(), "role": "authenticated", "aud": "authenticated",
-			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix()})
+		tok, err := userToken(st)
 		if err != nil {
+			b.close()
 			return nil, err
 		}
 		b.tokens = append(b.tokens, tok)
-		c, _, err := websocket.DefaultDialer.Dial(st.wsURL(st.keys.AnonKey), nil)
+		c, err := joinChanges(st, "pg-"+strconv.Itoa(w), tok,
+			`{"event":"INSERT","schema":"public","table":"bench_events","filter":"worker=eq.`+strconv.Itoa(w)+`"}`)
 		if err != nil {
 			b.close()
 			return nil, err
 		}
 		b.subs = append(b.subs, c)
-		join := fmt.Sprintf(`["1","1","realtime:pg-%d","phx_join",{"config":{"broadcast":{"ack":false,"self":false},`+
-			`"presence":{"key":"","enabled":false},"postgres_changes":[{"event":"INSERT","schema":"public",`+
-			`"table":"bench_events","filter":"worker=eq.%d"}],"private":false},"access_token":%q}]`, w, w, tok)
-		if err := c.WriteMessage(websocket.TextMessage, []byte(join)); err != nil {
-			b.close()
-			return nil, err
-		}
-		for {
-			_ = c.SetReadDeadline(time.Now().Add(15 * time.Second))
-			_, m, err := c.ReadMessage()
-			if err != nil {
-				b.close()
-				return nil, fmt.Errorf("postgres_changes subscribe: %w", err)
-			}
-			if strings.Contains(string(m), "Subscribed to PostgreSQL") {
-				break
-			}
-			if strings.Contains(string(m), `"status":"error"`) {
-				b.close()
-				return nil, fmt.Errorf("postgres_changes subscribe: %s", m)
-			}
-		}
 	}
 	return b, nil
 }
 
-func (b *basaltChanges) insert(w int, seq int64) error {
+func (b *basaltChanges) insert(w int, seq int64) error { return b.insertInto("bench_events", w, seq) }
+
+// insertInto posts a row to table as worker w's user, as supabase-js's
+// insert() does (return=minimal).
+func (b *basaltChanges) insertInto(table string, w int, seq int64) error {
 	body := `{"worker":` + strconv.Itoa(w) + `,"seq":` + strconv.FormatInt(seq, 10) + `,"body":"x"}`
-	req, err := http.NewRequest("POST", b.st.url+"/rest/v1/bench_events", strings.NewReader(body))
+	req, err := http.NewRequest("POST", b.st.url+"/rest/v1/"+table, strings.NewReader(body))
 	if err != nil {
 		return err
 	}

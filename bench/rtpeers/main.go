@@ -50,7 +50,7 @@ import (
 var (
 	roundsFlag = flag.Int("rounds", 3, "runs of each case per server, interleaved")
 	binFlag    = flag.String("bin", "", "a built basalt binary (default: build ./cmd/basalt)")
-	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes")
+	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes, feed")
 	buildFlag  = flag.Bool("build-peers", true, "build missing peers (off with -smoke)")
 	keepFlag   = flag.Bool("keep", false, "keep the temporary folder (servers' logs)")
 	pgstatFlag = flag.Bool("pgstat", false, "print where PostgreSQL's time went in Basalt's change runs (CPU by process, pg_stat_statements)")
@@ -133,13 +133,13 @@ func run(opts bench.Options) error {
 			rep.peers = append(rep.peers, centrifugo.String())
 		}
 	}
-	if part("changes") || part("idle") {
+	if part("changes") || part("feed") || part("idle") {
 		if pbBin = peerBin(pocketbase); pbBin != "" {
 			rep.peers = append(rep.peers, pocketbase.String())
 		}
 	}
 
-	bs, err := startBasalt(ctx, bin, tmp, changesSchema)
+	bs, err := startBasalt(ctx, bin, tmp, changesSchema+feedSchema)
 	if err != nil {
 		return err
 	}
@@ -171,6 +171,13 @@ func run(opts bench.Options) error {
 		if rep.changes, err = changesPart(ctx, opts, rounds, bs, pb); err != nil {
 			return err
 		}
+	}
+	if part("feed") {
+		feed, err := feedPart(ctx, opts, rounds, bs, pb)
+		if err != nil {
+			return err
+		}
+		rep.changes = append(rep.changes, feed)
 	}
 	return rep.print(os.Stdout)
 }

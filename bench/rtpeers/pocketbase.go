@@ -61,9 +61,21 @@ func startPocketBase(ctx context.Context, bin, tmp string) (*pocketBase, error) 
 			{"name": "body", "type": "text"},
 		},
 	}
-	if err := pb.call("POST", "/api/collections", admin, coll, nil); err != nil {
-		p.stop()
-		return nil, fmt.Errorf("pocketbase collection: %w", err)
+	signedIn := `@request.auth.id != ""`
+	feed := map[string]any{
+		"name": "feed", "type": "base", "listRule": signedIn, "viewRule": signedIn, "createRule": "author = @request.auth.id",
+		"fields": []map[string]any{
+			{"name": "worker", "type": "number"},
+			{"name": "seq", "type": "number"},
+			{"name": "author", "type": "relation", "collectionId": "_pb_users_auth_", "maxSelect": 1},
+			{"name": "body", "type": "text"},
+		},
+	}
+	for _, c := range []map[string]any{coll, feed} {
+		if err := pb.call("POST", "/api/collections", admin, c, nil); err != nil {
+			p.stop()
+			return nil, fmt.Errorf("pocketbase collection: %w", err)
+		}
 	}
 	return pb, nil
 }
@@ -133,9 +145,16 @@ type pbSubscriber struct {
 	errs   chan error
 }
 
-// subscribe opens the SSE stream, waits for PB_CONNECT and sets the
-// subscription with the user's token.
+// subscribe subscribes to every event of the events collection that
+// passes filter.
 func (pb *pocketBase) subscribe(token, filter string) (*pbSubscriber, error) {
+	opts, _ := json.Marshal(map[string]any{"query": map[string]string{"filter": filter}})
+	return pb.subscribeTopic(token, "events/*?options="+url.QueryEscape(string(opts)))
+}
+
+// subscribeTopic opens the SSE stream, waits for PB_CONNECT and sets the
+// subscription with the user's token.
+func (pb *pocketBase) subscribeTopic(token, topic string) (*pbSubscriber, error) {
 	req, err := http.NewRequest("GET", pb.url+"/api/realtime", nil)
 	if err != nil {
 		return nil, err
@@ -158,8 +177,6 @@ func (pb *pocketBase) subscribe(token, filter string) (*pbSubscriber, error) {
 		res.Body.Close()
 		return nil, fmt.Errorf("no PB_CONNECT within 10 s")
 	}
-	opts, _ := json.Marshal(map[string]any{"query": map[string]string{"filter": filter}})
-	topic := "events/*?options=" + url.QueryEscape(string(opts))
 	if err := pb.call("POST", "/api/realtime", token, map[string]any{"clientId": clientID, "subscriptions": []string{topic}}, nil); err != nil {
 		res.Body.Close()
 		return nil, err

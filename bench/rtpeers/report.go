@@ -72,7 +72,11 @@ func (r *report) print(w io.Writer) error {
 		r.table(w, "broadcast fan-out, "+c.Case, "deliveries/s", "per delivery", c)
 	}
 	for _, c := range r.changes {
-		r.table(w, "postgres_changes, "+c.Case, "changes/s", "per change", c)
+		rate, per := "changes/s", "per change"
+		if strings.Contains(c.Case, "subscribers") {
+			rate, per = "deliveries/s", "per delivery"
+		}
+		r.table(w, "postgres_changes, "+c.Case, rate, per, c)
 	}
 	return nil
 }

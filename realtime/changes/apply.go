@@ -118,11 +118,21 @@ func (e *Engine) process(ctx context.Context, ch *Change) {
 	}
 	visible := e.visibility(ctx, rel, ch, ev, matched)
 	out := newOutput(rel, ch, ev)
+	// A payload depends on the subscriber's role and on which of its
+	// bindings matched (a binding's id stands for its parameters):
+	// subscribers alike share one.
+	shared := map[string]json.RawMessage{}
 	for i, m := range matched {
 		if !visible[i] {
 			continue
 		}
-		m.sub.deliver(out.payload(ctx, e, m))
+		key := m.sub.caller.Load().Role + fmt.Sprint(m.ids)
+		p, ok := shared[key]
+		if !ok {
+			p = out.payload(ctx, e, m)
+			shared[key] = p
+		}
+		m.sub.deliver(p)
 	}
 }
 
@@ -396,6 +406,12 @@ func (e *Engine) checkRows(ctx context.Context, rel *relInfo, ch *Change, caller
 		pending[i] = i
 	}
 	q := rel.checkSQL()
+	var key []*string // the key's values, in column order
+	for i, col := range rel.Cols {
+		if col.PK && i < len(ch.New) {
+			key = append(key, ch.New[i])
+		}
+	}
 	delay := 100 * time.Microsecond
 	for attempt := 0; len(pending) > 0; attempt++ {
 		batch := make([]pg.Caller, len(pending))
@@ -410,7 +426,7 @@ func (e *Engine) checkRows(ctx context.Context, rel *relInfo, ch *Change, caller
 			}
 			answered[j] = true
 			return nil
-		}, q, ch.New, int64(ch.Xid))
+		}, q, key, int64(ch.Xid))
 		if err != nil {
 			e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
 		}
@@ -441,7 +457,7 @@ const visibleAttempts = 50
 // checkSQL is the row check of the table: whether the statement's snapshot
 // sees transaction $2 (its 32-bit id widened with the current epoch; 0:
 // unknown, taken as seen), and whether a row with the change's key ($1,
-// the new row's text values) is visible to the caller.
+// the key columns' text values in column order) is visible to the caller.
 func (r *relInfo) checkSQL() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -449,9 +465,9 @@ func (r *relInfo) checkSQL() string {
 		return r.check
 	}
 	var conds []string
-	for i, col := range r.Cols {
+	for _, col := range r.Cols {
 		if col.PK {
-			conds = append(conds, fmt.Sprintf("%s = ($1::text[])[%d]::%s", pgx.Identifier{col.Name}.Sanitize(), i+1, col.Type))
+			conds = append(conds, fmt.Sprintf("%s = ($1::text[])[%d]::%s", pgx.Identifier{col.Name}.Sanitize(), len(conds)+1, col.Type))
 		}
 	}
 	r.check = `
