@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"time"
 
 	"github.com/basaltdev/basalt/bench"
@@ -13,14 +14,14 @@ type idleRow struct {
 	RSS    int64  `json:"rss_bytes"`
 }
 
-// idleSettle is how long a server has been up, with nothing asked of it,
+// settleFlag is how long a server has been up, with nothing asked of it,
 // when its memory is read.
-const idleSettle = 5 * time.Second
+var settleFlag = flag.Duration("settle", 5*time.Second, "idle time before the servers' memory is read")
 
 // measureIdle reads each server's resident set once it has been idle for
 // a while after its start (the servers started before it was called).
 func measureIdle(ctx context.Context, opts bench.Options, bs *basaltStack, pb *pocketBase) []idleRow {
-	settle := idleSettle
+	settle := *settleFlag
 	if opts.Smoke {
 		settle = time.Second
 	}
