@@ -287,7 +287,7 @@ func (p *pbChanges) close() {
 	}
 }
 
-func changesPart(ctx context.Context, opts bench.Options, rounds int, bs *basaltStack, pb *pocketBase) ([]caseRows, error) {
+func changesPart(ctx context.Context, opts bench.Options, rounds int, stacks []*basaltStack, pb *pocketBase) ([]caseRows, error) {
 	type side struct {
 		name string
 		open func() (changesSide, error)
@@ -295,11 +295,14 @@ func changesPart(ctx context.Context, opts bench.Options, rounds int, bs *basalt
 		db   func() time.Duration
 	}
 	workers := opts.Concurrency
-	sides := []side{{name: "Basalt", cpu: bs.cpu, db: bs.dbCPU,
-		open: func() (changesSide, error) { return newBasaltChanges(bs, workers) }}}
+	var sides []side
+	for _, bs := range stacks {
+		sides = append(sides, side{name: bs.name, cpu: bs.cpu, db: bs.dbCPU,
+			open: func() (changesSide, error) { return newBasaltChanges(bs, workers) }})
+	}
 	if pb != nil {
-		sides = append(sides, side{name: pocketbase.String(), cpu: pb.cpu,
-			open: func() (changesSide, error) { return newPBChanges(pb, workers) }})
+		sides = append(sides[:1], append([]side{{name: pocketbase.String(), cpu: pb.cpu,
+			open: func() (changesSide, error) { return newPBChanges(pb, workers) }}}, sides[1:]...)...)
 	}
 	rows := caseRows{Case: fmt.Sprintf("INSERT → its filtered subscriber under a read rule, %d workers", workers)}
 	for _, s := range sides {
@@ -315,7 +318,7 @@ func changesPart(ctx context.Context, opts bench.Options, rounds int, bs *basalt
 			}
 			var prof *dbProfile
 			if *pgstatFlag && i == 0 {
-				if prof, err = bs.startDBProfile(ctx); err != nil {
+				if prof, err = stacks[0].startDBProfile(ctx); err != nil {
 					return nil, err
 				}
 			}

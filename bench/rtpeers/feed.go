@@ -307,7 +307,7 @@ func (f *pbFeed) close() {
 }
 
 // feedPart runs the many-subscribers case on both servers.
-func feedPart(ctx context.Context, opts bench.Options, rounds int, bs *basaltStack, pb *pocketBase) (caseRows, error) {
+func feedPart(ctx context.Context, opts bench.Options, rounds int, stacks []*basaltStack, pb *pocketBase) (caseRows, error) {
 	workers := max(1, opts.Concurrency/2)
 	subs := feedSubscribers
 	if opts.Smoke {
@@ -319,11 +319,14 @@ func feedPart(ctx context.Context, opts bench.Options, rounds int, bs *basaltSta
 		cpu  func() time.Duration
 		db   func() time.Duration
 	}
-	sides := []side{{name: "Basalt", cpu: bs.cpu, db: bs.dbCPU,
-		open: func() (feedSide, error) { return newBasaltFeed(bs, workers, subs) }}}
+	var sides []side
+	for _, bs := range stacks {
+		sides = append(sides, side{name: bs.name, cpu: bs.cpu, db: bs.dbCPU,
+			open: func() (feedSide, error) { return newBasaltFeed(bs, workers, subs) }})
+	}
 	if pb != nil {
-		sides = append(sides, side{name: pocketbase.String(), cpu: pb.cpu,
-			open: func() (feedSide, error) { return newPBFeed(pb, workers, subs) }})
+		sides = append(sides[:1], append([]side{{name: pocketbase.String(), cpu: pb.cpu,
+			open: func() (feedSide, error) { return newPBFeed(pb, workers, subs) }}}, sides[1:]...)...)
 	}
 	rows := caseRows{Case: "INSERT → " + strconv.Itoa(subs) + " subscribers (each a signed-in user the read rule lets see it), " +
 		strconv.Itoa(workers) + " writers"}

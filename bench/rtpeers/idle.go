@@ -20,7 +20,7 @@ var settleFlag = flag.Duration("settle", 5*time.Second, "idle time before the se
 
 // measureIdle reads each server's resident set once it has been idle for
 // a while after its start (the servers started before it was called).
-func measureIdle(ctx context.Context, opts bench.Options, bs *basaltStack, pb *pocketBase) []idleRow {
+func measureIdle(ctx context.Context, opts bench.Options, stacks []*basaltStack, pb *pocketBase) []idleRow {
 	settle := *settleFlag
 	if opts.Smoke {
 		settle = time.Second
@@ -29,7 +29,10 @@ func measureIdle(ctx context.Context, opts bench.Options, bs *basaltStack, pb *p
 	case <-ctx.Done():
 	case <-time.After(settle):
 	}
-	rows := []idleRow{{Server: "Basalt (basalt serve)", RSS: bs.rss()}}
+	var rows []idleRow
+	for _, bs := range stacks {
+		rows = append(rows, idleRow{Server: bs.name + ", basalt serve", RSS: bs.rss()})
+	}
 	if pb != nil {
 		rows = append(rows, idleRow{Server: pocketbase.String() + " (serve)", RSS: pb.rss()})
 	}

@@ -53,6 +53,7 @@ var (
 	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes, feed")
 	buildFlag  = flag.Bool("build-peers", true, "build missing peers (off with -smoke)")
 	keepFlag   = flag.Bool("keep", false, "keep the temporary folder (servers' logs)")
+	baseFlag   = flag.String("baseline-bin", "", "another basalt binary (a build before a change) measured as a third side in the same run")
 	pgstatFlag = flag.Bool("pgstat", false, "print where PostgreSQL's time went in Basalt's change runs (CPU by process, pg_stat_statements)")
 )
 
@@ -139,12 +140,22 @@ func run(opts bench.Options) error {
 		}
 	}
 
-	bs, err := startBasalt(ctx, bin, tmp, changesSchema+feedSchema)
+	bs, err := startBasalt(ctx, "Basalt", bin, tmp, changesSchema+feedSchema)
 	if err != nil {
 		return err
 	}
 	defer bs.close()
 	progress("basalt serve on %s", bs.url)
+	stacks := []*basaltStack{bs}
+	if *baseFlag != "" {
+		base, err := startBasalt(ctx, "Basalt (baseline)", *baseFlag, tmp, changesSchema+feedSchema)
+		if err != nil {
+			return err
+		}
+		defer base.close()
+		stacks = append(stacks, base)
+		rep.peers = append(rep.peers, "Basalt (baseline): "+*baseFlag)
+	}
 	var pb *pocketBase
 	if pbBin != "" {
 		if pb, err = startPocketBase(ctx, pbBin, tmp); err != nil {
@@ -153,7 +164,7 @@ func run(opts bench.Options) error {
 		defer pb.stop()
 	}
 	if part("idle") {
-		rep.idle = measureIdle(ctx, opts, bs, pb)
+		rep.idle = measureIdle(ctx, opts, stacks, pb)
 	}
 	if part("fanout") {
 		var cf *proc
@@ -163,17 +174,17 @@ func run(opts bench.Options) error {
 			}
 			defer cf.stop()
 		}
-		if rep.fanout, err = fanoutPart(ctx, opts, rounds, bs, cf); err != nil {
+		if rep.fanout, err = fanoutPart(ctx, opts, rounds, stacks, cf); err != nil {
 			return err
 		}
 	}
 	if part("changes") {
-		if rep.changes, err = changesPart(ctx, opts, rounds, bs, pb); err != nil {
+		if rep.changes, err = changesPart(ctx, opts, rounds, stacks, pb); err != nil {
 			return err
 		}
 	}
 	if part("feed") {
-		feed, err := feedPart(ctx, opts, rounds, bs, pb)
+		feed, err := feedPart(ctx, opts, rounds, stacks, pb)
 		if err != nil {
 			return err
 		}
@@ -219,17 +230,20 @@ type caseRows struct {
 	Sides []sideRuns `json:"sides"`
 }
 
-func fanoutPart(ctx context.Context, opts bench.Options, rounds int, bs *basaltStack, cf *proc) ([]caseRows, error) {
+func fanoutPart(ctx context.Context, opts bench.Options, rounds int, stacks []*basaltStack, cf *proc) ([]caseRows, error) {
 	type side struct {
 		name  string
 		proto fanoutProto
 		cpu   func() time.Duration
 		db    func() time.Duration
 	}
-	sides := []side{{name: "Basalt", proto: basaltFanout{url: bs.wsURL(bs.keys.AnonKey)}, cpu: bs.cpu, db: bs.dbCPU}}
+	var sides []side
+	for _, bs := range stacks {
+		sides = append(sides, side{name: bs.name, proto: basaltFanout{url: bs.wsURL(bs.keys.AnonKey)}, cpu: bs.cpu, db: bs.dbCPU})
+	}
 	if cf != nil {
 		url := "ws" + strings.TrimPrefix(cf.url, "http") + "/connection/websocket"
-		sides = append(sides, side{name: centrifugo.String(), proto: centrifugoFanout{url: url}, cpu: cf.cpu})
+		sides = append(sides[:1], append([]side{{name: centrifugo.String(), proto: centrifugoFanout{url: url}, cpu: cf.cpu}}, sides[1:]...)...)
 	}
 	cases := fanoutCases
 	if opts.Smoke {

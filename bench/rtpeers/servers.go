@@ -120,6 +120,7 @@ func last(s string) string {
 // migrations and the benchmark's tables, and `basalt serve` on it.
 type basaltStack struct {
 	*proc
+	name    string // Basalt, or Basalt (baseline): another build compared in the same run
 	cluster *pgcluster.Cluster
 	admin   *pgxpool.Pool
 	keys    *jwt.Keys
@@ -143,7 +144,11 @@ var basaltEnv = []string{
 // startBasalt starts PostgreSQL (commits flushed at once, as on a
 // production server), applies the platform migrations, runs setupSQL as
 // the owner, then starts `basalt serve` with no app migrations.
-func startBasalt(ctx context.Context, bin, tmp, setupSQL string) (*basaltStack, error) {
+func startBasalt(ctx context.Context, name, bin, dir, setupSQL string) (*basaltStack, error) {
+	tmp := filepath.Join(dir, "stack-"+strings.ToLower(strings.NewReplacer(" ", "-", "(", "", ")", "").Replace(name)))
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, err
+	}
 	c, stopDB, err := pgcluster.StartTemp(ctx, "brtp", map[string]string{
 		"synchronous_commit": "on", "fsync": "on", "full_page_writes": "on",
 		"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all",
@@ -151,7 +156,7 @@ func startBasalt(ctx context.Context, bin, tmp, setupSQL string) (*basaltStack, 
 	if err != nil {
 		return nil, err
 	}
-	st := &basaltStack{cluster: c, stopDB: stopDB}
+	st := &basaltStack{name: name, cluster: c, stopDB: stopDB}
 	fail := func(err error) (*basaltStack, error) {
 		st.close()
 		return nil, err
