@@ -4,20 +4,25 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
 )
 
 // BuildBasalt compiles cmd/basalt of the module at root into dir, unless
-// bin already names a binary.
-func BuildBasalt(ctx context.Context, root, dir, bin string) (string, error) {
+// bin already names a binary; env adds to the build's environment
+// (CGO_ENABLED=0 builds it as the Dockerfile does).
+func BuildBasalt(ctx context.Context, root, dir, bin string, env ...string) (string, error) {
 	if bin != "" {
 		return bin, nil
 	}
 	out := filepath.Join(dir, "basalt")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/basalt")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, "./cmd/basalt")
 	cmd.Dir = root
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/basalt: %w\n%s", err, b)
 	}

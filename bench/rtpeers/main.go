@@ -110,7 +110,7 @@ func run(opts bench.Options) error {
 		}
 		_ = os.RemoveAll(tmp)
 	}()
-	bin, err := bench.BuildBasalt(ctx, root, tmp, *binFlag)
+	bin, err := bench.BuildBasalt(ctx, root, tmp, *binFlag, buildEnv...)
 	if err != nil {
 		return err
 	}
