@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sys/unix"
 
 	"github.com/basaltdev/basalt/bench"
 	"github.com/basaltdev/basalt/internal/jwt"
@@ -37,6 +38,9 @@ type proc struct {
 // startProc runs bin with args and env in dir, its output in a log file
 // under tmp, and waits until ready(url) succeeds.
 func startProc(ctx context.Context, name, tmp, dir string, port int, env []string, ready string, bin string, args ...string) (*proc, error) {
+	if err := evict(bin); err != nil {
+		return nil, err
+	}
 	logPath := filepath.Join(tmp, name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -74,6 +78,26 @@ func startProc(ctx context.Context, name, tmp, dir string, port int, env []strin
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// evict drops a binary's pages from the page cache, so that every server
+// starts as after a reboot: its resident memory counts the file pages it
+// touches, and how many of them the kernel maps at once depends on how the
+// file came into the cache (a binary the linker has just written is cached
+// in large pieces, one read back from disk by readahead).
+func evict(bin string) error {
+	f, err := os.Open(bin)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+		return fmt.Errorf("evict %s: %w", bin, err)
+	}
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		return fmt.Errorf("evict %s: %w", bin, err)
+	}
+	return nil
 }
 
 // pid is the server's process id.
