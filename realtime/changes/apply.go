@@ -396,16 +396,23 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 // checkRows reports, per caller, whether the changed row is visible to it:
 // one statement per caller in one round trip. The slot sends a transaction
 // once its commit record is flushed, a moment before other sessions see
-// it; each statement therefore also tells whether its own snapshot saw the
-// transaction, and callers whose statement ran before that are asked again
-// (after 0.1 ms, doubling up to 50 ms, for about two seconds at most).
+// it. A lone caller's statement also tells whether its own snapshot saw
+// the transaction, and is asked again if it ran before that (after 0.1 ms,
+// doubling up to 50 ms, for about two seconds at most): the common case,
+// a subscription filtered to the caller's rows, then costs one round trip.
+// For several callers that test would cost more in every statement than
+// one wait for the transaction before them all.
 func (e *Engine) checkRows(ctx context.Context, rel *relInfo, ch *Change, callers []pg.Caller) []bool {
 	seen := make([]bool, len(callers))
 	pending := make([]int, len(callers))
 	for i := range pending {
 		pending[i] = i
 	}
-	q := rel.checkSQL()
+	folded := len(callers) == 1
+	if !folded {
+		e.waitVisible(ctx, ch.Xid)
+	}
+	q := rel.checkSQL(folded)
 	var key []*string // the key's values, in column order
 	for i, col := range rel.Cols {
 		if col.PK && i < len(ch.New) {
@@ -456,13 +463,14 @@ const visibleAttempts = 50
 
 // checkSQL is the row check of the table: whether the statement's snapshot
 // sees transaction $2 (its 32-bit id widened with the current epoch; 0:
-// unknown, taken as seen), and whether a row with the change's key ($1,
-// the key columns' text values in column order) is visible to the caller.
-func (r *relInfo) checkSQL() string {
+// unknown, taken as seen; not tested unless folded: then always true), and
+// whether a row with the change's key ($1, the key columns' text values in
+// column order) is visible to the caller.
+func (r *relInfo) checkSQL(folded bool) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.check != "" {
-		return r.check
+	if r.check[folded] != "" {
+		return r.check[folded]
 	}
 	var conds []string
 	for _, col := range r.Cols {
@@ -470,14 +478,16 @@ func (r *relInfo) checkSQL() string {
 			conds = append(conds, fmt.Sprintf("%s = ($1::text[])[%d]::%s", pgx.Identifier{col.Name}.Sanitize(), len(conds)+1, col.Type))
 		}
 	}
-	r.check = `
+	exists := `EXISTS (SELECT 1 FROM ` + pgx.Identifier{r.Schema, r.Table}.Sanitize() + ` WHERE ` + strings.Join(conds, " AND ") + `)`
+	r.check[false] = `SELECT $2::bigint IS NOT NULL, ` + exists
+	r.check[true] = `
 WITH s AS (SELECT pg_current_snapshot() AS snap, pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax)
 SELECT $2::bigint = 0 OR pg_visible_in_snapshot(
   ((((s.xmax >> 32) - CASE WHEN $2::bigint > (s.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | $2::bigint)::text::xid8,
   s.snap),
-  EXISTS (SELECT 1 FROM ` + pgx.Identifier{r.Schema, r.Table}.Sanitize() + ` WHERE ` + strings.Join(conds, " AND ") + `)
+  ` + exists + `
 FROM s`
-	return r.check
+	return r.check[folded]
 }
 
 // filtersReadable reports whether the role (privs: its SELECT privilege by
@@ -526,4 +536,34 @@ func (o *output) payload(ctx context.Context, e *Engine, m match) json.RawMessag
 	b.Write(o.data(ctx, e, caller.Role, m))
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// visibleSQL reports whether a transaction (by its 32-bit id, widened with
+// the current epoch) is visible to a new snapshot.
+const visibleSQL = `
+WITH s AS (SELECT pg_current_snapshot() AS snap, pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax)
+SELECT pg_visible_in_snapshot(
+  ((((s.xmax >> 32) - CASE WHEN $1::bigint > (s.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | $1::bigint)::text::xid8,
+  s.snap) FROM s`
+
+// waitVisible waits until a decoded transaction is visible to new
+// snapshots (see checkRows), asking as the folded check does.
+func (e *Engine) waitVisible(ctx context.Context, xid uint32) {
+	if xid == 0 || e.lastVisible.Load() == int64(xid) {
+		return
+	}
+	delay := 100 * time.Microsecond
+	for range visibleAttempts {
+		var ok bool
+		if err := e.admin.QueryRow(ctx, visibleSQL, int64(xid)).Scan(&ok); err != nil {
+			e.log.Warn("realtime: transaction visibility", "xid", xid, "err", err)
+			return
+		}
+		if ok {
+			e.lastVisible.Store(int64(xid))
+			return
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 50*time.Millisecond)
+	}
 }

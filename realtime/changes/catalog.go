@@ -28,11 +28,11 @@ type relInfo struct {
 	Table  string
 	Cols   []column
 	RLS    bool
-	// privs caches, per role, which columns the role may SELECT; check is
-	// the row check's statement (checkSQL).
+	// privs caches, per role, which columns the role may SELECT; check
+	// holds the row check's statements (checkSQL).
 	mu    sync.Mutex
 	privs map[string][]bool
-	check string
+	check map[bool]string
 }
 
 func (r *relInfo) hasPK() bool {
@@ -90,7 +90,7 @@ func (c *relCache) get(ctx context.Context, oid uint32, ncols int) (*relInfo, er
 	if r != nil && (ncols < 0 || len(r.Cols) == ncols) {
 		return r, nil
 	}
-	r = &relInfo{OID: oid, privs: map[string][]bool{}}
+	r = &relInfo{OID: oid, privs: map[string][]bool{}, check: map[bool]string{}}
 	var names, typnames, types, typtypes []string
 	var pks, deterministic []bool
 	err := c.db.QueryRow(ctx, relInfoSQL, oid).Scan(&r.Schema, &r.Table, &r.RLS, &names, &typnames, &types, &pks,

@@ -120,6 +120,9 @@ type Engine struct {
 	// while another node holds the lock.
 	streaming, elsewhere atomic.Bool
 
+	// lastVisible is the last transaction seen visible (see waitVisible).
+	lastVisible atomic.Int64
+
 	// order serialises processing; last is the position of the last
 	// change processed here (see deliver).
 	order sync.Mutex
