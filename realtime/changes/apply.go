@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -393,68 +394,74 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 	return out
 }
 
-// checkRows reports, per caller, whether the changed row is visible to it:
-// one statement per caller in one round trip. The slot sends a transaction
-// once its commit record is flushed, a moment before other sessions see
-// it. A lone caller's statement also tells whether its own snapshot saw
-// the transaction, and is asked again if it ran before that (after 0.1 ms,
-// doubling up to 50 ms, for about two seconds at most): the common case,
-// a subscription filtered to the caller's rows, then costs one round trip.
-// For several callers that test would cost more in every statement than
-// one wait for the transaction before them all.
+// checkRows reports, per caller, whether the changed row is visible to it.
+// The slot sends a transaction once its commit record is flushed, a moment
+// before other sessions see it. A lone caller's check also tells whether
+// its own snapshot saw the transaction (checkLone): the common case, a
+// subscription filtered to the caller's rows, costs one round trip. For
+// several callers that test would cost more in every statement than one
+// wait for the transaction before them all; their checks then go out in
+// one pipeline per connection, on up to two connections at once.
 func (e *Engine) checkRows(ctx context.Context, rel *relInfo, ch *Change, callers []pg.Caller) []bool {
-	seen := make([]bool, len(callers))
-	pending := make([]int, len(callers))
-	for i := range pending {
-		pending[i] = i
-	}
-	folded := len(callers) == 1
-	if !folded {
-		e.waitVisible(ctx, ch.Xid)
-	}
-	q := rel.checkSQL(folded)
 	var key []*string // the key's values, in column order
 	for i, col := range rel.Cols {
 		if col.PK && i < len(ch.New) {
 			key = append(key, ch.New[i])
 		}
 	}
-	delay := 100 * time.Microsecond
-	for attempt := 0; len(pending) > 0; attempt++ {
-		batch := make([]pg.Caller, len(pending))
-		for j, i := range pending {
-			batch[j] = callers[i]
-		}
-		visible := make([]bool, len(pending))
-		answered := make([]bool, len(pending))
-		err := pg.QueryRowsAsCallers(ctx, e.user, batch, func(j int, row pgx.Row) error {
-			if err := row.Scan(&visible[j], &seen[pending[j]]); err != nil {
-				return err
+	if len(callers) == 1 {
+		return []bool{e.checkLone(ctx, rel, ch, callers[0], key)}
+	}
+	e.waitVisible(ctx, ch.Xid)
+	seen := make([]bool, len(callers))
+	q := rel.checkSQL(false)
+	size := max(checkChunk, (len(callers)+1)/2)
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(callers); lo += size {
+		hi := min(lo+size, len(callers))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := pg.QueryRowsAsCallers(ctx, e.user, callers[lo:hi], func(j int, row pgx.Row) error {
+				var visible bool
+				return row.Scan(&visible, &seen[lo+j])
+			}, q, key, int64(ch.Xid))
+			if err != nil {
+				e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
 			}
-			answered[j] = true
-			return nil
+		}()
+	}
+	wg.Wait()
+	return seen
+}
+
+// checkChunk is the fewest callers whose checks get a connection of their
+// own.
+const checkChunk = 8
+
+// checkLone is checkRows for one caller, asked again while its statement's
+// snapshot does not see the transaction yet (after 0.1 ms, doubling up to
+// 50 ms, for about two seconds at most).
+func (e *Engine) checkLone(ctx context.Context, rel *relInfo, ch *Change, caller pg.Caller, key []*string) bool {
+	q := rel.checkSQL(true)
+	delay := 100 * time.Microsecond
+	for range visibleAttempts {
+		var visible, seen bool
+		err := pg.QueryRowAsCaller(ctx, e.user, caller, func(row pgx.Row) error {
+			return row.Scan(&visible, &seen)
 		}, q, key, int64(ch.Xid))
 		if err != nil {
 			e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
+			return false
 		}
-		var again []int
-		for j, i := range pending {
-			if answered[j] && !visible[j] {
-				seen[i] = false
-				again = append(again, i)
-			}
-		}
-		if len(again) == 0 || attempt == visibleAttempts-1 || ctx.Err() != nil {
-			if len(again) > 0 {
-				e.log.Warn("realtime: transaction not visible", "xid", ch.Xid, "table", rel.Schema+"."+rel.Table)
-			}
+		if visible || ctx.Err() != nil {
 			return seen
 		}
-		pending = again
 		time.Sleep(delay)
 		delay = min(2*delay, 50*time.Millisecond)
 	}
-	return seen
+	e.log.Warn("realtime: transaction not visible", "xid", ch.Xid, "table", rel.Schema+"."+rel.Table)
+	return false
 }
 
 // visibleAttempts bounds how often a row check is repeated while its
