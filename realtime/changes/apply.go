@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -401,7 +400,7 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 // subscription filtered to the caller's rows, costs one round trip. For
 // several callers that test would cost more in every statement than one
 // wait for the transaction before them all; their checks then go out in
-// one pipeline per connection, on up to two connections at once.
+// one pipeline.
 func (e *Engine) checkRows(ctx context.Context, rel *relInfo, ch *Change, callers []pg.Caller) []bool {
 	var key []*string // the key's values, in column order
 	for i, col := range rel.Cols {
@@ -414,30 +413,15 @@ func (e *Engine) checkRows(ctx context.Context, rel *relInfo, ch *Change, caller
 	}
 	e.waitVisible(ctx, ch.Xid)
 	seen := make([]bool, len(callers))
-	q := rel.checkSQL(false)
-	size := max(checkChunk, (len(callers)+1)/2)
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(callers); lo += size {
-		hi := min(lo+size, len(callers))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := pg.QueryRowsAsCallers(ctx, e.user, callers[lo:hi], func(j int, row pgx.Row) error {
-				var visible bool
-				return row.Scan(&visible, &seen[lo+j])
-			}, q, key, int64(ch.Xid))
-			if err != nil {
-				e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
-			}
-		}()
+	err := pg.QueryRowsAsCallers(ctx, e.user, callers, func(i int, row pgx.Row) error {
+		var visible bool
+		return row.Scan(&visible, &seen[i])
+	}, rel.checkSQL(false), key, int64(ch.Xid))
+	if err != nil {
+		e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
 	}
-	wg.Wait()
 	return seen
 }
-
-// checkChunk is the fewest callers whose checks get a connection of their
-// own.
-const checkChunk = 8
 
 // checkLone is checkRows for one caller, asked again while its statement's
 // snapshot does not see the transaction yet (after 0.1 ms, doubling up to
