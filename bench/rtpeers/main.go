@@ -14,7 +14,9 @@
 //     API (PostgREST's POST; PocketBase's records API) and waits until its
 //     subscription (filtered to its rows, under a read rule that only
 //     lets owners see them) delivers it. Figures per change: the server's
-//     CPU, PostgreSQL's, changes a second, latency.
+//     CPU, PostgreSQL's, changes a second, latency. A second case posts
+//     to a feed that 20 users, each on a socket of their own, may all
+//     read: one row, 20 row-level security checks and deliveries.
 //   - idle memory: each server's resident set a few seconds after it
 //     started, before any load.
 //
@@ -30,6 +32,7 @@
 //	go run ./bench/rtpeers                 # 3 rounds, 3 s per run
 //	go run ./bench/rtpeers -smoke          # CI: seconds, Basalt alone unless the peers are built
 //	go run ./bench/rtpeers -rounds 5 -d 5s -only fanout
+//	go run ./bench/rtpeers -baseline-bin OLD  # another Basalt build as a third side
 package main
 
 import (
