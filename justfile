@@ -57,6 +57,12 @@ build-frontend:
     npm run build
     echo "$want" > "$stamp"
 
+# Studio's app is built into studio/dist, which is committed so that `go install`
+# needs no Node (see studio/README.md); a Go test fails while it is stale.
+# Rebuild Studio's app (studio/web) into studio/dist; commit the result.
+studio-build: (npm-deps "studio/web")
+    cd studio/web && npm run build
+
 # Node 22 or newer on PATH: the machine's, else node-linux-* from npm under .tools/node.
 node:
     #!/usr/bin/env bash
@@ -108,8 +114,14 @@ test:
 # Go tests; PostgreSQL server binaries are required, not optional. The
 # frontend's packages come first: the type generator's tests compile its
 # output with the frontend's TypeScript and supabase-js.
+# errcheck (.ci/errcheck) runs after them, so CI enforces checked errors too.
 test-go: (npm-deps "frontend") deno
-    PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go
+    #!/usr/bin/env bash
+    set -uo pipefail
+    status=0
+    PGTEST_REQUIRED=1 go test -json -p 2 -count=1 -timeout 15m ./... | go run .ci/testsum.go || status=1
+    bash .ci/errcheck || status=1
+    exit $status
 
 # The supabase-js suite against a freshly started `basalt dev`.
 test-compat: build-go (npm-deps "compat") deno
@@ -123,24 +135,31 @@ compat-official DIR *SUITES: build-go (npm-deps "compat/official")
     dir=$(cd "{{invocation_directory()}}" && realpath "{{DIR}}") && \
         BASALT_BIN="$PWD/bin/basalt" node compat/official/run.mjs "$dir" {{SUITES}}
 
-# Frontend unit tests, when the frontend exists.
+# Frontend unit tests (Backline's and Studio's), when the frontend exists.
 test-frontend:
     #!/usr/bin/env bash
     set -euo pipefail
     [ -f frontend/package.json ] || { echo "frontend: no frontend/package.json, skipped"; exit 0; }
     "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps frontend
-    cd frontend && CI=true npm test
+    "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps studio/web
+    (cd frontend && CI=true npm test)
+    (cd studio/web && CI=true npm test)
 
 # End-to-end user journeys in headless Chromium against a private `basalt dev`
-# (the built app, the real backend). Needs Debian's chromium at /usr/bin/chromium
-# (or CHROMIUM_PATH); screenshots land in frontend/e2e/screenshots/.
+# (the built app, the real backend): Backline's, then Studio's. Needs Debian's
+# chromium at /usr/bin/chromium (or CHROMIUM_PATH); screenshots land in
+# frontend/e2e/screenshots/ and studio/web/e2e/screenshots/.
 test-e2e:
     #!/usr/bin/env bash
     set -euo pipefail
     [ -f frontend/package.json ] || { echo "e2e: no frontend/package.json, skipped"; exit 0; }
     command -v "${CHROMIUM_PATH:-/usr/bin/chromium}" >/dev/null || { echo "e2e: no Chromium at ${CHROMIUM_PATH:-/usr/bin/chromium}; install Debian's chromium package"; exit 1; }
     "{{just_executable()}}" --justfile "{{justfile()}}" build
-    cd frontend && npm run e2e:basalt
+    "{{just_executable()}}" --justfile "{{justfile()}}" npm-deps studio/web
+    status=0
+    (cd frontend && npm run e2e:basalt) || status=1
+    (cd studio/web && BASALT_BIN="$PWD/../../bin/basalt" npm run e2e) || status=1
+    exit $status
 
 # Every benchmark in smoke mode (a second or so each): checks they still run.
 bench-smoke: deno
@@ -181,10 +200,11 @@ fuzz *PKGS:
     if [ ${#failed[@]} -gt 0 ]; then printf 'failed: %s\n' "${failed[@]}"; exit 1; fi
     echo "all fuzz targets passed"
 
-# gofmt and go vet must be clean.
+# gofmt, go vet and errcheck (.ci/errcheck: pinned, with the exclusions it lists) must be clean.
 lint:
     files=$(go list -f '{{"{{"}}.Dir{{"}}"}}' ./... | xargs gofmt -l); test -z "$files" || { echo "$files"; echo "run gofmt -w on the files above"; exit 1; }
     go vet ./...
+    bash .ci/errcheck
 
 # Migrations: `just migrate up`, `just migrate status`, `just migrate new NAME`.
 migrate *ARGS: build-go

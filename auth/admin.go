@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -374,17 +375,9 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	// Page numbers start at 1 and the default page holds 50 users, as in
 	// the reference; 0 means "the default" rather than an error.
 	q := r.URL.Query()
-	page, perPage := 1, 50
-	for name, dst := range map[string]*int{"page": &page, "per_page": &perPage} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return badRequest("validation_failed", "Bad Pagination Parameters: %s must be a positive integer", name)
-			}
-			if n > 0 {
-				*dst = n
-			}
-		}
+	page, perPage, err := pageParams(q)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	where, args := `u.instance_id = $1`, []any{instanceID}
@@ -420,12 +413,8 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	// batch per user would cost a round trip each. order, perPage and the
 	// offset are built from whitelisted columns and integers only.
 	// A page far past the end is an empty page, not an overflowed offset.
-	offset := (page - 1) * perPage
-	if page > 1 && offset/perPage != page-1 {
-		offset = math.MaxInt64
-	}
 	rows, err := s.db.Query(ctx, fmt.Sprintf(`SELECT %s FROM auth.users u WHERE %s ORDER BY %s LIMIT %d OFFSET %d`,
-		userColumns+relationColumns, where, order, perPage, offset), args...)
+		userColumns+relationColumns, where, order, perPage, pageOffset(page, perPage)), args...)
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
 	}
@@ -436,8 +425,44 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	if users == nil {
 		users = []*user{}
 	}
-	// Links repeat the request's query with page replaced (encoded, so page
-	// sorts before per_page), as the reference builds them.
+	setPageHeaders(w, r, page, perPage, total)
+	writeJSON(w, http.StatusOK, map[string]any{"users": users, "aud": s.cfg.JWTAud})
+	return nil
+}
+
+// pageParams reads GoTrue's paging parameters: page numbers start at 1
+// and the default page holds 50 rows; 0 means "the default" rather than an
+// error.
+func pageParams(q url.Values) (page, perPage int, err error) {
+	page, perPage = 1, 50
+	for name, dst := range map[string]*int{"page": &page, "per_page": &perPage} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return 0, 0, badRequest("validation_failed", "Bad Pagination Parameters: %s must be a positive integer", name)
+			}
+			if n > 0 {
+				*dst = n
+			}
+		}
+	}
+	return page, perPage, nil
+}
+
+// pageOffset is the OFFSET of a page; a page far past the end is an empty
+// page, not an overflowed offset.
+func pageOffset(page, perPage int) int {
+	offset := (page - 1) * perPage
+	if page > 1 && offset/perPage != page-1 {
+		offset = math.MaxInt64
+	}
+	return offset
+}
+
+// setPageHeaders sets the paging headers of a list: Link (next and last)
+// and X-Total-Count. Links repeat the request's query with page replaced
+// (encoded, so page sorts before per_page), as the reference builds them.
+func setPageHeaders(w http.ResponseWriter, r *http.Request, page, perPage, total int) {
 	last := total / perPage
 	if total%perPage != 0 {
 		last++
@@ -454,8 +479,6 @@ func (s *Service) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	links = append(links, link(last)+`; rel="last"`)
 	w.Header().Set("Link", strings.Join(links, ", "))
 	w.Header().Set("X-Total-Count", strconv.Itoa(total))
-	writeJSON(w, http.StatusOK, map[string]any{"users": users, "aud": s.cfg.JWTAud})
-	return nil
 }
 
 // inviteParams is the body of POST /invite; Data becomes the invited

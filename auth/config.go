@@ -151,6 +151,9 @@ type Config struct {
 	// CustomOAuth configures the admin API's custom providers
 	// (custom_providers_config.go).
 	CustomOAuth CustomOAuthConfig
+	// OAuthServer configures the OAuth 2.1 / OpenID Connect server
+	// (oauth_server_config.go).
+	OAuthServer OAuthServerConfig
 }
 
 // SMTPConfig is the outgoing mail server.
@@ -187,6 +190,8 @@ type RateLimits struct {
 	SSO int
 	// Passkey covers passkey sign-in options per IP per 5 min.
 	Passkey int
+	// OAuthClientRegister covers dynamic client registrations per IP per 5 min.
+	OAuthClientRegister int
 	// PasswordFailures is how many wrong passwords one client address may
 	// try on one account before each further attempt waits a delay that
 	// doubles from one second (see guessing.go). 0 turns the per-account
@@ -235,8 +240,9 @@ func DefaultConfig() Config {
 		OIDCCacheTTL:              time.Hour,
 		CustomOAuth:               CustomOAuthConfig{Enabled: true},
 		RateLimits: RateLimits{EmailSent: 30, SMSSent: 30, OTP: 30, Token: 150, Verify: 30,
-			Anonymous: 30, MFA: 15, MFAVerifyFactor: 10, SSO: 30, Passkey: 30, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
-		WebAuthn: defaultWebAuthnConfig(),
+			Anonymous: 30, MFA: 15, MFAVerifyFactor: 10, SSO: 30, Passkey: 30, OAuthClientRegister: 10, PasswordFailures: 5, PasswordAccountFailures: 50, PasswordMaxDelay: 15 * time.Minute},
+		WebAuthn:    defaultWebAuthnConfig(),
+		OAuthServer: defaultOAuthServerConfig(),
 	}
 }
 
@@ -300,6 +306,7 @@ func (c *Config) problems() []problem {
 	}
 	ps = append(ps, c.externalProblems()...)
 	ps = append(ps, c.customOAuthProblems()...)
+	ps = append(ps, c.oauthServerProblems()...)
 	ps = append(ps, c.samlProblems()...)
 	return append(ps, c.webAuthnProblems()...)
 }
@@ -368,6 +375,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	readExternal(r, &c)
 	readSAML(r, &c)
 	readCustomOAuth(r, &c)
+	readOAuthServer(r, &c)
 	readWebAuthn(r, &c)
 	for _, p := range c.problems() {
 		r.Fail("%s: %s", r.Name(p.setting), p.msg)

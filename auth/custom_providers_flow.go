@@ -47,7 +47,7 @@ func (s *Service) storedProvider(ctx context.Context, name, scopes string) (oaut
 		return &oauth2Provider{conf: conf, userinfo: deref(cp.UserinfoURL), pkce: cp.PKCEEnabled, shape: shape}, pc, nil
 	}
 	conf.Scopes = withOpenID(conf.Scopes)
-	p, pc, err := s.oidcFlow(ctx, name, pc, pc.Issuer, conf, false)
+	p, pc, err := s.oidcFlow(ctx, name, pc, []string{pc.Issuer}, conf)
 	if err != nil {
 		return nil, pc, fmt.Errorf("error creating OIDC provider: %w", err)
 	}

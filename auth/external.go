@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -328,8 +327,8 @@ func (s *Service) finishExternalFlow(r *http.Request, f *externalFlow, params ur
 		return "", &apiError{Status: http.StatusInternalServerError, Code: "unexpected_failure",
 			Message: "Error getting user profile from external provider", Cause: err}
 	}
-	if raw := params.Get("user"); raw != "" && f.Provider == "apple" {
-		appleName(raw, pu)
+	if bp, ok := builtins[f.Provider]; ok && bp.callback != nil {
+		bp.callback(params, pu)
 	}
 	emailOptional := f.EmailOptional || pc.EmailOptional
 	if len(pu.Emails) == 0 && !emailOptional {
@@ -415,21 +414,6 @@ func (s *Service) takeClientState(ctx context.Context, f *externalFlow) (string,
 		return "", unprocessable("oauth_client_state_expired", "OAuth state expired")
 	}
 	return verifier, nil
-}
-
-// appleName reads the name Apple posts (as JSON in the user field) on a
-// user's first sign-in only.
-func appleName(raw string, pu *providerUser) {
-	var u struct {
-		Name struct {
-			FirstName string `json:"firstName"`
-			LastName  string `json:"lastName"`
-		} `json:"name"`
-	}
-	if json.Unmarshal([]byte(raw), &u) == nil {
-		name := strings.TrimSpace(u.Name.FirstName + " " + u.Name.LastName)
-		pu.Claims.Name, pu.Claims.FullName = name, name
-	}
 }
 
 // commitErr is an error a transaction reports after committing: the

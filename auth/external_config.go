@@ -46,10 +46,6 @@ type ProviderConfig struct {
 	EmailOptional bool
 }
 
-// builtinProviders are the providers with their own settings, by the name
-// clients pass as ?provider=.
-var builtinProviders = []string{"apple", "facebook", "github", "google"}
-
 // customPrefix marks custom OIDC providers, named custom:<id> on the wire
 // as in the reference.
 const customPrefix = "custom:"
@@ -59,8 +55,8 @@ const customPrefix = "custom:"
 // settings shared by all of them.
 func readExternal(r *config.Reader, c *Config) {
 	c.External = map[string]ProviderConfig{}
-	for _, name := range builtinProviders {
-		if p, ok := readProvider(r, strings.ToUpper(name), c.APIURL, false); ok {
+	for _, name := range builtinNames() {
+		if p, ok := readProvider(r, builtins[name].envName(), c.APIURL, false); ok {
 			c.External[name] = p
 		}
 	}
@@ -124,9 +120,13 @@ func (c *Config) externalProblems() []problem {
 			continue
 		}
 		k := "EXTERNAL_" + strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(name, customPrefix), "-", "_")) + "_"
-		if !strings.HasPrefix(name, customPrefix) && !slices.Contains(builtinProviders, name) {
+		bp, known := builtins[name]
+		if !strings.HasPrefix(name, customPrefix) && !known {
 			ps = append(ps, bad(k+"ENABLED", "unknown external provider %q", name))
 			continue
+		}
+		if known {
+			k = "EXTERNAL_" + bp.envName() + "_"
 		}
 		if len(p.ClientIDs) == 0 {
 			ps = append(ps, bad(k+"CLIENT_ID", "provider %s is enabled without a client id", name))

@@ -7,20 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
-)
-
-// Issuers of the providers whose ID tokens have their own claim shapes.
-const (
-	issuerGoogle   = "https://accounts.google.com"
-	issuerApple    = "https://appleid.apple.com"
-	issuerApple2   = "https://account.apple.com"
-	issuerFacebook = "https://www.facebook.com"
 )
 
 // oidcCache keeps each issuer's discovery document (and with it the
@@ -123,81 +116,11 @@ func (s *Service) verifyIDToken(ctx context.Context, p *oidc.Provider, raw strin
 	if err != nil {
 		return nil, nil, err
 	}
-	pu, err := idTokenUser(tok, provider)
+	pu, err := userFromClaims(tok, provider)
 	if err != nil {
 		return nil, nil, err
 	}
 	return tok, pu, nil
-}
-
-// idTokenUser maps an ID token's claims to a user the way the reference
-// does for each provider: Apple and Facebook addresses count as verified,
-// Google's carry email_verified, others follow the standard claims. (The
-// reference tells them apart by issuer; the provider name is the same
-// thing here, and also holds when an issuer is configured explicitly.)
-func idTokenUser(tok *oidc.IDToken, provider string) (*providerUser, error) {
-	var c providerClaims
-	if err := tok.Claims(&c); err != nil {
-		return nil, err
-	}
-	pu := &providerUser{}
-	switch {
-	case provider == "google":
-		var g struct {
-			Email         string   `json:"email"`
-			VerifiedEmail flexBool `json:"verified_email"`
-			HostedDomain  string   `json:"hd"`
-		}
-		if err := tok.Claims(&g); err != nil {
-			return nil, err
-		}
-		pu.Claims = providerClaims{Issuer: tok.Issuer, Subject: tok.Subject, Name: c.Name, Picture: c.Picture,
-			AvatarURL: c.Picture, FullName: c.Name, ProviderID: tok.Subject}
-		if g.HostedDomain != "" {
-			pu.Claims.CustomClaims = map[string]any{"hd": g.HostedDomain}
-		}
-		if g.Email != "" {
-			pu.Emails = []providerEmail{{Email: g.Email, Verified: bool(c.EmailVerified || g.VerifiedEmail), Primary: true}}
-		}
-	case provider == "apple":
-		var a struct {
-			IsPrivateEmail *flexBool `json:"is_private_email"`
-			AuthTime       *float64  `json:"auth_time"`
-			TransferSub    string    `json:"transfer_sub"`
-		}
-		if err := tok.Claims(&a); err != nil {
-			return nil, err
-		}
-		pu.Claims = providerClaims{Issuer: tok.Issuer, Subject: tok.Subject, ProviderID: tok.Subject}
-		custom := map[string]any{}
-		if a.IsPrivateEmail != nil {
-			custom["is_private_email"] = bool(*a.IsPrivateEmail)
-		}
-		if a.AuthTime != nil {
-			custom["auth_time"] = *a.AuthTime
-		}
-		if a.TransferSub != "" {
-			custom["transfer_sub"] = a.TransferSub
-		}
-		if len(custom) > 0 {
-			pu.Claims.CustomClaims = custom
-		}
-		// Apple only sends addresses it has verified.
-		pu.Emails = []providerEmail{{Email: c.Email, Verified: true, Primary: true}}
-	case provider == "facebook":
-		// Limited Login tokens: Facebook only shares verified addresses.
-		pu.Claims = providerClaims{Issuer: tok.Issuer, Subject: tok.Subject, Name: c.Name, Picture: c.Picture,
-			ProviderID: tok.Subject, Email: c.Email, EmailVerified: flexBool(c.Email != "")}
-		if c.Email != "" {
-			pu.Emails = []providerEmail{{Email: c.Email, Verified: true, Primary: true}}
-		}
-	default:
-		pu.Claims = c
-		if c.Email != "" {
-			pu.Emails = []providerEmail{{Email: c.Email, Verified: bool(c.EmailVerified), Primary: true}}
-		}
-	}
-	return pu, nil
 }
 
 // oidcProvider signs in through an OpenID Connect provider: Google, Apple
@@ -206,11 +129,15 @@ func idTokenUser(tok *oidc.IDToken, provider string) (*providerUser, error) {
 // source of the user's claims; a provider that sends none is asked at its
 // userinfo endpoint.
 type oidcProvider struct {
-	s          *Service
-	name       string
-	conf       *oauth2.Config
-	oidc       *oidc.Provider
-	audiences  []string
+	s         *Service
+	name      string
+	conf      *oauth2.Config
+	oidc      *oidc.Provider
+	audiences []string
+	// issuers are the issuers the provider's tokens may carry; with more
+	// than one (Apple), discovery ran at the first and the issuer is
+	// checked against the list instead of by go-oidc.
+	issuers    []string
 	skipIssuer bool
 	pkce       bool
 	// formPost asks for the callback as a form POST (Apple's
@@ -254,8 +181,8 @@ func (p *oidcProvider) userData(ctx context.Context, tok *oauth2.Token, nonce st
 	if err != nil {
 		return nil, err
 	}
-	if p.skipIssuer && idt.Issuer != issuerApple && idt.Issuer != issuerApple2 {
-		return nil, fmt.Errorf("ID token issuer %q is not Apple's", idt.Issuer)
+	if p.skipIssuer && !slices.Contains(p.issuers, idt.Issuer) {
+		return nil, fmt.Errorf("ID token issuer %q is not one of %s's", idt.Issuer, p.name)
 	}
 	if !containsAny(idt.Audience, p.audiences) {
 		return nil, fmt.Errorf("ID token audience %v is not this client's", idt.Audience)

@@ -2,14 +2,9 @@ package auth
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -42,7 +37,7 @@ var errProviderDisabled = errors.New("provider is not enabled")
 func (s *Service) providerConfig(name string) (ProviderConfig, error) {
 	p, ok := s.cfg.External[name]
 	if !ok {
-		if slices.Contains(builtinProviders, name) {
+		if _, known := builtins[name]; known {
 			return p, errProviderDisabled
 		}
 		return p, errProviderNotFound(name)
@@ -71,27 +66,7 @@ func (s *Service) provider(ctx context.Context, name, scopes string) (oauthProvi
 	}
 	extra := splitScopes(scopes)
 	conf := &oauth2.Config{ClientID: pc.ClientIDs[0], ClientSecret: pc.Secret, RedirectURL: pc.RedirectURI}
-	switch {
-	case name == "google":
-		conf.Scopes = append([]string{"openid", "email", "profile"}, extra...)
-		return s.oidcFlow(ctx, name, pc, orDefault(pc.Issuer, issuerGoogle), conf, false)
-	case name == "apple":
-		// Apple's discovery document names an issuer of its own choosing;
-		// tokens are checked against the two issuers Apple uses instead.
-		conf.Scopes = []string{"email", "name"}
-		conf.Endpoint.AuthStyle = oauth2.AuthStyleInParams
-		p, pc, err := s.oidcFlow(ctx, name, pc, orDefault(pc.Issuer, issuerApple), conf, pc.Issuer == "")
-		if op, ok := p.(*oidcProvider); ok {
-			op.formPost, op.dropClientParams = true, true
-		}
-		return p, pc, err
-	case name == "github":
-		conf.Scopes = append([]string{"user:email"}, extra...)
-		return newGithub(pc, conf), pc, nil
-	case name == "facebook":
-		conf.Scopes = append([]string{"email"}, extra...)
-		return newFacebook(pc, conf), pc, nil
-	case strings.HasPrefix(name, customPrefix):
+	if strings.HasPrefix(name, customPrefix) {
 		conf.Scopes = pc.Scopes
 		if len(conf.Scopes) == 0 {
 			conf.Scopes = []string{"openid", "email", "profile"}
@@ -102,14 +77,20 @@ func (s *Service) provider(ctx context.Context, name, scopes string) (oauthProvi
 		if !slices.Contains(conf.Scopes, "openid") {
 			conf.Scopes = append([]string{"openid"}, conf.Scopes...)
 		}
-		return s.oidcFlow(ctx, name, pc, pc.Issuer, conf, false)
+		return s.oidcFlow(ctx, name, pc, []string{pc.Issuer}, conf)
 	}
-	return nil, pc, errProviderNotFound(name)
+	bp, ok := builtins[name]
+	if !ok {
+		return nil, pc, errProviderNotFound(name)
+	}
+	p, err := bp.redirect(ctx, s, pc, conf, extra)
+	return p, pc, err
 }
 
-// oidcFlow discovers issuer and builds an OIDC provider on conf.
-func (s *Service) oidcFlow(ctx context.Context, name string, pc ProviderConfig, issuer string, conf *oauth2.Config, skipIssuer bool) (oauthProvider, ProviderConfig, error) {
-	op, err := s.oidc.get(ctx, issuer, pc.DiscoveryURL)
+// oidcFlow discovers the provider's first issuer and builds an OIDC
+// provider on conf that accepts ID tokens of any of issuers.
+func (s *Service) oidcFlow(ctx context.Context, name string, pc ProviderConfig, issuers []string, conf *oauth2.Config) (oauthProvider, ProviderConfig, error) {
+	op, err := s.oidc.get(ctx, issuers[0], pc.DiscoveryURL)
 	if err != nil {
 		return nil, pc, err
 	}
@@ -117,7 +98,7 @@ func (s *Service) oidcFlow(ctx context.Context, name string, pc ProviderConfig, 
 	conf.Endpoint = op.Endpoint()
 	conf.Endpoint.AuthStyle = style
 	return &oidcProvider{s: s, name: name, conf: conf, oidc: op, audiences: pc.ClientIDs,
-		skipIssuer: skipIssuer, pkce: pc.PKCE}, pc, nil
+		issuers: issuers, skipIssuer: len(issuers) > 1, pkce: pc.PKCE}, pc, nil
 }
 
 func orDefault(v, def string) string {
@@ -142,109 +123,18 @@ func hostOf(base, def string) string {
 	return strings.TrimSuffix(base, "/")
 }
 
-// githubProvider signs in with GitHub (or GitHub Enterprise at URL):
-// profile from /user, addresses with their verified and primary flags
-// from /user/emails.
-type githubProvider struct {
+// oauth2Flow is the redirect flow of a plain OAuth 2.0 provider (no ID
+// token, no nonce): a provider file embeds it and adds userData, which
+// reads who signed in from the provider's API.
+type oauth2Flow struct {
 	conf *oauth2.Config
-	api  string
 }
 
-func newGithub(pc ProviderConfig, conf *oauth2.Config) *githubProvider {
-	auth := hostOf(pc.URL, "github.com")
-	api := hostOf(pc.URL, "api.github.com")
-	if !strings.HasSuffix(api, "api.github.com") {
-		api += "/api/v3" // GitHub Enterprise serves its API under the site
-	}
-	conf.Endpoint = oauth2.Endpoint{AuthURL: auth + "/login/oauth/authorize", TokenURL: auth + "/login/oauth/access_token"}
-	return &githubProvider{conf: conf, api: api}
-}
-
-func (g *githubProvider) authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string {
-	return g.conf.AuthCodeURL(state, append(app, own...)...)
-}
-func (g *githubProvider) exchange(ctx context.Context, code string, opts ...oauth2.AuthCodeOption) (*oauth2.Token, error) {
-	return g.conf.Exchange(ctx, code, opts...)
-}
-func (g *githubProvider) usesNonce() bool    { return false }
-func (g *githubProvider) requiresPKCE() bool { return false }
-
-func (g *githubProvider) userData(ctx context.Context, tok *oauth2.Token, _ string) (*providerUser, error) {
-	var u struct {
-		ID        int64  `json:"id"`
-		Login     string `json:"login"`
-		Name      string `json:"name"`
-		AvatarURL string `json:"avatar_url"`
-	}
-	if err := getJSON(ctx, g.conf, tok, g.api+"/user", &u); err != nil {
-		return nil, err
-	}
-	id := strconv.FormatInt(u.ID, 10)
-	pu := &providerUser{Claims: providerClaims{Issuer: g.api, Subject: id, Name: u.Name, PreferredUsername: u.Login,
-		AvatarURL: u.AvatarURL, FullName: u.Name, ProviderID: id, UserNameKey: u.Login}}
-	var emails []struct {
-		Email    string `json:"email"`
-		Primary  bool   `json:"primary"`
-		Verified bool   `json:"verified"`
-	}
-	if err := getJSON(ctx, g.conf, tok, g.api+"/user/emails", &emails); err != nil {
-		return nil, err
-	}
-	for _, e := range emails {
-		if e.Email != "" {
-			pu.Emails = append(pu.Emails, providerEmail{Email: e.Email, Verified: e.Verified, Primary: e.Primary})
-		}
-	}
-	return pu, nil
-}
-
-// facebookProvider signs in with Facebook Login: the profile from the
-// Graph API's /me, asked with an appsecret_proof as Facebook recommends.
-type facebookProvider struct {
-	conf    *oauth2.Config
-	profile string
-}
-
-func newFacebook(pc ProviderConfig, conf *oauth2.Config) *facebookProvider {
-	conf.Endpoint = oauth2.Endpoint{AuthURL: hostOf(pc.URL, "www.facebook.com") + "/dialog/oauth",
-		TokenURL: hostOf(pc.URL, "graph.facebook.com") + "/oauth/access_token"}
-	return &facebookProvider{conf: conf,
-		profile: hostOf(pc.URL, "graph.facebook.com") + "/me?fields=email,first_name,last_name,name,picture"}
-}
-
-func (f *facebookProvider) authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string {
+func (f oauth2Flow) authCodeURL(state string, app []oauth2.AuthCodeOption, own ...oauth2.AuthCodeOption) string {
 	return f.conf.AuthCodeURL(state, append(app, own...)...)
 }
-func (f *facebookProvider) exchange(ctx context.Context, code string, opts ...oauth2.AuthCodeOption) (*oauth2.Token, error) {
+func (f oauth2Flow) exchange(ctx context.Context, code string, opts ...oauth2.AuthCodeOption) (*oauth2.Token, error) {
 	return f.conf.Exchange(ctx, code, opts...)
 }
-func (f *facebookProvider) usesNonce() bool    { return false }
-func (f *facebookProvider) requiresPKCE() bool { return false }
-
-func (f *facebookProvider) userData(ctx context.Context, tok *oauth2.Token, _ string) (*providerUser, error) {
-	mac := hmac.New(sha256.New, []byte(f.conf.ClientSecret))
-	mac.Write([]byte(tok.AccessToken))
-	var u struct {
-		ID        string `json:"id"`
-		Email     string `json:"email"`
-		FirstName string `json:"first_name"`
-		LastName  string `json:"last_name"`
-		Alias     string `json:"name"`
-		Picture   struct {
-			Data struct {
-				URL string `json:"url"`
-			} `json:"data"`
-		} `json:"picture"`
-	}
-	if err := getJSON(ctx, f.conf, tok, f.profile+"&appsecret_proof="+url.QueryEscape(hex.EncodeToString(mac.Sum(nil))), &u); err != nil {
-		return nil, err
-	}
-	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
-	pu := &providerUser{Claims: providerClaims{Issuer: f.profile, Subject: u.ID, Name: name, NickName: u.Alias,
-		Picture: u.Picture.Data.URL, Slug: u.Alias, AvatarURL: u.Picture.Data.URL, FullName: name, ProviderID: u.ID}}
-	if u.Email != "" {
-		// Facebook only hands out addresses it has confirmed.
-		pu.Emails = []providerEmail{{Email: u.Email, Verified: true, Primary: true}}
-	}
-	return pu, nil
-}
+func (f oauth2Flow) usesNonce() bool    { return false }
+func (f oauth2Flow) requiresPKCE() bool { return false }

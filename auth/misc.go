@@ -18,17 +18,12 @@ func (s *Service) health(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// externalProviders are the OAuth providers /settings lists.
-var externalProviders = []string{"apple", "azure", "bitbucket", "discord", "facebook", "snapchat", "figma", "fly",
-	"github", "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify", "slack",
-	"slack_oidc", "workos", "twitch", "twitter", "zoom"}
-
 // settings handles GET /settings: which sign-in methods are on. auth-js
 // and the Supabase UI libraries read it to decide which buttons to show, so
 // every external provider is listed, true when it is enabled.
 func (s *Service) settings(w http.ResponseWriter, r *http.Request) error {
 	ext := map[string]bool{"anonymous_users": s.cfg.AnonymousEnabled, "email": s.cfg.EmailEnabled, "phone": s.cfg.PhoneEnabled}
-	for _, p := range externalProviders {
+	for _, p := range settingsProviders() {
 		ext[p] = s.cfg.External[p].Enabled
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
@@ -60,12 +55,11 @@ func (s *Service) devMailbox(w http.ResponseWriter, r *http.Request) error {
 // ssoCatchAll is the pattern of paths under /sso/ that no route serves.
 const ssoCatchAll = "/sso/"
 
-// oauthServerOff answers the OAuth 2.1 server's paths. Basalt does not offer
-// that server (auth/README.md, "Not offered"), so they answer as a reference
-// server with the feature switched off does.
-func (s *Service) oauthServerOff(w http.ResponseWriter, r *http.Request) error {
-	return notFound("feature_disabled", "OAuth server is disabled")
-}
+// catchAllPatterns are the routes that take every method of their paths
+// only to answer them as unknown (or as a feature that is off): notFound
+// does not count them as allowing a method.
+var catchAllPatterns = map[string]bool{"/": true, ssoCatchAll: true, "/oauth": true, "/oauth/": true,
+	"/admin/oauth": true, "/admin/oauth/": true, "/user/oauth/grants": true, "/user/oauth/grants/": true}
 
 // notFound answers paths no route serves; a known path with another method
 // gets 405 with an Allow header and no body, as the reference's router does.
@@ -74,7 +68,7 @@ func (s *Service) notFound(w http.ResponseWriter, r *http.Request) error {
 	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != ssoCatchAll && pattern != "" {
+		if _, pattern := s.mux.Handler(probe); pattern != "" && !catchAllPatterns[pattern] {
 			allow = append(allow, m)
 		}
 	}

@@ -52,7 +52,7 @@ func TestMethodNotAllowedAndNotFound(t *testing.T) {
 	wantErr(t, e.req("GET", "/nope", nil, ""), 404, "not_found", "")
 }
 
-// The OAuth 2.1 server is not offered: each of its paths answers, whatever
+// While the OAuth 2.1 server is off (the default), each of its paths answers, whatever
 // the method, as a reference server with the feature off: 404
 // feature_disabled, the admin API and the user's grants only after their
 // usual authentication, in both error formats.

@@ -109,21 +109,9 @@ func (s *Service) routes() {
 	m.Handle("PUT /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersUpdate))
 	m.Handle("DELETE /admin/custom-providers/{identifier}", cop(s.adminCustomProvidersDelete))
 
-	// The OAuth 2.1 server is off: its public paths, its admin API (after the
-	// admin check) and the user's grants (after the user's) answer 404
-	// feature_disabled, whatever the method, as the reference's do.
-	for _, p := range []string{"/oauth", "/oauth/"} {
-		m.Handle(p, s.handle(s.oauthServerOff))
-	}
-	m.Handle("GET /.well-known/oauth-authorization-server", s.handle(s.oauthServerOff))
-	for _, p := range []string{"/admin/oauth", "/admin/oauth/"} {
-		m.Handle(p, s.handle(s.requireAdmin(s.oauthServerOff)))
-	}
-	for _, p := range []string{"/user/oauth/grants", "/user/oauth/grants/"} {
-		m.Handle(p, s.handle(s.requireUser(func(w http.ResponseWriter, r *http.Request, _ *authed) error {
-			return s.oauthServerOff(w, r)
-		})))
-	}
+	// The OAuth 2.1 / OpenID Connect server (oauth_server.go): 404
+	// feature_disabled while off.
+	s.oauthRoutes()
 	if s.mailbox != nil {
 		m.Handle("GET /admin/dev/mailbox", s.handle(s.requireAdmin(s.devMailbox)))
 	}

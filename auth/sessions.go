@@ -102,10 +102,23 @@ func clientInet(r *http.Request) any {
 	return ip.String()
 }
 
+// oauthGrant ties a session to the OAuth client it was issued to and the
+// scopes the user granted (sessions.oauth_client_id and scopes); its
+// access tokens carry them as client_id and scope. The zero value is a
+// session of the project's own app.
+type oauthGrant struct {
+	ClientID, Scope string
+}
+
 // issueSession starts a new session for u signed in with method: a session
 // row, its amr claim, a refresh token and an access token. It also stamps
 // last_sign_in_at. Run it inside the transaction that authenticated u.
 func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, u *user, method string) (*tokenResponse, error) {
+	return s.startSession(ctx, tx, r, u, method, oauthGrant{})
+}
+
+// startSession is issueSession for a session of grant g.
+func (s *Service) startSession(ctx context.Context, tx pgx.Tx, r *http.Request, u *user, method string, g oauthGrant) (*tokenResponse, error) {
 	now := s.now()
 	sessionID := newUUID()
 	ua := ""
@@ -115,8 +128,8 @@ func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	rt := newRefreshToken()
 	// All writes of a sign-in go in one round trip.
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)
-		VALUES ($1, $2, $3, $3, 'aal1', $4, $5)`, sessionID, u.ID, now, ua, clientInet(r))
+	b.Queue(`INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, oauth_client_id, scopes)
+		VALUES ($1, $2, $3, $3, 'aal1', $4, $5, nullif($6, '')::uuid, nullif($7, ''))`, sessionID, u.ID, now, ua, clientInet(r), g.ClientID, g.Scope)
 	b.Queue(addAMRQuery, newUUID(), sessionID, now, method)
 	b.Queue(`INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
 		VALUES ($1, $2, $3, false, $4, $4, $5)`, instanceID, rt, u.ID, now, sessionID)
@@ -130,7 +143,7 @@ func (s *Service) issueSession(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		return nil, fmt.Errorf("start session for %s: %w", u.ID, err)
 	}
 	// A new session has exactly one authentication method: this one.
-	return s.buildTokenResponse(ctx, tx, u, sessionID, "aal1", rt, []amrEntry{{Method: method, Timestamp: now.Unix()}}, method)
+	return s.buildTokenResponse(ctx, tx, u, sessionID, "aal1", rt, []amrEntry{{Method: method, Timestamp: now.Unix()}}, method, g)
 }
 
 // loginProvider names the provider of a sign-in for the audit log.
@@ -189,14 +202,14 @@ func (s *Service) tokenResponse(ctx context.Context, db pg.DB, u *user, sessionI
 	if err != nil {
 		return nil, err
 	}
-	return s.buildTokenResponse(ctx, db, u, sessionID, aal, rt, amr, method)
+	return s.buildTokenResponse(ctx, db, u, sessionID, aal, rt, amr, method, oauthGrant{})
 }
 
 // buildTokenResponse signs the access token (through the custom access
 // token hook when one is configured; method is what the hook is told the
 // user authenticated with) and assembles the response.
-func (s *Service) buildTokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string, amr []amrEntry, method string) (*tokenResponse, error) {
-	token, exp, err := s.signAccessToken(ctx, db, u, sessionID, aal, amr, method)
+func (s *Service) buildTokenResponse(ctx context.Context, db pg.DB, u *user, sessionID, aal, rt string, amr []amrEntry, method string, g oauthGrant) (*tokenResponse, error) {
+	token, exp, err := s.signAccessToken(ctx, db, u, sessionID, aal, amr, method, g)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +218,7 @@ func (s *Service) buildTokenResponse(ctx context.Context, db pg.DB, u *user, ses
 }
 
 // signAccessToken builds and signs the access JWT (contract §5.1).
-func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessionID, aal string, amr []amrEntry, method string) (string, int64, error) {
+func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessionID, aal string, amr []amrEntry, method string, g oauthGrant) (string, int64, error) {
 	now := s.now()
 	exp := now.Add(s.cfg.JWTExp).Unix()
 	if amr == nil {
@@ -240,6 +253,14 @@ func (s *Service) signAccessToken(ctx context.Context, db pg.DB, u *user, sessio
 	}
 	if s.cfg.JWTIssuer != "" {
 		claims["iss"] = s.cfg.JWTIssuer
+	}
+	// A token issued to an OAuth client says which, and what the user
+	// granted it, as the reference's do.
+	if g.ClientID != "" {
+		claims["client_id"] = g.ClientID
+		if g.Scope != "" {
+			claims["scope"] = g.Scope
+		}
 	}
 	if s.cfg.CustomAccessTokenHook != "" {
 		var err error

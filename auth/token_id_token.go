@@ -41,44 +41,50 @@ type idTokenIssuer struct {
 	issuers   []string
 	audiences []string
 	cfg       ProviderConfig
+	// discoverAt, when set, is where the provider's keys are discovered
+	// for tokens of several issuers; the issuer is then checked against
+	// issuers instead of the discovered one.
+	discoverAt string
 }
 
 // idTokenIssuerFor picks the provider an ID token is for, with the
 // reference's errors (contract E5).
 func (s *Service) idTokenIssuerFor(ctx context.Context, p idTokenParams) (*idTokenIssuer, error) {
 	cfgOf := func(name string) ProviderConfig { return s.cfg.External[name] }
-	var out idTokenIssuer
 	unverified, _ := jwt.ParseUnverified(p.IDToken)
 	tokenIssuer := ""
 	if unverified != nil {
 		tokenIssuer, _ = unverified.Map["iss"].(string)
 	}
-	apple := []string{issuerApple, issuerApple2}
-	if i := cfgOf("apple").Issuer; i != "" {
-		apple = []string{i}
+	for _, bp := range idTokenProviders() {
+		rule, pc := bp.idToken, cfgOf(bp.name)
+		issuers := rule.issuers(pc)
+		if p.Provider != bp.name && (p.Issuer == "" || !slices.Contains(issuers, p.Issuer)) {
+			continue
+		}
+		out := idTokenIssuer{provider: bp.name, issuers: issuers, audiences: pc.ClientIDs, cfg: pc}
+		if rule.checkIssuer != nil {
+			if err := rule.checkIssuer(p, tokenIssuer, unverified != nil, issuers); err != nil {
+				return nil, err
+			}
+			out.issuers = []string{tokenIssuer}
+		}
+		if len(issuers) > 1 {
+			// One discovery document serves every issuer (Apple's).
+			out.discoverAt = issuers[0]
+		}
+		if rule.skipNonce {
+			out.cfg.SkipNonceCheck = true
+		}
+		if rule.iosAudience {
+			out.audiences = append(slices.Clone(pc.ClientIDs), s.cfg.IOSBundleID)
+		}
+		if !out.cfg.Enabled {
+			return nil, badRequest("provider_disabled", "Provider (issuer %q) is not enabled", out.issuers[0])
+		}
+		return &out, nil
 	}
-	switch {
-	case p.Provider == "apple" || slices.Contains(apple, p.Issuer):
-		if unverified == nil {
-			return nil, badRequest("validation_failed", "Unable to detect issuer in ID token for Apple provider")
-		}
-		if !slices.Contains(apple, tokenIssuer) {
-			return nil, badRequest("validation_failed", "Detected ID token issuer is not an Apple ID token issuer")
-		}
-		if p.Issuer != "" && p.Issuer != tokenIssuer {
-			return nil, badRequest("validation_failed", "Provided issuer does not match ID token issuer")
-		}
-		out = idTokenIssuer{provider: "apple", issuers: []string{tokenIssuer}, cfg: cfgOf("apple")}
-		out.audiences = append(slices.Clone(out.cfg.ClientIDs), s.cfg.IOSBundleID)
-	case p.Provider == "google" || p.Issuer == orDefault(cfgOf("google").Issuer, issuerGoogle):
-		out = idTokenIssuer{provider: "google", issuers: []string{orDefault(cfgOf("google").Issuer, issuerGoogle)}, cfg: cfgOf("google")}
-		out.audiences = out.cfg.ClientIDs
-	case p.Provider == "facebook" || p.Issuer == issuerFacebook:
-		// Facebook Limited Login tokens carry no usable nonce.
-		out = idTokenIssuer{provider: "facebook", issuers: []string{issuerFacebook}, cfg: cfgOf("facebook")}
-		out.cfg.SkipNonceCheck = true
-		out.audiences = out.cfg.ClientIDs
-	case strings.HasPrefix(p.Provider, customPrefix):
+	if strings.HasPrefix(p.Provider, customPrefix) {
 		c, ok := s.cfg.External[p.Provider]
 		if !ok {
 			return s.storedIDTokenIssuer(ctx, p.Provider)
@@ -86,20 +92,15 @@ func (s *Service) idTokenIssuerFor(ctx context.Context, p idTokenParams) (*idTok
 		if !c.Enabled {
 			return nil, badRequest("provider_disabled", "Custom provider %q is disabled", p.Provider)
 		}
-		out = idTokenIssuer{provider: p.Provider, issuers: []string{c.Issuer}, audiences: c.ClientIDs, cfg: c}
-	default:
-		// The deprecated form: any issuer the operator allowed, with the
-		// client id the request names.
-		if p.Issuer == "" || !slices.Contains(s.cfg.AllowedIDTokenIssuers, p.Issuer) {
-			return nil, badRequest("validation_failed", "Custom OIDC provider %q not allowed", p.Provider)
-		}
-		return &idTokenIssuer{provider: p.Issuer, issuers: []string{p.Issuer}, audiences: []string{p.ClientID},
-			cfg: ProviderConfig{Enabled: true}}, nil
+		return &idTokenIssuer{provider: p.Provider, issuers: []string{c.Issuer}, audiences: c.ClientIDs, cfg: c}, nil
 	}
-	if !out.cfg.Enabled {
-		return nil, badRequest("provider_disabled", "Provider (issuer %q) is not enabled", out.issuers[0])
+	// The deprecated form: any issuer the operator allowed, with the
+	// client id the request names.
+	if p.Issuer == "" || !slices.Contains(s.cfg.AllowedIDTokenIssuers, p.Issuer) {
+		return nil, badRequest("validation_failed", "Custom OIDC provider %q not allowed", p.Provider)
 	}
-	return &out, nil
+	return &idTokenIssuer{provider: p.Issuer, issuers: []string{p.Issuer}, audiences: []string{p.ClientID},
+		cfg: ProviderConfig{Enabled: true}}, nil
 }
 
 // tokenIDToken handles grant_type=id_token (contract E5): an ID token the
@@ -174,8 +175,8 @@ func (s *Service) tokenIDToken(w http.ResponseWriter, r *http.Request) error {
 func (s *Service) verifyGrantToken(ctx context.Context, iss *idTokenIssuer, p idTokenParams) (*oidc.IDToken, *providerUser, error) {
 	// Apple publishes one discovery document for its two issuers.
 	discoverAt, skipIssuer := iss.issuers[0], false
-	if iss.provider == "apple" && s.cfg.External["apple"].Issuer == "" {
-		discoverAt, skipIssuer = issuerApple, true
+	if iss.discoverAt != "" {
+		discoverAt, skipIssuer = iss.discoverAt, true
 	}
 	op, err := s.oidc.get(ctx, discoverAt, iss.cfg.DiscoveryURL)
 	if err != nil {

@@ -48,13 +48,26 @@ func (s *Service) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 	if len(p.RefreshToken) < 12 {
 		return badRequest("validation_failed", "Refresh token is not valid")
 	}
+	resp, err := s.rotate(r, p.RefreshToken, "")
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// rotate runs refresh on a connection of its own and ends the transaction
+// refresh left open. clientID is the OAuth client that authenticated at
+// /oauth/token ("" at /token): a session belongs to one client, or to
+// none, and is refreshed only by it.
+func (s *Service) rotate(r *http.Request, token, clientID string) (*tokenResponse, error) {
 	ctx := r.Context()
 	conn, err := s.db.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("acquire connection: %w", err)
+		return nil, fmt.Errorf("acquire connection: %w", err)
 	}
 	defer conn.Release()
-	resp, err := s.refresh(ctx, conn, r, p.RefreshToken)
+	resp, err := s.refresh(ctx, conn, r, token, clientID)
 	// refresh opens its transaction inside its first batch and, on the
 	// common path, commits inside its last, saving the two round trips of
 	// a separate BEGIN and COMMIT. Whatever it left open ends here: a
@@ -67,14 +80,10 @@ func (s *Service) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 			end = "COMMIT"
 		}
 		if _, cerr := conn.Exec(ctx, end); cerr != nil && (err == nil || errors.Is(err, errReuse)) {
-			return fmt.Errorf("refresh %s: %w", strings.ToLower(end), cerr)
+			return nil, fmt.Errorf("refresh %s: %w", strings.ToLower(end), cerr)
 		}
 	}
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, resp)
-	return nil
+	return resp, err
 }
 
 // refresh runs the rotation in two round trips on db, a connection it
@@ -84,11 +93,12 @@ func (s *Service) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 // as committed by whoever held the lock; a second batch writes the
 // rotation, touches the session, audits, reads the amr claims and, when no
 // access token hook has to run inside the transaction, commits.
-func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request, token string) (*tokenResponse, error) {
+func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request, token, clientID string) (*tokenResponse, error) {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL lock_timeout = '5s'`)
-	b.Queue(`SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now()), refreshed_at
+	b.Queue(`SELECT id, user_id, coalesce(aal::text,'aal1'), factor_id, not_after, coalesce(created_at, now()), refreshed_at,
+		coalesce(oauth_client_id::text, ''), coalesce(scopes, '')
 		FROM auth.sessions WHERE id = (SELECT session_id FROM auth.refresh_tokens WHERE token = $1) FOR UPDATE`, token)
 	b.Queue(`SELECT id, token, coalesce(user_id,''), coalesce(revoked,false), coalesce(parent,''),
 		session_id, coalesce(updated_at, now()) FROM auth.refresh_tokens WHERE token = $1`, token)
@@ -96,16 +106,18 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 	br := tx.SendBatch(ctx, b)
 	var se session
 	var t refreshToken
+	var grant oauthGrant
 	_, err := br.Exec()
 	if err == nil {
 		_, err = br.Exec()
 	}
 	if err == nil {
-		err = br.QueryRow().Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt)
+		err = br.QueryRow().Scan(&se.ID, &se.UserID, &se.AAL, &se.FactorID, &se.NotAfter, &se.CreatedAt, &se.RefreshedAt,
+			&grant.ClientID, &grant.Scope)
 	}
 	sessionMissing := errors.Is(err, pgx.ErrNoRows)
 	if err != nil && !sessionMissing {
-		br.Close()
+		_ = br.Close()
 		if pg.Is(err, "55P03") {
 			return nil, newErr(http.StatusConflict, "conflict", "Too many concurrent token refresh requests on the same session or refresh token")
 		}
@@ -114,13 +126,13 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 	err = br.QueryRow().Scan(&t.ID, &t.Token, &t.UserID, &t.Revoked, &t.Parent, &t.SessionID, &t.UpdatedAt)
 	tokenMissing := errors.Is(err, pgx.ErrNoRows)
 	if err != nil && !tokenMissing {
-		br.Close()
+		_ = br.Close()
 		return nil, fmt.Errorf("load refresh token: %w", err)
 	}
 	u, err := readUser(br)
 	userMissing := errors.Is(err, pg.ErrNotFound)
 	if err != nil && !userMissing {
-		br.Close()
+		_ = br.Close()
 		return nil, fmt.Errorf("load user: %w", err)
 	}
 	if err := br.Close(); err != nil {
@@ -142,6 +154,16 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 		return nil, badRequest("session_not_found", "Invalid Refresh Token: No Valid Session Found")
 	case sessionMissing:
 		return nil, badRequest("session_not_found", "Invalid Refresh Token: No Valid Session Found")
+	}
+	// The reference's checks of the client against the session's.
+	switch {
+	case grant.ClientID != "" && clientID == "":
+		return nil, &oauthError{Err: "invalid_client", Description: "Client authentication required for OAuth session"}
+	case grant.ClientID != clientID && clientID != "":
+		if grant.ClientID == "" {
+			return nil, &oauthError{Err: "invalid_client", Description: "Client authentication not allowed for non-OAuth session"}
+		}
+		return nil, &oauthError{Err: "invalid_client", Description: "Client does not match the session's OAuth client"}
 	}
 	now := s.now()
 	if err := s.sessionStillValid(ctx, tx, &se, u.ID, now); err != nil {
@@ -201,30 +223,30 @@ func (s *Service) refresh(ctx context.Context, tx *pgxpool.Conn, r *http.Request
 	wr := tx.SendBatch(ctx, w)
 	for range writes {
 		if _, err := wr.Exec(); err != nil {
-			wr.Close()
+			_ = wr.Close()
 			return nil, fmt.Errorf("write rotation: %w", err)
 		}
 	}
 	rows, err := wr.Query()
 	if err != nil {
-		wr.Close()
+		_ = wr.Close()
 		return nil, fmt.Errorf("load amr: %w", err)
 	}
 	amr, err := collectAMR(rows)
 	if err != nil {
-		wr.Close()
+		_ = wr.Close()
 		return nil, err
 	}
 	if commit {
 		if _, err := wr.Exec(); err != nil {
-			wr.Close()
+			_ = wr.Close()
 			return nil, fmt.Errorf("commit rotation: %w", err)
 		}
 	}
 	if err := wr.Close(); err != nil {
 		return nil, fmt.Errorf("refresh writes: %w", err)
 	}
-	return s.buildTokenResponse(ctx, tx, u, se.ID, se.AAL, issued, amr, "token_refresh")
+	return s.buildTokenResponse(ctx, tx, u, se.ID, se.AAL, issued, amr, "token_refresh", grant)
 }
 
 // queueRotation queues revoking t (when not yet revoked) and inserting its

@@ -266,7 +266,9 @@ func (s *Service) applyEmail(ctx context.Context, tx pgx.Tx, u *user, email stri
 	}
 	*u = *fresh
 	// The change is done: its codes must not confirm anything later.
-	_, _ = tx.Exec(ctx, `DELETE FROM auth.one_time_tokens WHERE user_id = $1 AND token_type IN ('email_change_token_new','email_change_token_current')`, u.ID)
+	if _, err := tx.Exec(ctx, `DELETE FROM auth.one_time_tokens WHERE user_id = $1 AND token_type IN ('email_change_token_new','email_change_token_current')`, u.ID); err != nil {
+		return fmt.Errorf("retire the email-change codes of %s: %w", u.ID, err)
+	}
 	return syncProviders(ctx, tx, u)
 }
 

@@ -1,9 +1,12 @@
 package auth
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,6 +109,44 @@ func TestUpdateUserEmailChange(t *testing.T) {
 	}
 }
 
+// The change's codes are retired with it: when that fails, the change
+// fails (nothing is changed) and the log names the step that failed.
+func TestEmailChangeFailsWhenItsCodesCannotBeRetired(t *testing.T) {
+	t.Parallel()
+	var logs lockedBuffer
+	e := newEnv(t, autoconfirm, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	at := e.signUp("keep@example.com", "secret123")["access_token"].(string)
+	if r := e.req("PUT", "/user", map[string]any{"email": "moved@example.com"}, at); r.Status != 200 {
+		t.Fatalf("email change %d %s", r.Status, r.Body)
+	}
+	toNew, toOld := e.mails("moved@example.com"), e.mails("keep@example.com")
+	if r := e.req("POST", "/verify", map[string]any{"type": "email_change", "email": "keep@example.com", "token": toOld[0].Token}, ""); r.Status != 200 {
+		t.Fatalf("first half %d %s", r.Status, r.Body)
+	}
+	// Only the statement that retires both kinds of code is refused.
+	if _, err := e.db.Admin.Exec(t.Context(), `
+		CREATE FUNCTION pg_temp.keep_codes() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+		  IF current_query() LIKE '%email_change_token_new%email_change_token_current%' THEN
+		    RAISE EXCEPTION 'codes are kept';
+		  END IF;
+		  RETURN NULL;
+		END $$;
+		CREATE TRIGGER keep_codes BEFORE DELETE ON auth.one_time_tokens FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.keep_codes();`); err != nil {
+		t.Fatal(err)
+	}
+	r := e.req("POST", "/verify", map[string]any{"type": "email_change", "email": "moved@example.com", "token": toNew[0].Token}, "")
+	if r.Status != 500 {
+		t.Fatalf("second half %d %s", r.Status, r.Body)
+	}
+	if got := e.req("GET", "/user", nil, at).json(t)["email"]; got != "keep@example.com" {
+		t.Fatalf("email = %v, want it unchanged", got)
+	}
+	if !strings.Contains(logs.String(), "retire the email-change codes") {
+		t.Fatalf("the log does not name the failed step:\n%s", logs.String())
+	}
+}
+
 // Behind the gateway the token was verified already: the stored result is
 // used (a token the gateway rejected is a bad_jwt here too).
 func TestGatewayVerifiedCaller(t *testing.T) {
@@ -136,4 +177,22 @@ func TestGatewayVerifiedCaller(t *testing.T) {
 			t.Fatalf("%s: %s", tc.name, w.Body)
 		}
 	}
+}
+
+// lockedBuffer is a log sink the service may write to from any goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -297,7 +297,7 @@ func HTTPOp(c *http.Client, wantStatus int, newReq func(ctx context.Context) (*h
 			return 0, err
 		}
 		n, err := io.Copy(io.Discard, res.Body)
-		res.Body.Close()
+		_ = res.Body.Close()
 		if err != nil {
 			return n, err
 		}

@@ -33,14 +33,19 @@ async function main() {
       bin,
       dir: tmp,
       env: {
-        // A second exposed schema for the schema-switching tests (.schema()).
-        REST_DB_SCHEMAS: 'public,compat_rest_extra',
+        // A second exposed schema for the schema-switching tests (.schema()),
+        // and pgmq_public for the queue tests, as Supabase's self-hosting
+        // guide adds it to the exposed schemas.
+        REST_DB_SCHEMAS: 'public,compat_rest_extra,pgmq_public',
         BASALT_AUTH_WEBAUTHN_RP_ID: 'localhost',
         BASALT_AUTH_WEBAUTHN_RP_DISPLAY_NAME: 'Basalt compat',
         BASALT_AUTH_WEBAUTHN_RP_ORIGINS: webauthnOrigin,
         BASALT_AUTH_PASSKEY_ENABLED: 'true',
         BASALT_AUTH_MFA_WEB_AUTHN_ENROLL_ENABLED: 'true',
         BASALT_AUTH_MFA_WEB_AUTHN_VERIFY_ENABLED: 'true',
+        // The OAuth 2.1 server (tests/auth-oauth-server.test.mjs).
+        BASALT_AUTH_OAUTH_SERVER_ENABLED: 'true',
+        BASALT_AUTH_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION: 'true',
         // The suite's own Supabase project (TypeScript functions on Deno).
         BASALT_FUNCTIONS_DIR: path.join(compatDir, 'supabase', 'functions'),
       },

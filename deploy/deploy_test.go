@@ -1,8 +1,11 @@
 // Package deploy holds no code: its tests read the deployment files as an
 // operator's machine would and fail on the mistakes that stop them from
 // starting (no CA certificates, no writable storage directory). Docker and a
-// running systemd are not available to the tests, so the files are checked
-// for what those would enforce; systemd-analyze verifies the unit's syntax
+// running systemd are not available to the tests: the Dockerfile is parsed
+// by BuildKit's parser and its build and runtime steps are done by the tests
+// themselves, up to running the image's entrypoint with its environment
+// against a real database (dockerfile_test.go); the systemd unit is checked
+// for what systemd would enforce, and systemd-analyze verifies its syntax
 // where it is installed.
 package deploy
 
@@ -16,114 +19,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// instruction is one Dockerfile instruction with its continuation lines joined.
-type instruction struct {
-	cmd  string // upper case: FROM, RUN, ENV, …
-	args string
-}
-
-func readDockerfile(t *testing.T, name string) []instruction {
-	t.Helper()
-	raw, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []instruction
-	var cur strings.Builder
-	for _, line := range strings.Split(string(raw), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if cur.Len() == 0 && (trimmed == "" || strings.HasPrefix(trimmed, "#")) {
-			continue
-		}
-		if strings.HasSuffix(trimmed, "\\") {
-			cur.WriteString(strings.TrimSuffix(trimmed, "\\") + " ")
-			continue
-		}
-		cur.WriteString(trimmed)
-		cmd, args, _ := strings.Cut(cur.String(), " ")
-		out = append(out, instruction{strings.ToUpper(cmd), strings.TrimSpace(args)})
-		cur.Reset()
-	}
-	return out
-}
-
-// finalStage returns the instructions after the last FROM: what the image runs.
-func finalStage(ins []instruction) []instruction {
-	last := 0
-	for i, in := range ins {
-		if in.cmd == "FROM" {
-			last = i
-		}
-	}
-	return ins[last:]
-}
-
-// envOf parses ENV k=v pairs (the only form the Dockerfile uses).
-func envOf(stage []instruction) map[string]string {
-	env := map[string]string{}
-	for _, in := range stage {
-		if in.cmd != "ENV" {
-			continue
-		}
-		for _, kv := range strings.Fields(in.args) {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				env[k] = v
-			}
-		}
-	}
-	return env
-}
-
-// within reports whether p is dir or below it.
-func within(p, dir string) bool {
-	p, dir = path.Clean(p), path.Clean(dir)
-	return p == dir || strings.HasPrefix(p, dir+"/")
-}
-
-func TestDockerfileRuntimeStage(t *testing.T) {
-	stage := finalStage(readDockerfile(t, "Dockerfile"))
-	var runs []string
-	var workdir, volume, user string
-	for _, in := range stage {
-		switch in.cmd {
-		case "RUN":
-			runs = append(runs, in.args)
-		case "WORKDIR":
-			workdir = in.args
-		case "VOLUME":
-			volume = strings.Trim(in.args, `[]" `)
-		case "USER":
-			user = in.args
-		}
-	}
-	all := strings.Join(runs, "\n")
-	if !regexp.MustCompile(`apt-get install[^\n]*\bca-certificates\b`).MatchString(all) {
-		t.Error("runtime stage installs no ca-certificates: TLS to S3, SMTP and payment providers fails")
-	}
-	if user == "" || user == "root" || user == "0" {
-		t.Errorf("runtime stage runs as %q; want an unprivileged user", user)
-	}
-	if workdir == "" {
-		t.Error("runtime stage sets no WORKDIR: relative paths resolve against /, which the user cannot write")
-	}
-	if volume == "" {
-		t.Error("runtime stage declares no VOLUME: stored objects would live in the container's layer")
-	}
-	storageDir := envOf(stage)["STORAGE_FILE_DIR"]
-	if storageDir == "" {
-		// The default is relative; it lands under WORKDIR.
-		storageDir = path.Join(workdir, ".basalt/storage")
-	}
-	if volume != "" && !within(storageDir, volume) {
-		t.Errorf("file storage dir %s is outside the volume %s", storageDir, volume)
-	}
-	// The directory the user writes must be created and handed to it in the image.
-	chown := regexp.MustCompile(`chown\s+(-R\s+)?` + regexp.QuoteMeta(user) + `(:\S+)?\s+(\S+)`).FindStringSubmatch(all)
-	if chown == nil || !within(storageDir, chown[3]) {
-		t.Errorf("no chown of %s (or a parent) to %s in the runtime stage", storageDir, user)
-	}
-}
 
 // unitFile parses a systemd unit into section → key → values (keys may repeat).
 func unitFile(t *testing.T, name string) map[string]map[string][]string {

@@ -157,6 +157,10 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 		if fe.Err != nil {
 			s.log.WarnContext(ctx, "function error", "function", f.Name, "status", fe.Status, "err", fe.Err)
 		}
+	case errors.Is(err, pg.ErrRoleNotAllowed):
+		// A function without verify_jwt acted as a caller whose role is
+		// outside the allow-list: the token is refused as verify_jwt would.
+		err = errInvalidJWT
 	case pg.Unavailable(err):
 		s.log.WarnContext(ctx, "function could not reach the database", "function", f.Name, "err", err)
 		httpx.SetRetryAfter(rw)
@@ -223,14 +227,17 @@ func (s *Service) caller(r *http.Request) *jwt.Caller {
 }
 
 // verifyJWT is the edge gateway's verify_jwt check: a Bearer token signed by
-// the project and within its validity. Any role passes, anon included; a
-// function that needs a user checks the claims itself.
+// the project and within its validity, naming a role callers may act as
+// (anon included: a function that needs a user checks the claims itself).
 func verifyJWT(r *http.Request, c *jwt.Caller) error {
 	if h := r.Header.Get("Authorization"); h != "" && !strings.HasPrefix(h, "Bearer ") {
 		return errBadScheme
 	}
 	switch {
 	case c.Claims != nil && c.Err == nil:
+		if c.Claims.Role != "" && !pg.APIRoles().Allows(c.Claims.Role) {
+			return errInvalidJWT
+		}
 		return nil
 	case c.Token == "" && c.Err == nil:
 		return errMissingAuth

@@ -27,7 +27,8 @@ func fromBrowser(r *http.Request) bool {
 // the routes a browser reaches by navigation or an outside server calls, so
 // they can carry no apikey header: the email-link verify endpoint, the OAuth
 // authorize and callback redirects, the SAML assertion consumer (an identity
-// provider's form post) and service provider metadata, the JWKS document, public and signed
+// provider's form post) and service provider metadata, the JWKS document, the OAuth 2.1
+// server's endpoints for other apps, public and signed
 // storage URLs (downloads, and uploads to a signed upload URL), and edge
 // functions (which verify JWTs per function, as the reference self-hosted
 // gateway leaves to them).
@@ -36,6 +37,13 @@ func isPublic(service, path, method string) bool {
 	case "auth":
 		switch path {
 		case "/verify", "/callback", "/authorize", "/sso/saml/acs", "/sso/saml/metadata", "/.well-known/jwks.json":
+			return true
+		// The OAuth 2.1 server's endpoints for other apps, which hold no
+		// project key: discovery, the browser's authorize redirect, client
+		// registration, and the token, userinfo and revocation calls
+		// (each authenticates its own caller).
+		case "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server", "/oauth/authorize",
+			"/oauth/clients/register", "/oauth/token", "/oauth/userinfo", "/oauth/revoke":
 			return true
 		}
 	case "storage":

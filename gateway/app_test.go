@@ -114,7 +114,7 @@ func TestApp(t *testing.T) {
 				t.Fatal(err)
 			}
 			raw, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			_ = res.Body.Close()
 			body := raw
 			if accept == "gzip" {
 				if res.Header.Get("Content-Encoding") != "gzip" {
@@ -151,7 +151,7 @@ func TestApp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
+		_ = res.Body.Close()
 		if res.StatusCode != 404 {
 			t.Errorf("status %d, want 404 explaining there is no build", res.StatusCode)
 		}
@@ -159,7 +159,7 @@ func TestApp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
+		_ = res.Body.Close()
 		if res.StatusCode != 200 {
 			t.Errorf("env.js without a build: %d, want 200", res.StatusCode)
 		}

@@ -37,6 +37,9 @@ type Config struct {
 	// (liveness) never calls it: a database outage must not get the
 	// process restarted.
 	Health func(ctx context.Context) error
+	// Details, when set, adds "details" to a healthy /health answer: the
+	// state of optional parts (pg_cron) and how to turn them on.
+	Details func(ctx context.Context) map[string]any
 	// Version is reported by GET /health.
 	Version string
 	// Now is the clock used to check token expiry (default time.Now).
@@ -192,8 +195,21 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// oauthMetadataPath is auth's OAuth 2.0 authorization server metadata.
+// RFC 8414 §3 places it at the origin with the issuer's path appended,
+// /.well-known/oauth-authorization-server/auth/v1, where Supabase serves
+// it; match maps that address to the auth service.
+const oauthMetadataPath = "/.well-known/oauth-authorization-server"
+
 // match finds the service whose prefix owns path, and the path below it.
 func (g *Gateway) match(path string) (*route, string) {
+	if issuerPath, ok := strings.CutPrefix(path, oauthMetadataPath); ok {
+		for i := range g.routes {
+			if rt := &g.routes[i]; rt.name == "auth" && issuerPath == rt.prefix {
+				return rt, oauthMetadataPath
+			}
+		}
+	}
 	for i := range g.routes {
 		rt := &g.routes[i]
 		if path == rt.prefix {
@@ -223,14 +239,24 @@ func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 
 func (g *Gateway) health(w http.ResponseWriter, r *http.Request) {
 	body := healthBody("ok", g.cfg.Version)
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
 	if g.cfg.Health != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
 		if err := g.cfg.Health(ctx); err != nil {
 			g.log.Warn("health check failed", "err", err)
 			body["status"] = "unavailable"
 			httpx.SetRetryAfter(w)
 			httpx.WriteJSON(w, http.StatusServiceUnavailable, body)
+			return
+		}
+	}
+	if g.cfg.Details != nil {
+		if details := g.cfg.Details(ctx); len(details) > 0 {
+			withDetails := map[string]any{"details": details}
+			for k, v := range body {
+				withDetails[k] = v
+			}
+			httpx.WriteJSON(w, http.StatusOK, withDetails)
 			return
 		}
 	}

@@ -79,7 +79,7 @@ func TestUpgradeThroughGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(sres.Body)
-	sres.Body.Close()
+	_ = sres.Body.Close()
 	if string(body) != "first\nsecond\n" {
 		t.Errorf("streamed body %q", body)
 	}

@@ -57,7 +57,7 @@ func TestMetricsPerService(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = io.Copy(io.Discard, res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	<-b.svc.got
 	for range 2 {
 		b.do(t, "GET", "/rest/v1/items", hdr)
@@ -141,7 +141,7 @@ func TestClientGoneIs499(t *testing.T) {
 	go func() {
 		res, err := http.DefaultClient.Do(req)
 		if err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 		}
 		errc <- err
 	}()

@@ -74,7 +74,7 @@ func TestFileDownloadReachesReadFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if !bytes.Equal(body, data) {
 		t.Fatalf("body: got %d bytes, want the %d of the file", len(body), len(data))
 	}

@@ -15,10 +15,12 @@ import (
 // stop comes still gets its full answer, and Serve then returns nil.
 func TestServeDrains(t *testing.T) {
 	t.Parallel()
-	started := make(chan struct{})
+	// The handler holds its request until the shutdown has begun, so the
+	// request is in flight when the stop comes, however slow the machine.
+	started, release := make(chan struct{}), make(chan struct{})
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(started)
-		time.Sleep(300 * time.Millisecond)
+		<-release
 		_, _ = io.WriteString(w, "finished")
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -26,6 +28,8 @@ func TestServeDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := gateway.NewServer(slow, gateway.Timeouts{})
+	shuttingDown := make(chan struct{})
+	srv.RegisterOnShutdown(func() { close(shuttingDown) })
 	if srv.ReadHeaderTimeout != 10*time.Second || srv.IdleTimeout != 120*time.Second {
 		t.Errorf("default timeouts: header %v idle %v", srv.ReadHeaderTimeout, srv.IdleTimeout)
 	}
@@ -50,6 +54,13 @@ func TestServeDrains(t *testing.T) {
 	}()
 	<-started
 	cancel()
+	select {
+	case <-shuttingDown:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("the stop did not begin a graceful shutdown")
+	}
+	close(release)
 	r := <-got
 	if r.err != nil || r.body != "finished" {
 		t.Errorf("in-flight request: %q, %v; want it to finish", r.body, r.err)

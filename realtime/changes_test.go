@@ -183,7 +183,7 @@ func TestPostgresChanges(t *testing.T) {
 		t.Errorf("anon first event %+v, want the delete", ev.Data)
 	}
 	anon.push("1", "9", "realtime:anon", "access_token", map[string]any{"access_token": b.token(t, "authenticated", userA, time.Hour)})
-	time.Sleep(200 * time.Millisecond)
+	anon.roundTrip("10") // the new token is in use
 	exec(`INSERT INTO public.notes VALUES (3, $1, 'after sign-in', 1, NULL, NULL)`, userA)
 	if ev := nextChange(t, anon); ev.Data.Record["id"] != float64(3) {
 		t.Errorf("after access_token got %+v, want row 3", ev.Data)
@@ -275,7 +275,19 @@ func TestPostgresChangesRLSRightAfterCommit(t *testing.T) {
 		}
 		done <- tx.Commit(ctx) // waits for the standby until cancelled
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// The commit is written and waits for the standby that never comes.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE application_name = 'held' AND wait_event = 'SyncRep')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the commit never waited for the standby")
+		}
+	}
 	if _, err := admin.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'held'`); err != nil {
 		t.Fatal(err)
 	}
@@ -495,8 +507,14 @@ func TestChangesToManySubscribers(t *testing.T) {
 			t.Fatalf("user %d got %v, want its own row %d", only, ev.Data.Record, id)
 		}
 	}
-	// Nobody else got the private rows, and nobody got anything twice.
-	for _, c := range subs {
-		c.silent(200 * time.Millisecond)
+	// Nobody else got the private rows, and nobody got anything twice: a
+	// shared sentinel row, committed last, is everyone's next change.
+	if _, err := b.db.Admin.Exec(ctx, `INSERT INTO public.posts VALUES (99, $1, true)`, users[0]); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range subs {
+		if ev := nextChange(t, c); ev.Data.Record["id"] != float64(99) {
+			t.Fatalf("user %d got %v, want the sentinel row 99", i, ev.Data.Record)
+		}
 	}
 }

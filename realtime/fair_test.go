@@ -61,7 +61,7 @@ func TestJoinFloodOneClient(t *testing.T) {
 						once.Do(func() { close(firstRefusal) })
 					}
 				}
-				ws.Close()
+				_ = ws.Close()
 			}
 			select {
 			case <-stop:
@@ -100,7 +100,7 @@ func TestJoinFloodOneClient(t *testing.T) {
 		if got := c.join("1", "realtime:room", payload); !strings.Contains(got, `"status":"ok"`) {
 			t.Fatalf("%s client %d's join during the flood: %s", who, i, got)
 		}
-		ws.Close()
+		_ = ws.Close()
 	}
 	if refused.Load() == 0 {
 		t.Error("the flood's joins were never refused")
@@ -126,7 +126,7 @@ func TestSocketFloodReserve(t *testing.T) {
 				}
 				continue
 			}
-			t.Cleanup(func() { ws.Close() })
+			t.Cleanup(func() { _ = ws.Close() })
 			c := &client{t: t, ws: ws, vsn: "2.0.0"}
 			got := c.join("1", "realtime:flood", map[string]any{"config": map[string]any{}})
 			switch {
@@ -165,7 +165,7 @@ func TestSocketFloodReserve(t *testing.T) {
 				if !strings.Contains(got, "ConnectionRateLimitReached: Too many connected users") {
 					t.Errorf("a user's socket past their share: %s", got)
 				}
-				c.ws.Close()
+				_ = c.ws.Close()
 				continue
 			}
 			if !strings.Contains(got, `"status":"ok"`) {

@@ -103,7 +103,7 @@ func (b *bundle) dialFrom(t *testing.T, vsn, addr string) *client {
 	if err != nil {
 		t.Fatalf("upgrade from %q: %v %v", addr, err, status(res))
 	}
-	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(func() { _ = ws.Close() })
 	return &client{t: t, ws: ws, vsn: vsn}
 }
 
@@ -194,11 +194,22 @@ func (c *client) expect(parts ...string) string {
 	return ""
 }
 
-// silent asserts that nothing arrives for d.
-func (c *client) silent(d time.Duration) {
+// roundTrip pushes a heartbeat and returns the frames that arrive before
+// its reply. The server handles a socket's messages one after another and
+// sends its frames in the order they were queued, so the reply is the
+// positive signal that whatever this socket pushed earlier has been dealt
+// with, and whatever that queued for it has been read.
+func (c *client) roundTrip(ref string) []string {
 	c.t.Helper()
-	if data, _, err := c.frame(d); err == nil {
-		c.t.Fatalf("unexpected frame %s", data)
+	c.push(nil, ref, "phoenix", "heartbeat", map[string]any{})
+	reply := `[null,"` + ref + `","phoenix","phx_reply",{"status":"ok","response":{}}]`
+	var before []string
+	for {
+		f := c.next()
+		if f == reply {
+			return before
+		}
+		before = append(before, f)
 	}
 }
 

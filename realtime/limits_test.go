@@ -67,12 +67,28 @@ func TestLimits(t *testing.T) {
 		sender.join("1", "realtime:busy", map[string]any{"config": map[string]any{}})
 		recv := b.dialFrom(t, "2.0.0", "192.0.2.2")
 		recv.join("1", "realtime:busy", map[string]any{"config": map[string]any{}})
-		for range 30 {
+		broadcast := func() {
 			sender.push("1", nil, "realtime:busy", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
 		}
-		time.Sleep(1500 * time.Millisecond) // the counter's next tick
-		sender.push("1", nil, "realtime:busy", "broadcast", map[string]any{"type": "broadcast", "event": "e", "payload": map[string]any{}})
-		if got := recv.expect(`"system"`); got != `["1",null,"realtime:busy","system",{"channel":"busy","extension":"system","message":"Too many messages per second","status":"error"}]` {
+		for range 30 {
+			broadcast()
+		}
+		for range 30 {
+			recv.expect(`"broadcast"`)
+		}
+		// Each broadcast reaches the reader; the first one after the
+		// counter's next tick is followed by the refusal.
+		var got string
+		for deadline := time.Now().Add(10 * time.Second); got == ""; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the limit never tripped")
+			}
+			broadcast()
+			if f := recv.next(); strings.Contains(f, `"system"`) {
+				got = f
+			}
+		}
+		if got != `["1",null,"realtime:busy","system",{"channel":"busy","extension":"system","message":"Too many messages per second","status":"error"}]` {
 			t.Errorf("system = %s", got)
 		}
 		if got := recv.next(); got != `["1","1","realtime:busy","phx_close",{}]` {
@@ -106,7 +122,7 @@ func TestLimitsAcrossNodes(t *testing.T) {
 				break
 			}
 			if err == nil {
-				ws.Close()
+				_ = ws.Close()
 			}
 			if time.Now().After(deadline) {
 				t.Fatalf("upgrade on the other node while the project is at its limit: %v %v", err, res)
@@ -117,12 +133,12 @@ func TestLimitsAcrossNodes(t *testing.T) {
 			t.Errorf("join on the other node = %s", got)
 		}
 		// The first user leaves: the other node admits again.
-		first.ws.Close()
+		_ = first.ws.Close()
 		deadline = time.Now().Add(10 * time.Second)
 		for {
 			ws, _, err := websocket.DefaultDialer.Dial(u, nil)
 			if err == nil {
-				ws.Close()
+				_ = ws.Close()
 				break
 			}
 			if time.Now().After(deadline) {

@@ -45,7 +45,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "one socket", func() bool { return testutil.ToFloat64(m.Sockets) == 1 })
-	ws.Close()
+	_ = ws.Close()
 	waitFor(t, "no socket", func() bool { return testutil.ToFloat64(m.Sockets) == 0 })
 	waitFor(t, "the slot's lag", func() bool { return testutil.CollectAndCount(m.SlotLagBytes) == 1 })
 }

@@ -35,16 +35,20 @@ func TestPostgresChangesAcrossRestart(t *testing.T) {
 	got1 := map[int64]int{}
 	f1.until(t, got1, 0) // the stop closes the socket
 
-	// The client reconnects a moment later, to the restarted service.
-	time.Sleep(300 * time.Millisecond)
+	// The client reconnects a moment later, to the restarted service: once
+	// rows were committed while it was away.
+	w.waitFor(t, afterStop+20)
 	n2 := node(t, n1.db, n1.keys, cfg)
 	beforeJoin := w.committed.Load()
 	f2 := joinFeed(t, n2.dial(t, "2.0.0"), "realtime:feed", token, inserts)
 	resumed := w.started.Load()
 	w.waitFor(t, resumed+100)
 	last := w.finish(t)
+	if _, err := n1.db.Admin.Exec(context.Background(), `INSERT INTO public.notes VALUES ($1, $2, 'sentinel', 1, NULL, NULL)`, last+1, userA); err != nil {
+		t.Fatal(err)
+	}
 	got2 := map[int64]int{}
-	f2.until(t, got2, last)
+	f2.through(t, got2, last+1)
 
 	if afterStop >= beforeJoin {
 		t.Fatalf("no row was committed while the client was away (%d, %d)", afterStop, beforeJoin)

@@ -219,7 +219,7 @@ func TestPresence(t *testing.T) {
 		!strings.Contains(upd, `"leaves":{"alice":{"metas":[{"mood":"ok"`) {
 		t.Errorf("update diff = %s", upd)
 	}
-	a.ws.Close()
+	_ = a.ws.Close()
 	left := bob.expect(`"presence_diff"`, `"leaves":{"alice"`)
 	if !strings.Contains(left, `"joins":{}`) {
 		t.Errorf("leave diff = %s", left)
@@ -271,7 +271,23 @@ func TestTokenExpiryClosesChannel(t *testing.T) {
 	}
 	c.join("2", "realtime:long", map[string]any{"config": map[string]any{}, "access_token": b.token(t, "authenticated", "u1", 2*time.Second)})
 	c.push("2", "3", "realtime:long", "access_token", map[string]any{"access_token": b.token(t, "authenticated", "u1", time.Hour)})
-	c.silent(3 * time.Second)
+	// A witness channel whose token expires a second after the replaced one:
+	// once it is closed, the replaced token's expiry is past too.
+	c.join("4", "realtime:witness", map[string]any{"config": map[string]any{}, "access_token": b.token(t, "authenticated", "u1", 3*time.Second)})
+	var seen []string
+	for {
+		f := c.next()
+		if f == `["4","4","realtime:witness","phx_close",{}]` {
+			break
+		}
+		seen = append(seen, f)
+	}
+	seen = append(seen, c.roundTrip("5")...)
+	for _, f := range seen {
+		if strings.Contains(f, `"realtime:long"`) {
+			t.Errorf("the renewed channel got %s", f)
+		}
+	}
 }
 
 // TestUpgradeErrors checks refused upgrades: the reference's status and body.
@@ -284,7 +300,7 @@ func TestUpgradeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != 401 || !strings.Contains(string(body), "No API key found in request") {
 		t.Errorf("no key: %d %s", res.StatusCode, body)
 	}

@@ -131,6 +131,29 @@ func frameEvent(vsn string, data []byte) (string, json.RawMessage) {
 	return msg.Event, msg.Payload
 }
 
+// through counts the ids of the feed into got until the sentinel row
+// arrives (not counted). Insert the sentinel after the rows being counted:
+// changes arrive in commit order, so every earlier row, and any second copy
+// of one, has arrived before it.
+func (f *feed) through(t *testing.T, got map[int64]int, sentinel int64) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case id, ok := <-f.ids:
+			if !ok {
+				t.Fatalf("the socket closed before the sentinel row %d (%d rows so far)", sentinel, len(got))
+			}
+			if id == sentinel {
+				return
+			}
+			got[id]++
+		case <-deadline:
+			t.Fatalf("gave up waiting for the sentinel row %d (%d rows so far)", sentinel, len(got))
+		}
+	}
+}
+
 // until counts the ids of the feed into got until the socket closes, or,
 // with last > 0, until id last arrived and nothing more came for 300 ms.
 func (f *feed) until(t *testing.T, got map[int64]int, last int64) {

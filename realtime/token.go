@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // tokenError is a token the reference refuses: code is the join error's
@@ -46,6 +47,12 @@ func (s *Service) verifyToken(token string) (*jwt.Claims, error) {
 	}
 	if !claims.Expires.After(now) {
 		return nil, expiredError(token, now)
+	}
+	// A role outside the allow-list is refused here, at the upgrade and
+	// the join alike, as REST, storage and functions refuse it.
+	if pg.APIRoles().Check(claims.Role) != nil {
+		msg := fmt.Sprintf("The role %q in the JWT is not allowed", claims.Role)
+		return nil, &tokenError{code: "InvalidJWTToken", msg: msg, upgrade: msg}
 	}
 	return claims, nil
 }

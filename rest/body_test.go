@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/basaltdev/basalt/internal/httpx"
 )
 
 // serve runs r through the service as c would send it.
@@ -201,8 +203,10 @@ func TestClientGone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r = httptest.NewRequest("GET", "/users", nil).WithContext(ctx)
-	if w := e.serve(r, asAnon); w.Code >= 500 {
-		t.Fatalf("canceled request: status %d %s", w.Code, w.Body.String())
+	// 499, the status the access log and metrics count a client that left by.
+	const gone = `{"code":"PGRSTX00","details":null,"hint":null,"message":"Request canceled"}`
+	if w := e.serve(r, asAnon); w.Code != httpx.StatusClientClosedRequest || !jsonEqual(t, w.Body.String(), gone) {
+		t.Fatalf("canceled request: status %d %s, want 499 %s", w.Code, w.Body.String(), gone)
 	}
 	if logged.Len() > 0 {
 		t.Fatalf("logged: %s", logged.String())

@@ -49,7 +49,7 @@ func (s *Service) setup(rc *reqCtx, readOnly bool) (step, error) {
 	// builder every service uses; the role and claims are REST's own: the
 	// configured anonymous role, and claims that carry the role in force.
 	c := pg.CallerFromRequest(rc.r, nil)
-	c.Role, c.Claims, c.Before = rc.role, rc.claims, before
+	c.Role, c.Claims, c.Before, c.Roles = rc.role, rc.claims, before, s.roles
 	if c.Claims == nil {
 		c.Claims = s.anonClaims
 	}

@@ -95,7 +95,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 				pl.SendDeallocate(n)
 			}
 			if err := pl.Sync(); err != nil {
-				pl.Close()
+				_ = pl.Close()
 				return err
 			}
 			if err := pl.Close(); err != nil {
@@ -110,7 +110,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 		s := &steps[i]
 		vals, err := encodeArgs(s.args)
 		if err != nil {
-			pl.Close()
+			_ = pl.Close()
 			return err
 		}
 		// Unprepared steps are the one-off statements (BEGIN, EXPLAIN):
@@ -151,7 +151,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 		}
 	}
 	if err := pl.Sync(); err != nil {
-		pl.Close()
+		_ = pl.Close()
 		forget(cs, added)
 		return err
 	}

@@ -11,39 +11,39 @@ import (
 
 // serveRoot answers GET/HEAD / with a Swagger 2.0 description of the
 // active schema, as PostgREST's root endpoint does.
-func (s *Service) serveRoot(rc *reqCtx) error {
+func (s *Service) serveRoot(rc *reqCtx) (*reply, error) {
 	switch rc.r.Method {
 	case http.MethodOptions:
-		rc.w.Header().Set("Allow", "OPTIONS,GET,HEAD")
-		write(rc, http.StatusOK, "", nil)
-		return nil
+		rep := newReply(http.StatusOK)
+		rep.header.Set("Allow", "OPTIONS,GET,HEAD")
+		return rep, nil
 	case http.MethodGet, http.MethodHead:
 	default:
-		return pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
+		return nil, pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
 	}
 	// openapi-mode=disabled hides the schema from anonymous probing
 	// without turning the API off; PostgREST answers PGRST126.
 	if rc.cfg.OpenAPIMode == "disabled" {
-		return pgrstErr(404, "PGRST126", "Root endpoint metadata is disabled", nil, nil)
+		return nil, pgrstErr(404, "PGRST126", "Root endpoint metadata is disabled", nil, nil)
 	}
 	acc, err := negotiate(rc.cfg, rc.r.Header.Get("Accept"), true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	visible, err := s.visibleObjects(rc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The document is built per request: it depends on the caller's
 	// privileges (follow-privileges), so it cannot be cached per snapshot.
 	doc := s.openAPI(rc, visible)
 	body, err := json.Marshal(doc)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.profileHeader(rc)
-	write(rc, http.StatusOK, acc.contentType(), body)
-	return nil
+	rep := newReply(http.StatusOK)
+	s.profileHeader(rc, rep.header)
+	return rep.withBody(acc.contentType(), body), nil
 }
 
 // visibleObjects lists the tables and functions the caller's role may

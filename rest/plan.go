@@ -9,12 +9,13 @@ import (
 // Stage 2, plan: what the request asks for, resolved against the schema
 // cache into a tree of nodes (plan_embed.go) with their filters, order and
 // page (plan_filter.go), before any SQL is written. The handlers here and
-// in write.go and rpc_handler.go then walk the remaining stages in order.
+// in write.go and rpc_handler.go then walk the remaining stages in order
+// and return the reply the respond stage built.
 
 // serveTable finds the table or view the path names and the action the
 // method asks for. A missing table is PGRST205 with a "Perhaps you meant"
 // hint among the tables of the same schema, as in PostgREST.
-func (s *Service) serveTable(rc *reqCtx) error {
+func (s *Service) serveTable(rc *reqCtx) (*reply, error) {
 	t := rc.cache.Table(rc.schema, rc.route.table)
 	if t == nil {
 		var names []string
@@ -28,7 +29,7 @@ func (s *Service) serveTable(rc *reqCtx) error {
 		if best := fuzzyBest(rc.route.table, names, fuzzyNames); best != "" {
 			hint = "Perhaps you meant the table '" + rc.schema + "." + best + "'"
 		}
-		return pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, hint)
+		return nil, pgrstErr(404, "PGRST205", "Could not find the table '"+rc.schema+"."+rc.route.table+"' in the schema cache", nil, hint)
 	}
 	switch rc.r.Method {
 	case http.MethodGet, http.MethodHead:
@@ -55,28 +56,28 @@ func (s *Service) serveTable(rc *reqCtx) error {
 		if t.Deletable {
 			allow = append(allow, "DELETE")
 		}
-		rc.w.Header().Set("Allow", strings.Join(allow, ","))
-		write(rc, http.StatusOK, "", nil)
-		return nil
+		rep := newReply(http.StatusOK)
+		rep.header.Set("Allow", strings.Join(allow, ","))
+		return rep, nil
 	}
-	return pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
+	return nil, pgrstErr(405, "PGRST117", "Unsupported HTTP method: "+rc.r.Method, nil, nil)
 }
 
 // read answers GET and HEAD on a table or view: the tree of what to read
 // (planRead), the one statement that reads it (readStatement), that
 // statement run as the caller (run), and the answer (respondRead).
-func (s *Service) read(rc *reqCtx, t *Table) error {
+func (s *Service) read(rc *reqCtx, t *Table) (*reply, error) {
 	p, err := s.planRead(rc, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st, err := readStatement(rc, p)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, err := s.run(rc, st, p.acc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	return s.respondRead(rc, p, res)
 }

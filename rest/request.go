@@ -8,32 +8,39 @@ import (
 	"strings"
 
 	"github.com/basaltdev/basalt/internal/jwt"
-	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Stage 1, request: what the client sent, checked before anything is
 // planned. ServeHTTP hands the result to the plan stage (plan.go,
-// rpc_handler.go, openapi.go) and renders whatever error comes back.
+// rpc_handler.go, openapi.go), which walks the later stages and returns
+// the reply the respond stage built; only then is the writer used, to send
+// that reply or render whatever error came back.
 
 // ServeHTTP routes "/" (OpenAPI), "/{table}" and "/rpc/{fn}". It is the
-// first stage, reading the request, and the last, rendering any error.
+// first stage, reading the request, and the last, sending the answer.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// newRequest always returns rc: its role is the anonymous one until
 	// the token is read, which decides 401 or 403 for an early error.
-	rc, err := s.newRequest(w, r)
+	rc, err := s.newRequest(r)
+	var rep *reply
 	if err == nil {
+		// The body cap needs the writer: net/http closes the connection
+		// after a body over it instead of reading the rest.
+		r.Body = http.MaxBytesReader(w, r.Body, rc.cfg.MaxBodyBytes)
 		switch {
 		case rc.route.root:
-			err = s.serveRoot(rc)
+			rep, err = s.serveRoot(rc)
 		case rc.route.fn != "":
-			err = s.serveRPC(rc)
+			rep, err = s.serveRPC(rc)
 		default:
-			err = s.serveTable(rc)
+			rep, err = s.serveTable(rc)
 		}
 	}
 	if err != nil {
 		s.writeError(w, r, err, rc.role == s.cfg.AnonRole)
+		return
 	}
+	send(w, r, rep)
 }
 
 // route is the parsed request path: the root (OpenAPI), a table or view,
@@ -70,9 +77,9 @@ func parsePath(p string) (route, bool) {
 }
 
 // reqCtx is everything one request needs, read once by newRequest and
-// carried through every stage.
+// carried through every stage. It holds no writer: a stage that answers
+// returns a reply for ServeHTTP to send.
 type reqCtx struct {
-	w           http.ResponseWriter
 	r           *http.Request
 	route       route
 	cache       *Cache
@@ -95,8 +102,8 @@ type reqCtx struct {
 // query string and Prefer. The first failure is the answer, so the order
 // decides which error a request with several problems gets; the tests pin
 // it.
-func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, error) {
-	rc := &reqCtx{w: w, r: r, role: s.cfg.AnonRole}
+func (s *Service) newRequest(r *http.Request) (*reqCtx, error) {
+	rc := &reqCtx{r: r, role: s.cfg.AnonRole}
 	if err := checkURLLength(r); err != nil {
 		return rc, err
 	}
@@ -127,7 +134,7 @@ func (s *Service) newRequest(w http.ResponseWriter, r *http.Request) (*reqCtx, e
 	// A role outside the allow-list never reaches Postgres. The error is
 	// what PostgREST would get from SET ROLE: 22023 for a role that does
 	// not exist, 42501 for one the authenticator may not become.
-	if !pg.AllowedRole(rc.role) {
+	if !s.roles.Allows(rc.role) {
 		if !cache.Roles[rc.role] {
 			return rc, &apiError{Status: 401, Code: "22023", Message: `role "` + rc.role + `" does not exist`}
 		}

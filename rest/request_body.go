@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // payload is a request body normalised to a JSON array of objects, plus
@@ -43,7 +44,8 @@ func payloadTooLarge(limit int64) *apiError {
 // readBody reads the request body, at most limit bytes. A larger one is
 // refused before anything of it is parsed, whether its length was
 // announced or not; a body cut short (the client went away) is the
-// client's error.
+// client's error. ServeHTTP armed the same cap on r.Body with the writer,
+// so net/http also closes the connection after an over-long body.
 func readBody(rc *reqCtx, limit int64) ([]byte, error) {
 	r := rc.r
 	// An announced length over the cap is refused before any byte is
@@ -51,7 +53,7 @@ func readBody(rc *reqCtx, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, payloadTooLarge(limit)
 	}
-	body := http.MaxBytesReader(rc.w, r.Body, limit)
+	body := io.LimitReader(r.Body, limit+1)
 	var data []byte
 	var err error
 	// With a known length one exact allocation suffices; ReadAll's
@@ -64,7 +66,7 @@ func readBody(rc *reqCtx, limit int64) ([]byte, error) {
 	}
 	var tooLarge *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge):
+	case errors.As(err, &tooLarge) || int64(len(data)) > limit:
 		return nil, payloadTooLarge(limit)
 	case err != nil:
 		return nil, invalidJSON()
@@ -195,14 +197,31 @@ func jsonPayload(data []byte, columnsGiven bool) (*payload, error) {
 	return p, nil
 }
 
-// firstObject decodes the first object's top-level values (PUT compares
-// them with the URL's primary key).
-func (p *payload) firstObject() map[string]json.RawMessage {
+// firstScalars decodes the first object's top-level values as the text a
+// URL would carry (PUT compares them with the URL's primary key), so that
+// {"id": 5} matches id=eq.5 and {"id": "a"} matches id=eq.a.
+func (p *payload) firstScalars() map[string]string {
 	var obj map[string]json.RawMessage
 	if p.first != nil {
 		_ = json.Unmarshal(p.first, &obj)
 	}
-	return obj
+	out := make(map[string]string, len(obj))
+	for k, raw := range obj {
+		var v any
+		switch err := json.Unmarshal(raw, &v); {
+		case err != nil:
+			out[k] = string(raw)
+		case v == nil:
+			out[k] = "null"
+		default:
+			if s, ok := v.(string); ok {
+				out[k] = s
+			} else {
+				out[k] = strings.TrimSpace(string(raw))
+			}
+		}
+	}
+	return out
 }
 
 // csvPayload turns CSV (header line first; NULL means null) into a JSON

@@ -12,49 +12,153 @@ import (
 
 // Stage 5, respond: status, headers and body. The body is the text
 // Postgres built; only headers are computed here, in PostgREST's order and
-// spelling, since clients (postgrest-js) parse them.
+// spelling, since clients (postgrest-js) parse them. Each answer is a
+// reply, which ServeHTTP sends: this stage is the only one that shapes
+// what goes out, and nothing before it holds the writer.
+
+// reply is a built answer: status, headers and a body with its media
+// type (Content-Type unless response.headers set one).
+type reply struct {
+	status      int
+	header      http.Header
+	contentType string
+	body        []byte
+}
+
+// newReply starts an answer with no headers yet.
+func newReply(status int) *reply { return &reply{status: status, header: http.Header{}} }
+
+// withBody sets the answer's body and its media type.
+func (rp *reply) withBody(contentType string, body []byte) *reply {
+	rp.contentType, rp.body = contentType, body
+	return rp
+}
+
+// send writes rep, the final response.
+func send(w http.ResponseWriter, r *http.Request, rep *reply) {
+	h := w.Header()
+	for k, v := range rep.header {
+		h[k] = v
+	}
+	// A Content-Type set through response.headers wins, as in PostgREST.
+	if rep.contentType != "" && (len(rep.body) > 0 || r.Method == http.MethodHead) && h.Get("Content-Type") == "" {
+		h.Set("Content-Type", rep.contentType)
+	}
+	// HEAD announces the length a GET would send, and sends nothing.
+	h.Set("Content-Length", strconv.Itoa(len(rep.body)))
+	w.WriteHeader(rep.status)
+	if r.Method != http.MethodHead && len(rep.body) > 0 {
+		_, _ = w.Write(rep.body)
+	}
+}
 
 // respondRead answers a read: 200, or 206 when the page is not the whole
 // count, with Content-Range (and Content-Location) as PostgREST sends them.
 // An offset past a known total is 416, found only now that the count is.
-func (s *Service) respondRead(rc *reqCtx, p *readPlan, res *result) error {
+func (s *Service) respondRead(rc *reqCtx, p *readPlan, res *result) (*reply, error) {
 	if res.plan {
-		return respondPlan(rc, p.acc, res)
+		return respondPlan(p.acc, res), nil
 	}
 	lower := int64(0)
 	if p.root.offset != nil {
 		lower = *p.root.offset
 	}
-	status := http.StatusOK
+	rep := newReply(http.StatusOK)
 	if res.total != nil {
 		if lower > *res.total {
-			return rangeErr("An offset of " + strconv.FormatInt(lower, 10) + " was requested, but there are only " +
+			return nil, rangeErr("An offset of " + strconv.FormatInt(lower, 10) + " was requested, but there are only " +
 				strconv.FormatInt(*res.total, 10) + " rows.")
 		}
 		if res.page < *res.total {
-			status = http.StatusPartialContent
+			rep.status = http.StatusPartialContent
 		}
 	}
-	h := rc.w.Header()
-	h.Set("Content-Range", contentRange(lower, res.page, res.total))
+	rep.header.Set("Content-Range", contentRange(lower, res.page, res.total))
 	if loc := contentLocation(rc); len(loc) <= maxContentLocation {
-		h.Set("Content-Location", loc)
+		rep.header.Set("Content-Location", loc)
 	}
-	s.preferenceApplied(rc, false, false)
-	s.profileHeader(rc)
-	if err := applyResponseGUCs(h, res, &status); err != nil {
-		return err
+	s.preferenceApplied(rc, rep.header, false, false)
+	s.profileHeader(rc, rep.header)
+	if err := applyResponseGUCs(rep, res); err != nil {
+		return nil, err
 	}
-	write(rc, status, p.acc.contentType(), res.body)
-	return nil
+	return rep.withBody(p.acc.contentType(), res.body), nil
 }
 
 // respondPlan sends the EXPLAIN text of a vnd.pgrst.plan request as it is,
 // without a read's headers: Content-Range and the rest describe rows, and
 // none were read.
-func respondPlan(rc *reqCtx, acc accept, res *result) error {
-	write(rc, http.StatusOK, acc.contentType(), res.body)
-	return nil
+func respondPlan(acc accept, res *result) *reply {
+	return newReply(http.StatusOK).withBody(acc.contentType(), res.body)
+}
+
+// respondInsert answers POST: 201, except an upsert that only updated rows
+// (200), with Content-Range */n and, for return=headers-only, Location
+// naming the one created row by its key, as PostgREST does.
+func (s *Service) respondInsert(rc *reqCtx, p *writePlan, res *result) (*reply, error) {
+	if res.plan {
+		return respondPlan(p.acc, res), nil
+	}
+	rep := newReply(http.StatusCreated)
+	if p.merges && res.inserted != nil && *res.inserted == 0 && p.payload.objects > 0 {
+		rep.status = http.StatusOK
+	}
+	var total *int64
+	if rc.prefs.count != "" {
+		total = &res.page
+	}
+	rep.header.Set("Content-Range", "*/"+totalString(total))
+	if p.headersOnly && res.page == 1 && len(p.t.PK) > 0 {
+		if loc := location(p.t, res.body); loc != "" {
+			rep.header.Set("Location", loc)
+		}
+	}
+	s.preferenceApplied(rc, rep.header, true, p.upsert)
+	return s.finishWrite(rc, p, rep, res)
+}
+
+// respondChange answers PATCH and DELETE. PATCH reports the range of rows
+// it touched (0-2/*), DELETE only the total (*/n), as PostgREST does.
+func (s *Service) respondChange(rc *reqCtx, p *writePlan, res *result) (*reply, error) {
+	if res.plan {
+		return respondPlan(p.acc, res), nil
+	}
+	var total *int64
+	if rc.prefs.count != "" {
+		total = &res.page
+	}
+	rep := newReply(http.StatusOK)
+	if rc.r.Method == http.MethodPatch {
+		rep.header.Set("Content-Range", contentRange(0, res.page, total))
+	} else {
+		rep.header.Set("Content-Range", "*/"+totalString(total))
+	}
+	s.preferenceApplied(rc, rep.header, true, false)
+	return s.finishWrite(rc, p, rep, res)
+}
+
+// respondPut answers PUT: 201 when the row was created, else 200; without
+// return=representation 204 whether it inserted or updated.
+func (s *Service) respondPut(rc *reqCtx, p *writePlan, res *result) (*reply, error) {
+	if res.plan {
+		return respondPlan(p.acc, res), nil
+	}
+	rep := newReply(http.StatusOK)
+	if res.inserted != nil && *res.inserted > 0 {
+		rep.status = http.StatusCreated
+	}
+	if !p.rep {
+		rep.status = http.StatusNoContent
+	}
+	s.preferenceApplied(rc, rep.header, true, false)
+	s.profileHeader(rc, rep.header)
+	if err := applyResponseGUCs(rep, res); err != nil {
+		return nil, err
+	}
+	if !p.rep {
+		return rep, nil
+	}
+	return rep.withBody(p.acc.contentType(), res.body), nil
 }
 
 // contentRange renders lower-upper/total, PostgREST's Content-Range: total
@@ -96,7 +200,7 @@ func contentLocation(rc *reqCtx) string {
 // Only preferences that changed the answer are echoed, so a client can tell
 // a server that ignored one: resolution only on an upsert, missing and
 // return only on writes, max-affected only where it is enforced.
-func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
+func (s *Service) preferenceApplied(rc *reqCtx, h http.Header, write bool, resolution bool) {
 	p := rc.prefs
 	var out []string
 	if resolution && p.resolution != "" {
@@ -124,16 +228,16 @@ func (s *Service) preferenceApplied(rc *reqCtx, write bool, resolution bool) {
 		out = append(out, "max-affected="+strconv.FormatInt(*p.maxAffected, 10))
 	}
 	if len(out) > 0 {
-		rc.w.Header().Set("Preference-Applied", strings.Join(out, ", "))
+		h.Set("Preference-Applied", strings.Join(out, ", "))
 	}
 }
 
 // profileHeader names the schema that answered (Content-Profile) when the
 // client picked one or more than one is exposed, as PostgREST does; with a
 // single schema there is nothing to disambiguate.
-func (s *Service) profileHeader(rc *reqCtx) {
+func (s *Service) profileHeader(rc *reqCtx, h http.Header) {
 	if rc.profileSent || len(rc.cfg.Schemas) > 1 {
-		rc.w.Header().Set("Content-Profile", rc.schema)
+		h.Set("Content-Profile", rc.schema)
 	}
 }
 
@@ -141,7 +245,8 @@ func (s *Service) profileHeader(rc *reqCtx) {
 // function or the pre-request hook may set with set_config; mainSQL reads
 // them back in the same statement. A malformed value is the server's error
 // (PGRST111/112), since it comes from the database's code.
-func applyResponseGUCs(h http.Header, res *result, status *int) error {
+func applyResponseGUCs(rep *reply, res *result) error {
+	h := rep.header
 	if res.headers != nil {
 		var list []map[string]any
 		if err := json.Unmarshal([]byte(*res.headers), &list); err != nil {
@@ -165,7 +270,7 @@ func applyResponseGUCs(h http.Header, res *result, status *int) error {
 		if err != nil || n < 100 || n > 599 {
 			return pgrstErr(500, "PGRST112", "response.status guc must be a valid status code", nil, nil)
 		}
-		*status = n
+		rep.status = n
 	}
 	return nil
 }
@@ -227,32 +332,20 @@ func location(t *Table, body []byte) string {
 	return "/" + t.Name + "?" + strings.Join(parts, "&")
 }
 
-// finishWrite sends a write's body: the representation when asked for,
-// else nothing, and then a PATCH or DELETE answers 204 rather than 200
-// (POST keeps 201 or 200, which says whether rows were created).
-func (s *Service) finishWrite(rc *reqCtx, w *writePlan, res *result, status int) error {
-	if !w.rep {
-		if status == http.StatusOK && rc.r.Method != http.MethodPost {
-			status = http.StatusNoContent
+// finishWrite completes a write's answer: Content-Profile, the response
+// GUCs, and the body: the representation when asked for, else nothing, and
+// then a PATCH or DELETE answers 204 rather than 200 (POST keeps 201 or
+// 200, which says whether rows were created).
+func (s *Service) finishWrite(rc *reqCtx, p *writePlan, rep *reply, res *result) (*reply, error) {
+	s.profileHeader(rc, rep.header)
+	if err := applyResponseGUCs(rep, res); err != nil {
+		return nil, err
+	}
+	if !p.rep {
+		if rep.status == http.StatusOK && rc.r.Method != http.MethodPost {
+			rep.status = http.StatusNoContent
 		}
-		write(rc, status, "", nil)
-		return nil
+		return rep, nil
 	}
-	write(rc, status, w.acc.contentType(), res.body)
-	return nil
-}
-
-// write sends the final response.
-func write(rc *reqCtx, status int, contentType string, body []byte) {
-	h := rc.w.Header()
-	// A Content-Type set through response.headers wins, as in PostgREST.
-	if contentType != "" && (len(body) > 0 || rc.r.Method == http.MethodHead) && h.Get("Content-Type") == "" {
-		h.Set("Content-Type", contentType)
-	}
-	// HEAD announces the length a GET would send, and sends nothing.
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	rc.w.WriteHeader(status)
-	if rc.r.Method != http.MethodHead && len(body) > 0 {
-		_, _ = rc.w.Write(body)
-	}
+	return rep.withBody(p.acc.contentType(), res.body), nil
 }

@@ -106,42 +106,42 @@ func (s *Service) rpcArguments(rc *reqCtx) (*rpc.Args, error) {
 // serveRPC calls a function. GET and HEAD run it read-only, and so does
 // POST unless the function is volatile (PostgREST's rule): a write inside
 // then fails with 25006, answered 405.
-func (s *Service) serveRPC(rc *reqCtx) error {
+func (s *Service) serveRPC(rc *reqCtx) (*reply, error) {
 	switch rc.r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodPost:
 	case http.MethodOptions:
-		rc.w.Header().Set("Allow", "OPTIONS,GET,HEAD,POST")
-		write(rc, http.StatusOK, "", nil)
-		return nil
+		rep := newReply(http.StatusOK)
+		rep.header.Set("Allow", "OPTIONS,GET,HEAD,POST")
+		return rep, nil
 	default:
-		return pgrstErr(405, "PGRST101", "Cannot use the "+rc.r.Method+" method on RPC", nil, nil)
+		return nil, pgrstErr(405, "PGRST101", "Cannot use the "+rc.r.Method+" method on RPC", nil, nil)
 	}
 	// On POST the body holds the arguments, so a plain a=1 in the query
 	// string is a filter without an operator: PostgREST's parse error.
 	if rc.r.Method == http.MethodPost {
 		for _, p := range rc.params {
 			if isRPCArg(p) {
-				return &parseError{what: "filter", input: p.value, col: 1, msg: "unexpected end of input expecting operator"}
+				return nil, &parseError{what: "filter", input: p.value, col: 1, msg: "unexpected end of input expecting operator"}
 			}
 		}
 	}
 	args, err := s.rpcArguments(rc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name := rc.route.fn
 	fn, err := rpc.Resolve(rc.cache.Functions[rc.schema+"."+name], args.Keys, args.Body)
 	if err != nil {
-		return rpcResolveError(rc.cache, rc.schema, name, args, err)
+		return nil, rpcResolveError(rc.cache, rc.schema, name, args, err)
 	}
 	// The function is found first: what it returns may make it the
 	// handler of a media type.
 	acc, err := negotiateWith(rc.cfg, rc.r.Header.Get("Accept"), false, fn.Handler())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !fn.SetOf && rc.prefs.handling == "strict" && rc.prefs.maxAffected != nil {
-		return pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
+		return nil, pgrstErr(400, "PGRST128", "Function must return SETOF or TABLE when max-affected preference is used with handling=strict", nil, nil)
 	}
 	// The arguments travel as one bound JSON value ($1), which the call
 	// unpacks by name; the statement text depends only on the names.
@@ -170,7 +170,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 		}
 	default:
 		if root, inner, count, err = s.rpcRowsSQL(rc, b, fn); err != nil {
-			return err
+			return nil, err
 		}
 		body = rpc.RowBody(acc.stripNulls)
 		if fn.SetOf {
@@ -188,40 +188,38 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	}
 	res, err := s.run(rc, st, acc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.plan {
-		return respondPlan(rc, acc, res)
+		return respondPlan(acc, res), nil
 	}
-	h := rc.w.Header()
-	status := http.StatusOK
+	rep := newReply(http.StatusOK)
 	lower := int64(0)
 	if root != nil && root.offset != nil {
 		lower = *root.offset
 	}
 	if res.total != nil && res.page < *res.total {
-		status = http.StatusPartialContent
+		rep.status = http.StatusPartialContent
 	}
-	h.Set("Content-Range", contentRange(lower, res.page, res.total))
-	s.preferenceApplied(rc, false, false)
-	s.profileHeader(rc)
+	rep.header.Set("Content-Range", contentRange(lower, res.page, res.total))
+	s.preferenceApplied(rc, rep.header, false, false)
+	s.profileHeader(rc, rep.header)
 	// A void function answers 204 unless response.status says otherwise.
 	if fn.Kind == rpc.Void {
-		status = http.StatusNoContent
+		rep.status = http.StatusNoContent
 	}
-	if err := applyResponseGUCs(h, res, &status); err != nil {
-		return err
+	if err := applyResponseGUCs(rep, res); err != nil {
+		return nil, err
 	}
 	if fn.Kind == rpc.Void {
-		write(rc, status, "", nil)
-		return nil
+		return rep, nil
 	}
 	// A bytea media-type handler's result comes back as text in hex form
 	// (the pipeline reads text); the client gets the bytes.
 	if acc.kind == mediaCustom && fn.MediaBase == "bytea" {
 		raw, err := hex.DecodeString(string(res.body))
 		if err != nil {
-			return fmt.Errorf("rest: decode %s result: %w", fn.MediaType, err)
+			return nil, fmt.Errorf("rest: decode %s result: %w", fn.MediaType, err)
 		}
 		res.body = raw
 	}
@@ -231,8 +229,7 @@ func (s *Service) serveRPC(rc *reqCtx) error {
 	if acc.kind == mediaObject && !fn.SetOf {
 		ct = "application/vnd.pgrst.object+json; charset=utf-8"
 	}
-	write(rc, status, ct, res.body)
-	return nil
+	return rep.withBody(ct, res.body), nil
 }
 
 // rpcRowsSQL reads the rows of a function that returns a table's or a

@@ -68,6 +68,9 @@ type Service struct {
 	done            chan struct{}
 	// replica, when set, takes read-only statements (replica.go).
 	replica Replica
+	// roles is REST's role allow-list: the API roles and the configured
+	// anonymous role.
+	roles pg.Roles
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -105,7 +108,7 @@ func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*
 	s := &Service{cfg: cfg, user: user, admin: admin, log: slog.Default(), done: make(chan struct{}), exchangeTimeout: exchangeTimeout}
 	// Requests without a user JWT all carry the same claims.
 	s.anonClaims, _ = json.Marshal(map[string]string{"role": cfg.AnonRole})
-	pg.AllowRole(cfg.AnonRole)
+	s.roles = pg.NewRoles(cfg.AnonRole)
 	for _, o := range opts {
 		o(s)
 	}

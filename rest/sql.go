@@ -55,6 +55,23 @@ func bodySQL(a accept, head bool) string {
 	return "coalesce(json_agg(_postgrest_t), '[]')"
 }
 
+// mutationBody is a write's body aggregate: representation, or PK values
+// for return=headers-only (to build Location), or nothing.
+func mutationBody(rc *reqCtx, w *writePlan) string {
+	// vnd.pgrst.object without a representation still needs the rows
+	// (singleCheck counts them) but sends no body.
+	switch {
+	case w.rep || w.acc.kind == mediaObject:
+		if !w.rep {
+			return "''"
+		}
+		return bodySQL(w.acc, false)
+	case rc.prefs.ret == "headers-only":
+		return "coalesce(json_agg(_postgrest_t), '[]')"
+	}
+	return "''"
+}
+
 // singleCheck enforces vnd.pgrst.object+json: exactly one row.
 func singleCheck(a accept) func(*result) error {
 	if a.kind != mediaObject && !(a.kind == mediaPlan && a.planFor == mediaObject) {

@@ -11,7 +11,8 @@ import (
 // Stage 3, SQL: the plan becomes one statement with bound values. Its
 // text depends only on the plan's shape, never on values, so it is
 // prepared once per connection (execute_pipeline.go). This file renders a
-// read: the SELECT over the tree with its conditions, and the count;
+// read: the SELECT over the tree with its conditions, and the count; for a
+// write, the rows it changes and the select over the rows it returns.
 // sql.go wraps it in the statement's shape, sql_write.go renders writes.
 
 // readStatement renders a planned read as the one statement PostgREST runs
@@ -42,6 +43,83 @@ func readStatement(rc *reqCtx, p *readPlan) (*statement, error) {
 
 func newBuilder(rc *reqCtx) *builder {
 	return &builder{maxRows: rc.cfg.MaxRows, aggs: rc.cfg.AggregatesEnabled}
+}
+
+// newWriteBuilder is the builder of a write's statement: the body, when
+// the statement reads one, is its first parameter (bodyParam).
+func newWriteBuilder(rc *reqCtx, body []byte) *builder {
+	b := newBuilder(rc)
+	if body != nil {
+		b.arg(body)
+	}
+	return b
+}
+
+// returnedRowsSQL renders the select over a write's RETURNING rows
+// (pgrst_source): the request's select and embeds. The filters already
+// chose the rows to change, and every changed row is returned: neither the
+// filters nor max-rows apply again. flagged is an upsert whose rows carry
+// pgrst_inserted, which the select's star must not show.
+func (b *builder) returnedRowsSQL(p *writePlan, flagged bool) (string, error) {
+	switch {
+	case !p.wantRows && !flagged:
+		return "SELECT NULL WHERE false", nil
+	case !p.rep:
+		return "SELECT * FROM pgrst_source", nil
+	}
+	p.root.expandStar = flagged
+	filters, trees := p.root.filters, p.root.trees
+	p.root.filters, p.root.trees = nil, nil
+	saved := b.maxRows
+	b.maxRows = 0
+	inner, _, err := b.readSQL(p.root, "pgrst_source AS "+quoteIdent(p.t.Name), false)
+	b.maxRows = saved
+	p.root.filters, p.root.trees = filters, trees
+	return inner, err
+}
+
+// mutationWhere renders the WHERE of an UPDATE/DELETE. With limit (and
+// offset) the affected rows are picked by a keyed subquery honouring order,
+// as PostgREST's limited updates and deletes do.
+func (b *builder) mutationWhere(w *writePlan) ([]string, error) {
+	// The WHERE refers to the target table itself, not to the alias the
+	// select over RETURNING uses.
+	w.root.qual = w.target
+	defer func() { w.root.qual = quoteIdent(w.t.Name) }()
+	where, err := b.rootConds(w.root, false)
+	if err != nil || (w.root.limit == nil && w.root.offset == nil) {
+		return where, err
+	}
+	var key []string
+	switch {
+	case len(w.t.PK) > 0:
+		for _, c := range w.t.PK {
+			key = append(key, w.target+"."+quoteIdent(c))
+		}
+	// Without a key, a plain table's rows are still addressed by ctid,
+	// stable within the statement; a view has no ctid to offer.
+	case w.t.Kind == 'r':
+		key = []string{w.target + ".ctid"}
+	default:
+		return nil, pgrstErr(400, "PGRST127", "Feature not implemented",
+			"limit/offset on a view without a primary key", nil)
+	}
+	order, err := b.orderSQL(w.root)
+	if err != nil {
+		return nil, err
+	}
+	sub := "SELECT " + strings.Join(key, ", ") + " FROM " + w.target
+	if len(where) > 0 {
+		sub += " WHERE " + strings.Join(where, " AND ")
+	}
+	sub += order
+	if w.root.limit != nil {
+		sub += " LIMIT " + b.arg(*w.root.limit)
+	}
+	if w.root.offset != nil {
+		sub += " OFFSET " + b.arg(*w.root.offset)
+	}
+	return []string{"(" + strings.Join(key, ", ") + ") IN (" + sub + ")"}, nil
 }
 
 // plannedCount collects the planner's row estimate for count=planned and
@@ -601,126 +679,3 @@ func (b *builder) limitSQL(n *node, top bool) string {
 var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
 	"like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
 	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
-
-// ftsFuncs map the full-text operators to the tsquery constructor of the
-// same meaning (plain, phrase, websearch syntax).
-var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
-
-// pgArray renders items as a Postgres array literal with every element
-// double-quoted, so commas and braces inside values stay literal.
-func pgArray(items []string) string {
-	var sb strings.Builder
-	sb.WriteByte('{')
-	for i, it := range items {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		sb.WriteByte('"')
-		sb.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(it))
-		sb.WriteByte('"')
-	}
-	sb.WriteByte('}')
-	return sb.String()
-}
-
-// filterSQL renders one condition on node n. A bare embed name with is.null
-// or not.is.null becomes an anti/semi-join on that embed.
-func (b *builder) filterSQL(n *node, f *filter) (string, error) {
-	if len(f.Field.Path) == 0 {
-		if e := f.Embed; e != nil && n.table.Column(f.Field.Name) == nil {
-			if f.Op != "is" || (f.Value != "null" && f.Value != "not_null") {
-				return "", pgrstErr(400, "PGRST120", "Bad operator on the '"+f.Field.Name+"' embedded resource",
-					"Only is null or not is null filters are allowed on embedded resources", nil)
-			}
-			ex, err := b.existsSQL(n, e)
-			if err != nil {
-				return "", err
-			}
-			null := f.Value == "null"
-			if f.Not {
-				null = !null
-			}
-			if null {
-				return "NOT " + ex, nil
-			}
-			return ex, nil
-		}
-	}
-	lhs := n.fieldExpr(f.Field)
-	var s string
-	switch op := f.Op; {
-	// IS takes a keyword, never a parameter; the grammar allowed only
-	// these five.
-	case op == "is":
-		s = lhs + " IS " + map[string]string{"null": "NULL", "not_null": "NOT NULL", "true": "TRUE",
-			"false": "FALSE", "unknown": "UNKNOWN"}[f.Value]
-	// in.(…) binds one array literal, not one parameter per item, so the
-	// statement text does not change with the list's length.
-	case op == "in":
-		s = lhs + " = ANY (" + b.arg(pgArray(f.List)) + ")"
-	case op == "isdistinct":
-		s = lhs + " IS DISTINCT FROM " + b.arg(f.Value)
-	case ftsFuncs[op] != "":
-		col := lhs
-		// A tsvector column is searched as it is; any other value is
-		// turned into one first, with the same language as the query.
-		c := n.table.Column(f.Field.Name)
-		tsv := c != nil && c.TSVector && len(f.Field.Path) == 0
-		if f.Lang != "" {
-			lang := b.arg(f.Lang)
-			if !tsv {
-				col = "to_tsvector(" + lang + ", " + lhs + ")"
-			}
-			s = col + " @@ " + ftsFuncs[op] + "(" + lang + ", " + b.arg(f.Value) + ")"
-		} else {
-			if !tsv {
-				col = "to_tsvector(" + lhs + ")"
-			}
-			s = col + " @@ " + ftsFuncs[op] + "(" + b.arg(f.Value) + ")"
-		}
-	default:
-		sqlOp := cmpOps[op]
-		v := f.Value
-		if op == "like" || op == "ilike" {
-			v = strings.ReplaceAll(v, "*", "%")
-		}
-		// eq(any).{a,b} compares with each element of an array value.
-		if f.Quant != "" {
-			s = lhs + " " + sqlOp + " " + strings.ToUpper(f.Quant) + "(" + b.arg(v) + ")"
-		} else {
-			s = lhs + " " + sqlOp + " " + b.arg(v)
-		}
-	}
-	if f.Not {
-		return "NOT " + s, nil
-	}
-	return s, nil
-}
-
-// treeSQL renders and=(…)/or=(…) recursively, parenthesised at every
-// level so that precedence never depends on the surrounding SQL.
-func (b *builder) treeSQL(n *node, t *logicTree) (string, error) {
-	parts := make([]string, 0, len(t.Children))
-	for _, c := range t.Children {
-		var s string
-		var err error
-		if c.Tree != nil {
-			s, err = b.treeSQL(n, c.Tree)
-		} else {
-			s, err = b.filterSQL(n, c.Filter)
-		}
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, s)
-	}
-	joiner := " AND "
-	if t.Op == "or" {
-		joiner = " OR "
-	}
-	s := "(" + strings.Join(parts, joiner) + ")"
-	if t.Not {
-		s = "NOT " + s
-	}
-	return s, nil
-}

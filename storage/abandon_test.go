@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -63,7 +64,8 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			}
 			logs := &syncBuffer{}
 			log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			svc, err := storage.New(storage.Config{}, e.db.Admin, e.db.User, e.keys, e.backend, storage.WithLogger(log))
+			backend := &readingBackend{Backend: e.backend, reading: make(chan struct{})}
+			svc, err := storage.New(storage.Config{}, e.db.Admin, e.db.User, e.keys, backend, storage.WithLogger(log))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,8 +82,13 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			up := dialRaw(t, addr)
 			fmt.Fprintf(up, "POST /storage/v1/object/media/new.bin HTTP/1.1\r\nHost: basalt\r\n%sContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", auth, len(big))
 			_, _ = up.Write(big[:64<<10])
-			time.Sleep(200 * time.Millisecond) // the handler is reading the body
-			up.Close()
+			// Leave once the handler streams the body into the backend.
+			select {
+			case <-backend.reading:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the upload's bytes never reached the backend")
+			}
+			_ = up.Close()
 			if l := waitLine(t, logs, "POST", "/storage/v1/object/media/new.bin"); l["status"] != float64(499) {
 				t.Errorf("upload's access line = %v, want status 499", l)
 			}
@@ -100,8 +107,8 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			if _, err := io.ReadFull(res.Body, make([]byte, 1024)); err != nil {
 				t.Fatal(err)
 			}
-			down.(*net.TCPConn).SetLinger(0) // a reset, as a closed browser tab
-			down.Close()
+			_ = down.(*net.TCPConn).SetLinger(0) // a reset, as a closed browser tab
+			_ = down.Close()
 			// The headers went out: the access line keeps their 200, with
 			// fewer bytes than the object has.
 			if l := waitLine(t, logs, "GET", "/storage/v1/object/media/big.bin"); l["status"] != float64(200) || l["bytes"].(float64) >= float64(len(big)) {
@@ -133,6 +140,31 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 	}
 }
 
+// readingBackend closes reading once a Put has read the first bytes of
+// what it stores: the sign that an upload's body is streaming.
+type readingBackend struct {
+	storage.Backend
+	once    sync.Once
+	reading chan struct{}
+}
+
+func (b *readingBackend) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	return b.Backend.Put(ctx, key, readSignal{r, b}, size, contentType)
+}
+
+type readSignal struct {
+	r io.Reader
+	b *readingBackend
+}
+
+func (s readSignal) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.b.once.Do(func() { close(s.b.reading) })
+	}
+	return n, err
+}
+
 // dialRaw opens a plain TCP connection to the server.
 func dialRaw(t *testing.T, addr string) net.Conn {
 	t.Helper()
@@ -140,7 +172,7 @@ func dialRaw(t *testing.T, addr string) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
 

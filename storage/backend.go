@@ -31,6 +31,12 @@ type Backend interface {
 // ErrNotExist is returned by Backend.Get for a missing key.
 var ErrNotExist = errors.New("object bytes not found")
 
+// ErrKeyTooLong is wrapped by a Backend.Put or Copy whose key the store
+// cannot hold (a path segment past the file system's limit on a name, an S3
+// key past 1024 bytes). The service answers InvalidKey: the name is the
+// client's to change.
+var ErrKeyTooLong = errors.New("key too long for the storage backend")
+
 // ErrNoSpace is wrapped by a Backend.Put that failed because the store is
 // full (a full disk, a quota, an S3 server out of drives). The service
 // answers 507 and keeps nothing of the object.

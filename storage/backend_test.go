@@ -114,17 +114,17 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Backend != "file" || c.FileDir != ".basalt/storage" || c.FileSizeLimit != 50_000_000 ||
-		c.UploadURLExpiry != 2*time.Hour || !c.ImageTransform || c.LeftoverAge != time.Hour {
+		c.UploadURLExpiry != 2*time.Hour || !c.ImageTransform || c.LeftoverAge != time.Hour || c.TusExpiry != time.Hour {
 		t.Errorf("defaults = %+v", c)
 	}
 	c, err = storage.ConfigFromEnv(env(map[string]string{"STORAGE_BACKEND": "S3", "STORAGE_S3_ENDPOINT": "minio:9000",
 		"STORAGE_S3_BUCKET": "objects", "STORAGE_S3_USE_SSL": "false", "STORAGE_FILE_SIZE_LIMIT": "5GB",
-		"STORAGE_IMAGE_TRANSFORMATION": "false", "STORAGE_GC_AGE": "10m"}))
+		"STORAGE_IMAGE_TRANSFORMATION": "false", "STORAGE_GC_AGE": "10m", "STORAGE_TUS_URL_EXPIRY": "30m"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Backend != "s3" || c.S3.Endpoint != "minio:9000" || c.S3.UseSSL || c.FileSizeLimit != 5_000_000_000 ||
-		c.ImageTransform || c.LeftoverAge != 10*time.Minute {
+		c.ImageTransform || c.LeftoverAge != 10*time.Minute || c.TusExpiry != 30*time.Minute {
 		t.Errorf("s3 config = %+v", c)
 	}
 	for _, bad := range []map[string]string{
@@ -132,6 +132,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{"STORAGE_BACKEND": "s3"},
 		{"STORAGE_FILE_SIZE_LIMIT": "lots"},
 		{"STORAGE_GC_AGE": "soon"},
+		{"STORAGE_TUS_URL_EXPIRY": "48h"}, // past the sweep of unfinished uploads
 	} {
 		if _, err := storage.ConfigFromEnv(env(bad)); err == nil {
 			t.Errorf("ConfigFromEnv(%v) accepted", bad)

@@ -430,3 +430,53 @@ func deref(p *string) string {
 	}
 	return *p
 }
+
+// applyBucket checks an upload against bucket b's rules and the service's
+// limits, in the reference's order, and caps the body at the limit.
+func (s *Service) applyBucket(up *uploadReq, b bucket) error {
+	up.bucket = b
+	limit := s.limit(b)
+	if up.raw && up.length > limit {
+		return errTooLarge()
+	}
+	if len(up.userMeta) > maxUserMetadata {
+		return &Error{Status: 413, Code: "EntityTooLarge", Label: "Payload too large",
+			Message: "The user_metadata exceeded the maximum allowed size"}
+	}
+	if !strings.HasSuffix(up.name, ".emptyFolderPlaceholder") && !mimeAllowed(b.AllowedMimeTypes, up.mimetype) {
+		return errMime(up.mimetype)
+	}
+	if err := validateNewKey(up.name); err != nil {
+		return err
+	}
+	// Every body is cut off once it passes the limit, whatever
+	// Content-Length claimed (chunked bodies claim nothing).
+	up.body = &limitReader{r: up.body, limit: limit}
+	return nil
+}
+
+// limit is the effective per-object size limit for bucket b.
+func (s *Service) limit(b bucket) int64 {
+	if b.FileSizeLimit != nil && *b.FileSizeLimit < s.cfg.FileSizeLimit {
+		return *b.FileSizeLimit
+	}
+	return s.cfg.FileSizeLimit
+}
+
+// mimeAllowed applies a bucket's allowed_mime_types: type/* matches the
+// type, anything else must match type/subtype exactly; parameters are
+// ignored on both sides.
+func mimeAllowed(allowed []string, mt string) bool {
+	if len(allowed) == 0 {
+		return true
+	}
+	base := strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
+	typ := strings.SplitN(base, "/", 2)[0]
+	for _, a := range allowed {
+		a = strings.ToLower(strings.TrimSpace(strings.SplitN(a, ";", 2)[0]))
+		if a == base || (strings.HasSuffix(a, "/*") && strings.TrimSuffix(a, "/*") == typ) {
+			return true
+		}
+	}
+	return false
+}

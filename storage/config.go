@@ -37,6 +37,10 @@ type Config struct {
 	// LeftoverAge is how old unreferenced bytes must be before the sweep
 	// deletes them (STORAGE_GC_AGE, default 1h), so uploads in flight are safe.
 	LeftoverAge time.Duration
+	// TusExpiry is how long after its creation a resumable upload may be
+	// continued (STORAGE_TUS_URL_EXPIRY, default 1h, the reference's
+	// TUS_URL_EXPIRY_MS); later it answers 410 and Upload-Expires says when.
+	TusExpiry time.Duration
 }
 
 // S3Config selects an S3-compatible bucket that holds every object.
@@ -73,6 +77,12 @@ func (c *Config) defaults() error {
 	if c.LeftoverAge <= 0 {
 		c.LeftoverAge = time.Hour
 	}
+	if c.TusExpiry <= 0 {
+		c.TusExpiry = time.Hour
+	}
+	if c.TusExpiry > abandonedUpload {
+		return fmt.Errorf("STORAGE_TUS_URL_EXPIRY %s: at most %s, after which the sweep drops unfinished uploads", c.TusExpiry, abandonedUpload)
+	}
 	switch c.Backend {
 	case "file":
 	case "s3":
@@ -103,6 +113,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		},
 		UploadURLExpiry: r.Duration("STORAGE_UPLOAD_SIGNED_URL_EXPIRY", 0),
 		LeftoverAge:     r.Duration("STORAGE_GC_AGE", 0),
+		TusExpiry:       r.Duration("STORAGE_TUS_URL_EXPIRY", 0),
 	}
 	for name, dst := range map[string]*int64{"STORAGE_FILE_SIZE_LIMIT": &c.FileSizeLimit, "STORAGE_IMAGE_MAX_BYTES": &c.ImageMaxBytes} {
 		r.Parse(name, func(v string) (err error) {

@@ -22,6 +22,9 @@ type Error struct {
 	Message    string
 	HTTPStatus int   // real HTTP status when it is not the default
 	Err        error // internal cause, logged and never sent
+	// text sends Message alone as a text/plain body: an answer of the TUS
+	// protocol itself, which the reference's tus server words, not storage.
+	text bool
 }
 
 func (e *Error) Error() string {
@@ -159,6 +162,22 @@ func errRouteNotFound(method, url string) *Error {
 		Message: fmt.Sprintf("Route %s:%s not found", method, url)}
 }
 
+// errTus is an answer of the TUS protocol itself, with the status and text
+// the reference's tus server (@tus/server) sends.
+func errTus(status int, text string) *Error {
+	return &Error{Status: status, HTTPStatus: status, Code: "TusError", Message: text, text: true}
+}
+
+// errTusLength: a creation with neither Upload-Length nor
+// Upload-Defer-Length, or both; a PATCH declaring a length already known,
+// or smaller than the offset.
+func errTusLength() *Error {
+	return errTus(400, "Upload-Length or Upload-Defer-Length header required\n")
+}
+
+// errTusGone: the upload expired (the expiration extension).
+func errTusGone() *Error { return errTus(410, "The file for this url no longer exists\n") }
+
 // errNoSpace is a full backend. The reference has no code of its own for
 // it (a full disk is an InternalError there); 507 tells clients and
 // operators what happened, in the reference's envelope.
@@ -180,10 +199,14 @@ func errDBUnavailable(err error) *Error {
 		Message: "The database is unavailable, please try again later", Err: err}
 }
 
-// putError is the answer to a failed Backend.Put.
-func putError(err error) *Error {
-	if errors.Is(err, ErrNoSpace) {
+// putError is the answer to a failed Backend.Put or Copy of the bytes of
+// the object name.
+func putError(name string, err error) *Error {
+	switch {
+	case errors.Is(err, ErrNoSpace):
 		return errNoSpace(err)
+	case errors.Is(err, ErrKeyTooLong):
+		return errInvalidKey(name)
 	}
 	return errInternal(err)
 }

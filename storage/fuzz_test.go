@@ -114,7 +114,7 @@ func FuzzReadUploadMultipart(f *testing.F) {
 		r := httptest.NewRequest("POST", "/object/b/k", &body)
 		r.Header.Set("Content-Type", mw.FormDataContentType())
 
-		up, err := readUpload(r, "k")
+		up, err := readUpload(r)
 		if metadata != "" && !json.Valid([]byte(metadata)) {
 			if e := asError(err); err == nil || e.Status != 400 || e.Message != "Invalid metadata" {
 				t.Fatalf("invalid metadata %q: %v", metadata, err)
@@ -165,7 +165,7 @@ func FuzzReadUploadBody(f *testing.F) {
 			r.Header.Set("Content-Type", typ)
 			r.Header.Set("x-metadata", xMetadata)
 		}
-		up, err := readUpload(r, "k")
+		up, err := readUpload(r)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Status != 400 {
@@ -375,6 +375,57 @@ func FuzzConditionalHeaders(f *testing.F) {
 			if !rangeApplies(r, etag, lm) {
 				t.Fatalf("If-Range %q dropped the range of %s", keep, etag)
 			}
+		}
+	})
+}
+
+// FuzzValidateKey: the names an object may get. A name is accepted exactly
+// when it is not empty, is made of the reference's S3-safe characters, is
+// at most maxKeyBytes long and has no "." or ".." segment; a refusal is
+// the reference's InvalidKey naming it; and a ".." segment put into an
+// accepted name makes it refused.
+func FuzzValidateKey(f *testing.F) {
+	f.Add("folder/file.txt", 0)
+	f.Add("a/../b", 1)
+	f.Add("..", 0)
+	f.Add("./x", 2)
+	f.Add("x/.", 1)
+	f.Add("a..b/..c/.d/e.", 3)
+	f.Add(strings.Repeat("a", 1025), 7)
+	f.Add("émoji/ü", 0)
+	f.Add("a//b", 2)
+	f.Fuzz(func(t *testing.T, name string, at int) {
+		safe := name != "" && len(name) <= maxKeyBytes
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_/!.*'() &$=@;:+,?-", c) >= 0) {
+				safe = false
+			}
+		}
+		for _, seg := range strings.Split(name, "/") {
+			if seg == "." || seg == ".." {
+				safe = false
+			}
+		}
+		err := validateNewKey(name)
+		if (err == nil) != safe {
+			t.Fatalf("validateNewKey(%q) = %v, want accepted %v", name, err, safe)
+		}
+		if err != nil {
+			if e := asError(err); e.httpStatus() != 400 || e.Code != "InvalidKey" || e.Message != "Invalid key: "+name {
+				t.Fatalf("validateNewKey(%q) = %+v, want the reference's InvalidKey", name, e)
+			}
+			return
+		}
+		if validateKey(name) != nil {
+			t.Fatalf("validateNewKey accepts %q, validateKey refuses it", name)
+		}
+		// Put a ".." segment at a segment boundary of the accepted name.
+		segs := strings.Split(name, "/")
+		i := ((at % (len(segs) + 1)) + len(segs) + 1) % (len(segs) + 1)
+		dotted := strings.Join(append(append(append([]string{}, segs[:i]...), ".."), segs[i:]...), "/")
+		if validateNewKey(dotted) == nil {
+			t.Fatalf("validateNewKey(%q) accepts a .. segment", dotted)
 		}
 	})
 }

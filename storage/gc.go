@@ -102,9 +102,9 @@ func unreferenced(ctx context.Context, admin *pgxpool.Pool, keys []string) ([]st
 	var out []string
 	for b, ks := range byBucket {
 		if b+"/" == tusPrefix {
-			// Parts of uploads in progress: #tus/<id>/<offset>.
+			// Parts of uploads in progress: #tus/<version>/<offset>.
 			rows, err := admin.Query(ctx, `SELECT k FROM unnest($1::text[]) AS k
-				WHERE NOT EXISTS (SELECT 1 FROM storage.tus_uploads u WHERE u.id = split_part(k, '/', 2))`, ks)
+				WHERE NOT EXISTS (SELECT 1 FROM storage.tus_uploads u WHERE u.version = split_part(k, '/', 2))`, ks)
 			if err != nil {
 				return nil, fmt.Errorf("check upload parts: %w", err)
 			}

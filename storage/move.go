@@ -33,7 +33,7 @@ func (in *moveInput) validate() error {
 	if err := validateKey(in.SourceKey); err != nil {
 		return err
 	}
-	return validateKey(in.DestinationKey)
+	return validateNewKey(in.DestinationKey)
 }
 
 // moveObject answers POST /object/move. As the caller, in one transaction:
@@ -182,16 +182,13 @@ func (s *Service) copyObject(w http.ResponseWriter, r *http.Request) error {
 		if errors.Is(err, ErrNotExist) {
 			return errMissingBytes()
 		}
-		return errInternal(fmt.Errorf("copy bytes %s: %w", src.key(), err))
+		return putError(up.name, fmt.Errorf("copy bytes %s: %w", src.key(), err))
 	}
 	m.LastModified = isoTime(s.now())
-	dst, old, err := s.writeRow(r, up, m, version)
+	up.version, up.key, up.meta = version, key, m
+	dst, err := s.recordUpload(r, up)
 	if err != nil {
-		s.deleteBytes(r, key)
 		return err
-	}
-	if old != "" {
-		s.deleteBytes(r, objectKey(dstBucket.ID, up.name, old))
 	}
 	// The answer is the destination row plus the reference's Id and Key.
 	out := map[string]any{}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -102,6 +103,14 @@ func (o object) MarshalJSON() ([]byte, error) {
 	})
 }
 
+// userMetaOrEmpty is the user_metadata a row gets: the client's, or {}.
+func userMetaOrEmpty(m json.RawMessage) json.RawMessage {
+	if len(m) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return m
+}
+
 func isoPtr(t *time.Time) any {
 	if t == nil {
 		return nil
@@ -112,9 +121,35 @@ func isoPtr(t *time.Time) any {
 // keyRE is the reference's rule for object names (S3-safe characters).
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9_/!.*'() &$=@;:+,?-]*$`)
 
+// maxKeyBytes bounds the name an object gets: S3's limit on a key, which
+// the reference inherits from its store.
+const maxKeyBytes = 1024
+
+// validateKey is the reference's rule for a name: not empty, S3-safe
+// characters only.
 func validateKey(name string) error {
 	if name == "" || !keyRE.MatchString(name) {
 		return errInvalidKey(name)
+	}
+	return nil
+}
+
+// validateNewKey is validateKey for a name an object is about to get (an
+// upload, a copy or move destination, a signed upload, a TUS creation):
+// also at most maxKeyBytes, and no "." or ".." segment, which the
+// reference's file store refuses as a path. A name stored before these
+// rules can still be read, moved away from and deleted.
+func validateNewKey(name string) error {
+	if err := validateKey(name); err != nil {
+		return err
+	}
+	if len(name) > maxKeyBytes {
+		return errInvalidKey(name)
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "." || seg == ".." {
+			return errInvalidKey(name)
+		}
 	}
 	return nil
 }
@@ -173,9 +208,15 @@ func (s *Service) readBucketObject(r *http.Request, c caller, bucketID, name str
 	// Without a token a private object is never visible, and an invalid
 	// role is only an error where RLS would run: no RLS read then.
 	pc, setupErr := pgCaller(r, c, "storage.object.get")
+	var setup string
+	var setupArgs []any
+	if setupErr == nil {
+		if setup, setupArgs, setupErr = pc.Setup(); setupErr != nil {
+			setupErr = errInternal(fmt.Errorf("caller setup: %w", setupErr))
+		}
+	}
 	hidden := false
 	if c.claims != nil && setupErr == nil && !forcePublic {
-		setup, setupArgs, _ := pc.Setup()
 		batch.Queue(setup, setupArgs...)
 		batch.Queue(`SELECT `+objectColumns+` FROM storage.objects WHERE bucket_id = $1 AND name = $2`,
 			bucketID, name).QueryRow(func(row pgx.Row) error {

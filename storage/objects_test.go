@@ -288,7 +288,7 @@ func TestLargeObject(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode != 200 {
 				t.Fatalf("upload = %d", res.StatusCode)
 			}
@@ -301,7 +301,7 @@ func TestLargeObject(t *testing.T) {
 			}
 			got := md5.New()
 			n, _ := io.Copy(got, res.Body)
-			res.Body.Close()
+			_ = res.Body.Close()
 			if n != size || !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
 				t.Errorf("download: %d bytes, md5 match %v", n, bytes.Equal(got.Sum(nil), want.Sum(nil)))
 			}
@@ -315,7 +315,7 @@ func TestLargeObject(t *testing.T) {
 				t.Fatal(err)
 			}
 			part, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			_ = res.Body.Close()
 			wantPart := make([]byte, 10)
 			_, _ = io.ReadFull(&patternReader{off: 20000000, n: 20000010}, wantPart)
 			if res.StatusCode != 206 || !bytes.Equal(part, wantPart) {

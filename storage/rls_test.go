@@ -140,7 +140,7 @@ func testPolicies(t *testing.T, kind string) {
 	rec = e.do(req{method: "DELETE", path: "/object/private", token: e.alice,
 		json: map[string]any{"prefixes": []string{alice + "/moved.txt", alice + "/copy.txt"}}})
 	var removed []any
-	if json.Unmarshal(rec.Body.Bytes(), &removed); len(removed) != 2 {
+	if err := json.Unmarshal(rec.Body.Bytes(), &removed); err != nil || len(removed) != 2 {
 		t.Errorf("alice remove = %s", rec.Body)
 	}
 }

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -88,8 +87,7 @@ func (s *Service) dispatch(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodOptions {
 		// CORS is the gateway's; TUS clients also probe the server here.
 		if strings.HasPrefix(path, "/upload/resumable") {
-			tusHeaders(w)
-			w.Header().Set("Tus-Max-Size", strconv.FormatInt(s.cfg.FileSizeLimit, 10))
+			s.tusOptions(w)
 		}
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -14,9 +14,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,6 +106,13 @@ func (s *Service) render(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(e.httpStatus())
+		return
+	}
+	if e.text {
+		w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(e.Message)))
+		w.WriteHeader(e.httpStatus())
+		_, _ = io.WriteString(w, e.Message)
 		return
 	}
 	httpx.WriteJSON(w, e.httpStatus(), e.body())
@@ -206,7 +215,7 @@ func (s *Service) asUser(ctx context.Context, r *http.Request, c caller, op stri
 // reference storage sets it. A role outside the API roles is refused before
 // it reaches Postgres.
 func pgCaller(r *http.Request, c caller, op string) (pg.Caller, error) {
-	if !pg.AllowedRole(c.role()) {
+	if !pg.APIRoles().Allows(c.role()) {
 		return pg.Caller{}, errAccessDenied("Invalid JWT role")
 	}
 	pc := pg.CallerFromRequest(r, c.claims)

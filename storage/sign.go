@@ -234,7 +234,7 @@ func (s *Service) signUploadURL(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := param(r, "path")
-	if err := validateKey(name); err != nil {
+	if err := validateNewKey(name); err != nil {
 		return err
 	}
 	// The policy test sees what the reference shows it: the declared type
@@ -277,8 +277,12 @@ func (s *Service) uploadSigned(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	up, err := s.parseUpload(r, b, name)
+	up, err := readUpload(r)
 	if err != nil {
+		return err
+	}
+	up.name = name
+	if err := s.applyBucket(up, b); err != nil {
 		return err
 	}
 	up.upsert, _ = m["upsert"].(bool)
@@ -289,7 +293,10 @@ func (s *Service) uploadSigned(w http.ResponseWriter, r *http.Request) error {
 			return errKeyExists()
 		}
 	}
-	if _, err := s.store(r, up); err != nil {
+	if err := s.writeBytes(r, up); err != nil {
+		return err
+	}
+	if _, err := s.recordUpload(r, up); err != nil {
 		return err
 	}
 	return writeJSON(w, map[string]string{"Key": b.ID + "/" + name})

@@ -186,7 +186,7 @@ func (s *SMTP) Send(ctx context.Context, m *Message) error {
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	c, err := smtp.NewClient(conn, s.Host)
 	if err != nil {
-		conn.Close()
+		_ = conn.Close()
 		return fmt.Errorf("smtp hello %s: %w", addr, err)
 	}
 	defer c.Close()

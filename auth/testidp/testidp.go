@@ -176,7 +176,7 @@ func (p *IdP) IDToken(ctx context.Context, u *User, hashedNonce string) (string,
 	if err != nil {
 		return "", err
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	loc, err := url.Parse(res.Header.Get("Location"))
 	if err != nil {
 		return "", err

@@ -22,7 +22,7 @@ import (
 const helloTS = `Deno.serve(() => new Response("Hello World"));`
 
 // bareTS serves the same handler with nothing in front, printing its port.
-const bareTS = `Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log(port) },
+const bareTS = `Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log(String(port)) },
   () => new Response("Hello World"));`
 
 // runDeno compares a TypeScript hello function served by Basalt (functions
@@ -51,7 +51,8 @@ func runDeno(ctx context.Context, opts bench.Options, client *http.Client, calle
 
 	// The bare server.
 	cmd := exec.Command(bin, "run", "--quiet", "--allow-net", filepath.Join(work, "bare.ts"))
-	cmd.Env = append(os.Environ(), "DENO_DIR="+filepath.Join(work, "cache"))
+	// The port is read from stdout: no colour codes around it.
+	cmd.Env = append(os.Environ(), "DENO_DIR="+filepath.Join(work, "cache"), "NO_COLOR=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err

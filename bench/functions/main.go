@@ -13,8 +13,8 @@
 // worker process behind Basalt's proxy) against the same file served by a
 // bare `deno run` in the same run, and reports cold starts.
 //
-//     go run ./bench/functions            # 5 s per case, concurrency 32
-//     go run ./bench/functions -smoke     # CI: checks the path, ~1 s
+//	go run ./bench/functions            # 5 s per case, concurrency 32
+//	go run ./bench/functions -smoke     # CI: checks the path, ~1 s
 package main
 
 import (

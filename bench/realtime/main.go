@@ -166,7 +166,7 @@ func fanout(ctx context.Context, opts bench.Options, name, url string, open sess
 	var all []*websocket.Conn
 	defer func() {
 		for _, c := range all {
-			c.Close()
+			_ = c.Close()
 		}
 	}()
 	for i := range opts.Concurrency {

@@ -192,7 +192,7 @@ func (b *basaltChanges) insertInto(table string, w int, seq int64) error {
 		return err
 	}
 	out, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != http.StatusCreated {
 		return fmt.Errorf("insert: %d %s", res.StatusCode, out)
 	}
@@ -218,7 +218,7 @@ func (b *basaltChanges) next(w int, timeout time.Duration) ([]byte, error) {
 
 func (b *basaltChanges) close() {
 	for _, c := range b.subs {
-		c.Close()
+		_ = c.Close()
 	}
 }
 

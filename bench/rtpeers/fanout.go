@@ -164,7 +164,7 @@ func runFanout(ctx context.Context, proto fanoutProto, c fanoutCase, topic strin
 	}
 	closed.Store(true)
 	for _, s := range subs {
-		s.Close()
+		_ = s.Close()
 	}
 	wg.Wait()
 	if f, ok := failure.Load().(error); ok {
@@ -217,13 +217,13 @@ func (b basaltFanout) dial(topic string, _ bool) (*websocket.Conn, error) {
 	t := "realtime:" + topic
 	join := fmt.Sprintf(`["1","1",%q,"phx_join",{"config":{"broadcast":{"ack":false,"self":false},"presence":{"key":"","enabled":false},"postgres_changes":[],"private":false}}]`, t)
 	if err := c.WriteMessage(websocket.TextMessage, []byte(join)); err != nil {
-		c.Close()
+		_ = c.Close()
 		return nil, err
 	}
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	_, reply, err := c.ReadMessage()
 	if err != nil || !strings.Contains(string(reply), `"status":"ok"`) {
-		c.Close()
+		_ = c.Close()
 		return nil, fmt.Errorf("join: %s %v", reply, err)
 	}
 	_ = c.SetReadDeadline(time.Time{})
@@ -273,12 +273,12 @@ func (cf centrifugoFanout) dial(topic string, publisher bool) (*websocket.Conn, 
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for i, cmd := range cmds {
 		if err := c.WriteMessage(websocket.TextMessage, []byte(cmd)); err != nil {
-			c.Close()
+			_ = c.Close()
 			return nil, err
 		}
 		_, reply, err := c.ReadMessage()
 		if err != nil || !bytes.HasPrefix(reply, []byte(`{"id":`+strconv.Itoa(i+1)+`,`)) || bytes.Contains(reply, []byte(`"error"`)) {
-			c.Close()
+			_ = c.Close()
 			return nil, fmt.Errorf("%s: %s %v", cmd, reply, err)
 		}
 	}

@@ -214,7 +214,7 @@ func (f *basaltFeed) stream(s int) (<-chan []byte, <-chan error) { return f.even
 
 func (f *basaltFeed) close() {
 	for _, c := range f.subs {
-		c.Close()
+		_ = c.Close()
 	}
 }
 
@@ -236,14 +236,14 @@ func joinChanges(st *basaltStack, topic, token, binding string) (*websocket.Conn
 		`"presence":{"key":"","enabled":false},"postgres_changes":[` + binding + `],"private":false},` +
 		`"access_token":"` + token + `"}]`
 	if err := c.WriteMessage(websocket.TextMessage, []byte(join)); err != nil {
-		c.Close()
+		_ = c.Close()
 		return nil, err
 	}
 	for {
 		_ = c.SetReadDeadline(time.Now().Add(15 * time.Second))
 		_, m, err := c.ReadMessage()
 		if err != nil {
-			c.Close()
+			_ = c.Close()
 			return nil, fmt.Errorf("postgres_changes subscribe: %w", err)
 		}
 		if strings.Contains(string(m), "Subscribed to PostgreSQL") {
@@ -251,7 +251,7 @@ func joinChanges(st *basaltStack, topic, token, binding string) (*websocket.Conn
 			return c, nil
 		}
 		if strings.Contains(string(m), `"status":"error"`) {
-			c.Close()
+			_ = c.Close()
 			return nil, fmt.Errorf("postgres_changes subscribe: %s", m)
 		}
 	}

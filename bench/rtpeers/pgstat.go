@@ -68,7 +68,9 @@ func (p *dbProfile) print(ctx context.Context, w io.Writer, title string, ops in
 			fmt.Fprintf(tw, "  %s\t%s\n", k, short(d/time.Duration(ops)))
 		}
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	rows, err := p.st.admin.Query(ctx, `SELECT calls, total_exec_time + total_plan_time, rolname, left(regexp_replace(query, '\s+', ' ', 'g'), 110)
 		FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
 		ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`)
@@ -88,6 +90,8 @@ func (p *dbProfile) print(ctx context.Context, w io.Writer, title string, ops in
 		fmt.Fprintf(tw, "  %.2f\t%s\t%s\t%s\n", float64(calls)/float64(ops),
 			short(time.Duration(ms*1e6)/time.Duration(ops)), role, q)
 	}
-	tw.Flush()
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return tw.Flush()
 }

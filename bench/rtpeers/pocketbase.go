@@ -171,14 +171,14 @@ func (pb *pocketBase) subscribeTopic(token, topic string) (*pbSubscriber, error)
 	select {
 	case clientID = <-connected:
 	case err := <-s.errs:
-		res.Body.Close()
+		_ = res.Body.Close()
 		return nil, err
 	case <-time.After(10 * time.Second):
-		res.Body.Close()
+		_ = res.Body.Close()
 		return nil, fmt.Errorf("no PB_CONNECT within 10 s")
 	}
 	if err := pb.call("POST", "/api/realtime", token, map[string]any{"clientId": clientID, "subscriptions": []string{topic}}, nil); err != nil {
-		res.Body.Close()
+		_ = res.Body.Close()
 		return nil, err
 	}
 	return s, nil
@@ -218,4 +218,4 @@ func (s *pbSubscriber) read(connected chan<- string) {
 	s.errs <- err
 }
 
-func (s *pbSubscriber) close() { s.res.Body.Close() }
+func (s *pbSubscriber) close() { _ = s.res.Body.Close() }

@@ -66,23 +66,29 @@ func (r *report) print(w io.Writer) error {
 		for _, row := range r.idle {
 			fmt.Fprintf(tw, "  %s\t%.1f MB\n", row.Server, float64(row.RSS)/1e6)
 		}
-		tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	for _, c := range r.fanout {
-		r.table(w, "broadcast fan-out, "+c.Case, "deliveries/s", "per delivery", c)
+		if err := r.table(w, "broadcast fan-out, "+c.Case, "deliveries/s", "per delivery", c); err != nil {
+			return err
+		}
 	}
 	for _, c := range r.changes {
 		rate, per := "changes/s", "per change"
 		if strings.Contains(c.Case, "subscribers") {
 			rate, per = "deliveries/s", "per delivery"
 		}
-		r.table(w, "postgres_changes, "+c.Case, rate, per, c)
+		if err := r.table(w, "postgres_changes, "+c.Case, rate, per, c); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // table prints one case: a line per server, then Basalt over each peer.
-func (r *report) table(w io.Writer, title, rate, per string, c caseRows) {
+func (r *report) table(w io.Writer, title, rate, per string, c caseRows) error {
 	var sides []figures
 	var names []string
 	for _, s := range c.Sides {
@@ -99,7 +105,9 @@ func (r *report) table(w io.Writer, title, rate, per string, c caseRows) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", names[i], spreadF(f.perSec), spreadD(f.cpu), spreadD(f.db),
 			spreadD(f.p50s), spreadD(f.p99s))
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	for i := 1; i < len(sides); i++ {
 		b, p := sides[0], sides[i]
 		fmt.Fprintf(w, "  Basalt ÷ %s: throughput %.2f, CPU (server + database) %.2f, p99 %.2f\n", names[i],
@@ -107,6 +115,7 @@ func (r *report) table(w io.Writer, title, rate, per string, c caseRows) {
 			float64(median(b.total()))/float64(median(p.total())),
 			float64(median(b.p99s))/float64(median(p.p99s)))
 	}
+	return nil
 }
 
 func spreadF(v []float64) string {

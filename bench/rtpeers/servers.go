@@ -50,13 +50,13 @@ func startProc(ctx context.Context, name, tmp, dir string, port int, env []strin
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		logf.Close()
+		_ = logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), url: "http://127.0.0.1:" + strconv.Itoa(port), log: logPath}
 	go func() {
 		_ = cmd.Wait()
-		logf.Close()
+		_ = logf.Close()
 		close(p.done)
 	}()
 	deadline := time.Now().Add(60 * time.Second)
@@ -67,7 +67,7 @@ func startProc(ctx context.Context, name, tmp, dir string, port int, env []strin
 		default:
 		}
 		if resp, err := http.Get(p.url + ready); err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return p, nil
 			}

@@ -128,7 +128,7 @@ func (f *flooder) burst(ctx context.Context) {
 		return
 	}
 	defer ws.Close()
-	stop := context.AfterFunc(ctx, func() { ws.Close() })
+	stop := context.AfterFunc(ctx, func() { _ = ws.Close() })
 	defer stop()
 	for i := range floodJoins {
 		frame := fmt.Sprintf(`{"topic":"realtime:flood%d","event":"phx_join","payload":{"config":{}},"ref":"%d","join_ref":"%d"}`, i, i+1, i+1)
@@ -215,7 +215,7 @@ func (f *flooder) holdOne(ctx context.Context) *websocket.Conn {
 		return nil
 	}()
 	if err != nil {
-		ws.Close()
+		_ = ws.Close()
 		if !errors.Is(err, errFloodRefused) && ctx.Err() == nil {
 			f.fail(err)
 		}
@@ -227,7 +227,7 @@ func (f *flooder) holdOne(ctx context.Context) *websocket.Conn {
 // keep holds a flood socket until ctx ends or the server closes it.
 func (f *flooder) keep(ctx context.Context, ws *websocket.Conn) {
 	defer ws.Close()
-	stop := context.AfterFunc(ctx, func() { ws.Close() })
+	stop := context.AfterFunc(ctx, func() { _ = ws.Close() })
 	defer stop()
 	go func() {
 		beat := time.NewTicker(20 * time.Second)

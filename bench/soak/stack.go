@@ -104,13 +104,13 @@ func (s *stack) startOnce(ctx context.Context) error {
 	// in order (load first, then a clean shutdown).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		logf.Close()
+		_ = logf.Close()
 		return err
 	}
 	done := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
-		logf.Close()
+		_ = logf.Close()
 		close(done)
 	}()
 	s.mu.Lock()
@@ -167,7 +167,7 @@ func healthy(ctx context.Context, apiURL string) bool {
 	if err != nil {
 		return false
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	return res.StatusCode == http.StatusOK
 }
 

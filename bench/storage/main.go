@@ -191,7 +191,7 @@ func run(cases []benchCase, rounds int, hugeSize int64) error {
 			fmt.Fprintf(tw, "%s %s\t%d\t%.1f %s\t%.1f %s\t%.1f %s\t%.2f\t%.2f\t%.0f + %.0f µs\t\n", row.op, c.name, c.concurrency,
 				row.r[0], unit, row.r[1], unit, row.r[2], unit, row.r[0]/row.r[2], row.r[0]/row.r[1], row.cpu[0], row.cpu[1])
 		}
-		tw.Flush()
+		_ = tw.Flush()
 	}
 	return e.streamCheck(hugeSize)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/basaltdev/basalt/internal/backup"
+	"github.com/basaltdev/basalt/backup"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/storage"
 )
@@ -88,6 +88,9 @@ func runRestore(ctx context.Context, t backup.Target, from string, stdout io.Wri
 	}
 	fmt.Fprintf(stdout, "restored %s\n  snapshot %s (basalt %s): the database and %d storage objects, checksums verified\n",
 		from, m.CreatedAt.Format(time.RFC3339), m.BasaltVersion, len(m.Objects))
+	for _, n := range m.Notes {
+		fmt.Fprintf(stdout, "  note: %s\n", n)
+	}
 	return nil
 }
 

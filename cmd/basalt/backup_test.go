@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basaltdev/basalt/internal/backup"
+	"github.com/basaltdev/basalt/backup"
 	"github.com/basaltdev/basalt/internal/pgcluster"
 	"github.com/basaltdev/basalt/internal/pgtest"
 	"github.com/basaltdev/basalt/storage"
@@ -90,7 +90,7 @@ func TestBackupRestoreCommands(t *testing.T) {
 		t.Fatalf("restored bytes: %v", err)
 	}
 	b, _ := io.ReadAll(rc)
-	rc.Close()
+	_ = rc.Close()
 	if string(b) != "hello" {
 		t.Errorf("restored bytes = %q", b)
 	}

@@ -53,6 +53,8 @@ func embeddedCluster(cfg config.Config, log *slog.Logger) (*pgcluster.Cluster, e
 		Port:      cfg.DBPort,
 		Superuser: embeddedUser,
 		Password:  embeddedPassword,
+		// Cron jobs run in the app's database (pg_cron, when installed).
+		CronDatabase: embeddedDB,
 		Settings: map[string]string{
 			// Realtime reads changes through logical replication.
 			"wal_level":               "logical",

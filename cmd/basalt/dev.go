@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/basaltdev/basalt/internal/appkit"
+	"github.com/basaltdev/basalt/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/pg"
@@ -119,6 +119,9 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	defer s.close()
+	if err := s.listenStudio(config.Dev, getenv); err != nil {
+		return err
+	}
 	if err := s.mount(ctx, config.Dev, getenv, pools{admin: admin, user: user}); err != nil {
 		return err
 	}
@@ -135,6 +138,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		APIURL:         apiURL,
 		DBURL:          cluster.TCPURL(embeddedUser, embeddedPassword, embeddedDB),
 		AppURL:         appURL,
+		StudioURL:      s.studioURL(),
 		AnonKey:        keys.AnonKey,
 		ServiceRoleKey: keys.ServiceRoleKey,
 		JWTSecret:      string(keys.Secret),

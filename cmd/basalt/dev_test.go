@@ -64,7 +64,7 @@ func devRun(t *testing.T, getenv func(string) string, dataDir string) (stop func
 		default:
 		}
 		if res, err := http.Get(health); err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				break
 			}
@@ -134,6 +134,7 @@ func TestDevLifecycle(t *testing.T) {
 	if !strings.Contains(out.String(), "service_role key") || !strings.Contains(out.String(), st["anon_key"].(string)) {
 		t.Errorf("banner missing:\n%s", out.String())
 	}
+	checkDevStudio(t, st, out.String())
 	// The printed DB URL works over TCP with the password.
 	ctx := context.Background()
 	db, err := pg.Connect(ctx, st["db_url"].(string), nil)

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/basaltdev/basalt/appkit"
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline"
 	"github.com/basaltdev/basalt/functions/deno"
 	"github.com/basaltdev/basalt/functions/deploy"
-	"github.com/basaltdev/basalt/internal/appkit"
 	"github.com/basaltdev/basalt/internal/config"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/basaltdev/basalt/gentypes"
 	"github.com/basaltdev/basalt/internal/config"
-	"github.com/basaltdev/basalt/internal/gentypes"
 )
 
 const genUsage = "usage: basalt gen types typescript [--schema NAME]... [--from-migrations] [--data-dir DIR]"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basaltdev/basalt/internal/gentypes"
+	"github.com/basaltdev/basalt/gentypes"
 	"github.com/basaltdev/basalt/internal/pgtest"
 )
 

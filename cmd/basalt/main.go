@@ -31,6 +31,9 @@ Usage:
                                        database (DATABASE_URL, else the embedded cluster)
   basalt migrate new NAME              create sql/app/NNNN_name.sql
   basalt keys [--json] [rotate]        print the project keys (rotate: generate new ones)
+  basalt studio user add|passwd|remove EMAIL
+                                       manage Studio's operator accounts (password from stdin or a prompt)
+  basalt studio user list              list them
   basalt storage gc [--data-dir DIR]   delete stored bytes no object points to (crash leftovers)
   basalt backup [--out DIR|FILE.tar[.gz]] [--data-dir DIR]
                                        write a consistent backup: database dump, storage objects, manifest
@@ -87,6 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return cmdKeys(rest, stdout, getenv)
 	case "storage":
 		return cmdStorage(ctx, rest, stdout, stderr, getenv)
+	case "studio":
+		return cmdStudio(ctx, rest, os.Stdin, stdout, stderr, getenv)
 	case "backup", "restore":
 		return cmdBackupRestore(ctx, cmd, rest, stdout, stderr, getenv)
 	case "gen":

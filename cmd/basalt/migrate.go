@@ -20,7 +20,8 @@ import (
 )
 
 // cmdMigrate applies (up), undoes the last (down), lists (status), compares
-// with the database (diff) or creates (new NAME) migrations.
+// with the database (diff) or creates (new NAME) migrations. Status and diff
+// cover the repeatable files too.
 // It targets DATABASE_URL when set, else the embedded cluster: the running
 // `basalt dev`'s, or one started just for the command.
 func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -86,8 +87,13 @@ func printStatus(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout
 	for _, s := range sts {
 		status := "pending"
 		switch {
+		case s.Missing && s.Repeatable:
+			status = "applied " + s.AppliedAt.UTC().Format(time.RFC3339) + ", but the FILE IS GONE (what it defined stays until a migration drops it)"
 		case s.Missing:
 			status = "applied " + s.AppliedAt.UTC().Format(time.RFC3339) + ", but the FILE IS GONE"
+		case s.AppliedAt != nil && s.Changed && s.Repeatable:
+			status = "changed since it was applied at " + s.AppliedAt.UTC().Format(time.RFC3339) + ": pending again"
+			pending++
 		case s.AppliedAt != nil && s.Changed:
 			status = "EDITED after it was applied at " + s.AppliedAt.UTC().Format(time.RFC3339)
 		case s.AppliedAt != nil:

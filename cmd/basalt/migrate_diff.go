@@ -16,7 +16,8 @@ import (
 // errDiffers makes `basalt migrate diff` exit non-zero, as diff(1) does.
 var errDiffers = errors.New("the database differs from the migrations")
 
-// migrateDown undoes the last applied app migration with its down file.
+// migrateDown undoes the last applied app migration with its down file, and
+// forgets the app's repeatable files so the next up applies them again.
 // Platform migrations are part of the binary and are never undone.
 func migrateDown(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout io.Writer) error {
 	var app *migrate.Source
@@ -36,7 +37,7 @@ func migrateDown(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "undid %s/%s with %s\n", m.Source, m.Name, m.DownName)
+	fmt.Fprintf(stdout, "undid %s/%s with %s; the next up applies the repeatable files again\n", m.Source, m.Name, m.DownName)
 	return nil
 }
 
@@ -57,6 +58,8 @@ func migrateDiff(ctx context.Context, admin *pgxpool.Pool, sqlDir string, stdout
 			book = append(book, fmt.Sprintf("%s/%s: applied %s, but the file is gone", s.Source, s.Name, s.AppliedAt.UTC().Format(time.RFC3339)))
 		case s.AppliedAt == nil:
 			book = append(book, fmt.Sprintf("%s/%s: not applied", s.Source, s.Name))
+		case s.Changed && s.Repeatable:
+			book = append(book, fmt.Sprintf("%s/%s: changed since it was applied (the next up applies it again)", s.Source, s.Name))
 		case s.Changed:
 			book = append(book, fmt.Sprintf("%s/%s: edited after it was applied", s.Source, s.Name))
 		}

@@ -90,3 +90,72 @@ func TestMigrateDownAndDiff(t *testing.T) {
 		t.Errorf("down without a down file: %v\n%s", err, out)
 	}
 }
+
+// TestMigrateReportsRepeatables: status and diff list repeatable files as
+// pending until applied and again once their content changed; up applies
+// the changed one; down says the repeatables are applied again.
+func TestMigrateReportsRepeatables(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewEmptyDB(t)
+	ctx := context.Background()
+	sqlDir := t.TempDir()
+	write := func(name, sql string) {
+		t.Helper()
+		p := filepath.Join(sqlDir, "app", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("0001_items.sql", `CREATE TABLE public.items (id int PRIMARY KEY);`)
+	write("0001_items.down.sql", `DROP TABLE public.items CASCADE;`)
+	write("functions/public.item_count.sql", `CREATE OR REPLACE FUNCTION public.item_count() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FROM public.items';`)
+	env := func(k string) string {
+		switch k {
+		case "DATABASE_URL":
+			return db.AdminURL
+		case "BASALT_SQL_DIR":
+			return sqlDir
+		}
+		return ""
+	}
+	migrate := func(args ...string) (string, error) {
+		var out, errOut bytes.Buffer
+		err := run(ctx, append([]string{"migrate"}, args...), &out, &errOut, env)
+		return strings.Join(strings.Fields(out.String()+errOut.String()), " "), err
+	}
+	if out, err := migrate("status"); err != nil || !strings.Contains(out, "app functions/public.item_count.sql pending") {
+		t.Fatalf("status before up: %v\n%s", err, out)
+	}
+	if out, err := migrate("up"); err != nil || !strings.Contains(out, "applied app/0001_items.sql applied app/functions/public.item_count.sql") {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	if out, err := migrate("diff"); err != nil || !strings.Contains(out, "no differences") {
+		t.Fatalf("diff right after up: %v\n%s", err, out)
+	}
+
+	write("functions/public.item_count.sql", `CREATE OR REPLACE FUNCTION public.item_count() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) + 1 FROM public.items';`)
+	if out, err := migrate("status"); err != nil || !strings.Contains(out, "app functions/public.item_count.sql changed since it was applied at") ||
+		!strings.Contains(out, "1 pending") {
+		t.Errorf("status after a change: %v\n%s", err, out)
+	}
+	out, err := migrate("diff")
+	if !errors.Is(err, errDiffers) || !strings.Contains(out, "app/functions/public.item_count.sql: changed since it was applied (the next up applies it again)") ||
+		!strings.Contains(out, "~ function public.item_count()") {
+		t.Errorf("diff after a change: %v\n%s", err, out)
+	}
+	if out, err := migrate("up"); err != nil || out != "applied app/functions/public.item_count.sql" {
+		t.Errorf("up after a change: %v\n%s", err, out)
+	}
+	if out, err := migrate("diff"); err != nil || !strings.Contains(out, "no differences") {
+		t.Errorf("diff after up: %v\n%s", err, out)
+	}
+	if out, err := migrate("down"); err != nil || !strings.Contains(out, "the next up applies the repeatable files again") {
+		t.Errorf("down: %v\n%s", err, out)
+	}
+	if out, err := migrate("status"); err != nil || !strings.Contains(out, "2 pending") {
+		t.Errorf("status after down: %v\n%s", err, out)
+	}
+}

@@ -29,7 +29,7 @@ INSERT INTO public.notes VALUES (1, 'kept');
 GRANT SELECT ON public.notes TO anon;
 CREATE FUNCTION public.note_count() RETURNS bigint LANGUAGE sql AS $$ SELECT count(*) FROM public.notes $$;
 -- The transfer-payment function's SQL entry point, reduced to an answer.
-CREATE FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric) RETURNS jsonb
+CREATE FUNCTION public.settle_sponsored_stream(uuid, uuid, text, numeric, uuid) RETURNS jsonb
 	LANGUAGE sql AS $$ SELECT jsonb_build_object('success', true) $$;
 `
 
@@ -160,7 +160,7 @@ func (w *outageWatch) round() (allOK bool) {
 	if err != nil {
 		t.Fatalf("health: %v", err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	switch res.StatusCode {
 	case http.StatusOK:
 	case http.StatusServiceUnavailable:
@@ -361,7 +361,7 @@ func waitHealthy(t *testing.T, base string, done <-chan error, out *syncBuf) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if res, err := http.Get(base + "/health"); err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				return
 			}

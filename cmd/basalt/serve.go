@@ -43,6 +43,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer s.close()
+	if err := s.listenStudio(config.Serve, getenv); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	served := make(chan error, 1)
@@ -74,7 +77,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	// pools' first connections) goes back to the system now rather than
 	// when the scavenger gets to it, so an idle node holds only what it uses.
 	debug.FreeOSMemory()
-	log.Info("basalt serve ready", "api_url", apiURL, "app_url", appURL, "listen", s.api.Addr().String())
+	log.Info("basalt serve ready", "api_url", apiURL, "app_url", appURL, "studio_url", s.studioURL(), "listen", s.api.Addr().String())
 	err = <-served
 	s.close() // services stop before the pools they use close
 	return err
@@ -83,7 +86,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 // stopServing ends the early server after a failed start and returns err.
 func stopServing(cancel context.CancelFunc, served <-chan error, err error) error {
 	cancel()
-	<-served
+	_ = <-served
 	return err
 }
 

@@ -23,7 +23,7 @@ import (
 	"math/big"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { pgtest.Main(m, pgtest.WithCron()) }
 
 func TestServe(t *testing.T) {
 	t.Parallel()
@@ -33,6 +33,8 @@ func TestServe(t *testing.T) {
 	vars := map[string]string{
 		"DATABASE_URL": db.AdminURL, "BASALT_AUTHENTICATOR_URL": db.UserURL, "JWT_SECRET": secret,
 		"BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1", "BASALT_SQL_DIR": t.TempDir(),
+		// Nothing may be written into the checkout (functions' cache, file storage).
+		"BASALT_DATA_DIR": t.TempDir(), "STORAGE_FILE_DIR": t.TempDir(),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuf{}
@@ -43,7 +45,7 @@ func TestServe(t *testing.T) {
 	for {
 		res, err := http.Get(base + "/health")
 		if err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				break
 			}
@@ -77,7 +79,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode == http.StatusUnauthorized {
 		t.Errorf("derived anon key refused: %s", body)
 	}
@@ -88,7 +90,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ = io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	for _, want := range []string{
 		`basalt_db_pool_max_connections{pool="admin"} 10`,
 		`basalt_db_pool_max_connections{pool="user"} 10`,
@@ -258,7 +260,7 @@ func TestServeNotReadyWhileMigrating(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lock.Close(context.Background()) })
+	t.Cleanup(func() { _ = lock.Close(context.Background()) })
 	if _, err := lock.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(0x62617361_6c74)); err != nil {
 		t.Fatal(err)
 	}
@@ -266,6 +268,7 @@ func TestServeNotReadyWhileMigrating(t *testing.T) {
 	vars := map[string]string{
 		"DATABASE_URL": db.AdminURL, "BASALT_AUTHENTICATOR_URL": db.UserURL, "JWT_SECRET": strings.Repeat("k", 40),
 		"BASALT_API_PORT": port, "BASALT_APP_PORT": "0", "BASALT_HOST": "127.0.0.1", "BASALT_SQL_DIR": t.TempDir(),
+		"BASALT_DATA_DIR": t.TempDir(), "STORAGE_FILE_DIR": t.TempDir(),
 	}
 	out := &syncBuf{}
 	done := make(chan error, 1)

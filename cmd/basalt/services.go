@@ -16,11 +16,14 @@ import (
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/replica"
+	"github.com/basaltdev/basalt/pgmodules"
+	"github.com/basaltdev/basalt/pgmodules/netsend"
 	"github.com/basaltdev/basalt/realtime"
 	"github.com/basaltdev/basalt/rest"
 	"github.com/basaltdev/basalt/storage"
 	"github.com/basaltdev/basalt/storage/fsbackend"
 	"github.com/basaltdev/basalt/storage/s3backend"
+	"github.com/basaltdev/basalt/studio"
 )
 
 // deps is everything a service constructor may need.
@@ -68,8 +71,13 @@ func devDefaults(d deps) map[string]string {
 		// process: let sign-ins queue for the hashing pool instead of
 		// answering 429 after half a second, as production does.
 		"BASALT_AUTH_PASSWORD_HASH_MAX_WAIT": "15s",
-		"STORAGE_FILE_DIR":                   filepath.Join(d.Config.DataDir, "storage"),
-		"SITE_URL":                           site,
+		// Where the OAuth server (off unless BASALT_AUTH_OAUTH_SERVER_ENABLED)
+		// sends users to consent: the app's page.
+		"BASALT_AUTH_OAUTH_SERVER_AUTHORIZATION_PATH": "/oauth/consent",
+		"STORAGE_FILE_DIR":                            filepath.Join(d.Config.DataDir, "storage"),
+		"SITE_URL":                                    site,
+		// Webhooks and net.http_* may call services on this machine.
+		"BASALT_NET_ALLOWED_CIDRS": "127.0.0.0/8,::1/128",
 	}
 }
 
@@ -87,6 +95,10 @@ func checkSettings(base error, getenv func(string) string) error {
 	_, err = functions.ConfigFromEnv(getenv)
 	errs = append(errs, err)
 	_, err = realtime.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = studio.ConfigFromEnv(getenv, false)
+	errs = append(errs, err)
+	_, err = netsend.ConfigFromEnv(getenv)
 	errs = append(errs, err)
 	if theApp.CheckSettings != nil {
 		errs = append(errs, theApp.CheckSettings(getenv))
@@ -190,7 +202,48 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 		return svcs, cleanup, fmt.Errorf("functions: %w", err)
 	}
 	svcs.Functions = markWrites(fnSvc)
+
+	stopNet, err := startIntegrations(ctx, d, getenv)
+	if err != nil {
+		return svcs, cleanup, err
+	}
+	closers = append(closers, stopNet)
 	return svcs, cleanup, nil
+}
+
+// startIntegrations creates pg_cron when the server was set up for it
+// since the migrations ran (and says how when it was not), and starts this
+// node's sender of the requests queued with net.http_* and webhooks. The
+// returned stop waits for the requests in flight.
+func startIntegrations(ctx context.Context, d deps, getenv func(string) string) (func(), error) {
+	if st, err := pgmodules.EnableCron(ctx, d.Admin); err != nil {
+		d.Log.Warn("cron: cannot read pg_cron's status", "err", err)
+	} else if !st.Enabled {
+		d.Log.Info("cron: off: "+st.Problem, "docs", "deploy/README.md#cron")
+	}
+	cfg, err := netsend.ConfigFromEnv(getenv)
+	if err != nil {
+		return func() {}, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		netsend.New(cfg, d.Admin, d.Log).Run(runCtx)
+	}()
+	return func() { cancel(); <-done }, nil
+}
+
+// healthDetails is what /health adds when the database answers: whether
+// cron is on, and how to turn it on when it is not.
+func healthDetails(admin *pgxpool.Pool) func(context.Context) map[string]any {
+	return func(ctx context.Context) map[string]any {
+		st, err := pgmodules.Cron(ctx, admin)
+		if err != nil {
+			return nil
+		}
+		return map[string]any{"cron": st}
+	}
 }
 
 // storageBackend opens the configured object store.

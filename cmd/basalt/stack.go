@@ -26,6 +26,7 @@ import (
 	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/sql/platform"
+	"github.com/basaltdev/basalt/studio"
 )
 
 // newLogger writes JSON log lines to w at the configured level. Lines
@@ -135,6 +136,12 @@ type stack struct {
 	appH    *gateway.App
 	cleanup func()
 	closed  sync.Once
+
+	// Studio, when on: its listener (nil when off), settings and the
+	// handler its port serves (starting until mountStudio).
+	studio      net.Listener
+	studioCfg   studio.Config
+	studioFront *gateway.Handoff
 }
 
 // listen opens the API (and app) listeners so the ports are known and taken
@@ -160,7 +167,7 @@ func newStack(cfg config.Config, keys *jwt.Keys, log *slog.Logger) (*stack, erro
 	}
 	if cfg.AppPort > 0 {
 		if s.app, err = listen(cfg.Host, cfg.AppPort); err != nil {
-			s.api.Close()
+			_ = s.api.Close()
 			return nil, err
 		}
 	}
@@ -211,6 +218,7 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
 		Health:             func(ctx context.Context) error { return p.admin.Ping(ctx) },
+		Details:            healthDetails(p.admin),
 		Registry:           reg,
 	}, svcs, s.keys, s.log)
 	if err != nil {
@@ -218,6 +226,9 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		return err
 	}
 	s.cleanup = cleanup
+	if err := s.mountStudio(ctx, p, reg); err != nil {
+		return fmt.Errorf("studio: %w", err)
+	}
 	s.front.Set(s.handler)
 	return nil
 }
@@ -233,7 +244,7 @@ func (s *stack) serve(ctx context.Context) error {
 	defer cancel()
 	// Both servers drain in parallel on shutdown.
 	var wg sync.WaitGroup
-	errs := make([]error, 2)
+	errs := make([]error, 3)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -248,6 +259,14 @@ func (s *stack) serve(ctx context.Context) error {
 			cancel()
 		}()
 	}
+	if s.studio != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[2] = gateway.Serve(ctx, gateway.NewServer(s.studioFront, t), s.studio, t.Shutdown)
+			cancel()
+		}()
+	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
@@ -257,9 +276,12 @@ func (s *stack) serve(ctx context.Context) error {
 func (s *stack) close() {
 	s.closed.Do(func() {
 		s.cleanup()
-		s.api.Close()
+		_ = s.api.Close()
 		if s.app != nil {
-			s.app.Close()
+			_ = s.app.Close()
+		}
+		if s.studio != nil {
+			_ = s.studio.Close()
 		}
 	})
 }

@@ -18,6 +18,7 @@ type state struct {
 	APIURL         string    `json:"api_url"`
 	DBURL          string    `json:"db_url"`
 	AppURL         string    `json:"app_url"`
+	StudioURL      string    `json:"studio_url,omitempty"`
 	AnonKey        string    `json:"anon_key"`
 	ServiceRoleKey string    `json:"service_role_key"`
 	JWTSecret      string    `json:"jwt_secret"`

@@ -56,6 +56,7 @@ func printBanner(w io.Writer, st state, notes string) {
 		{"API URL", st.APIURL},
 		{"DB URL", st.DBURL},
 		{"App URL", st.AppURL},
+		{"Studio URL", st.StudioURL},
 		{"JWKS URL", st.JWKSURL},
 		{"JWT secret", st.JWTSecret},
 		{"anon key", st.AnonKey},

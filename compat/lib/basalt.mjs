@@ -14,16 +14,27 @@ export function log(msg) {
   process.stderr.write(`compat: ${msg}\n`)
 }
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.unref()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
+// Ports handed out by this process: the system may give a port back as soon
+// as it is closed, so two calls in a row could otherwise return the same one
+// (the API and the database then collide).
+const handedOut = new Set()
+
+export async function freePort() {
+  for (;;) {
+    const port = await new Promise((resolve, reject) => {
+      const srv = createServer()
+      srv.unref()
+      srv.on('error', reject)
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address()
+        srv.close(() => resolve(port))
+      })
     })
-  })
+    if (!handedOut.has(port)) {
+      handedOut.add(port)
+      return port
+    }
+  }
 }
 
 // tempDir is a private temp dir, world-traversable because PostgreSQL runs

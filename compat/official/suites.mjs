@@ -101,6 +101,10 @@ export const suites = {
       BASALT_AUTH_WEBAUTHN_RP_ID: 'localhost',
       BASALT_AUTH_WEBAUTHN_RP_DISPLAY_NAME: 'auth-js tests',
       BASALT_AUTH_WEBAUTHN_RP_ORIGINS: 'http://localhost:5173',
+      // [auth.oauth_server]
+      BASALT_AUTH_OAUTH_SERVER_ENABLED: 'true',
+      BASALT_AUTH_OAUTH_SERVER_AUTHORIZATION_PATH: '/oauth/consent',
+      BASALT_AUTH_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION: 'true',
     },
     ignore: ['/docker-tests/', '/example/'],
   },

@@ -35,15 +35,20 @@ function sql(statement) {
 
 const uniq = () => randomUUID().slice(0, 8)
 
-// waitFor polls until check() is truthy or fails after ms.
-async function waitFor(check, what, ms = 10000) {
+// within polls until check() is truthy and returns it, or false after ms.
+async function within(check, ms) {
   const end = Date.now() + ms
   while (Date.now() < end) {
     const v = check()
     if (v) return v
     await new Promise((r) => setTimeout(r, 20))
   }
-  assert.fail(`timed out waiting for ${what}`)
+  return false
+}
+
+// waitFor polls until check() is truthy or fails after ms.
+async function waitFor(check, what, ms = 10000) {
+  return (await within(check, ms)) || assert.fail(`timed out waiting for ${what}`)
 }
 
 // subscribed subscribes channel and resolves once the server confirmed it
@@ -140,11 +145,19 @@ test('postgres_changes follow RLS per subscriber, and setAuth after sign-in', as
   const { error: signInError } = await alice.auth.signInWithPassword({ email, password: 'password-123456' })
   assert.equal(signInError, null)
   await waitFor(() => alice.realtime.accessTokenValue && alice.realtime.accessTokenValue !== anonKey, 'token on the socket')
-  await new Promise((r) => setTimeout(r, 300))
+  // The server takes the token when it handles that push: from then on
+  // alice's rows reach her. Probe with rows of hers until one does.
+  for (let probe = 100, end = Date.now() + 10000; ; probe++) {
+    sql(`INSERT INTO public.${name} VALUES (${probe}, '${aliceID}', 'probe', 1)`)
+    if (await within(() => seen.includes(probe), 500)) break
+    assert.ok(Date.now() < end, 'the signed-in token never took effect')
+  }
   sql(`INSERT INTO public.${name} VALUES (2, '${aliceID}', 'mine', 1), (3, '${randomUUID()}', 'not mine', 1)`)
-  await waitFor(() => seen.includes(2), "alice's row")
-  await new Promise((r) => setTimeout(r, 300))
-  assert.deepEqual(seen, [2])
+  // Changes arrive in commit order: once alice's later row is in, row 3 was
+  // decided on.
+  sql(`INSERT INTO public.${name} VALUES (4, '${aliceID}', 'mine too', 1)`)
+  await waitFor(() => seen.includes(4), "alice's rows")
+  assert.deepEqual(seen.filter((id) => id < 100), [2, 4])
   await alice.removeChannel(ch)
 })
 

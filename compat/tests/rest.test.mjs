@@ -282,7 +282,7 @@ test('schema switching: public works, an unexposed schema is 406 PGRST106', asyn
   assert.equal(bad.status, 406)
   assert.equal(bad.error.code, 'PGRST106')
   assert.equal(bad.error.message, 'Invalid schema: compat_rest_hidden')
-  assert.equal(bad.error.hint, 'Only the following schemas are exposed: public, compat_rest_extra')
+  assert.equal(bad.error.hint, 'Only the following schemas are exposed: public, compat_rest_extra, pgmq_public')
 })
 
 test('RLS through two signed-in users', async () => {

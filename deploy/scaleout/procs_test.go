@@ -84,7 +84,7 @@ func start(t *testing.T, name string, env []string, bin string, args ...string) 
 	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
-		f.Close()
+		_ = f.Close()
 		p.mu.Lock()
 		p.err = err
 		p.mu.Unlock()
@@ -133,7 +133,7 @@ func waitHTTP(t *testing.T, p *proc, url string, d time.Duration) {
 	t.Helper()
 	for deadline := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
 		if res, err := http.Get(url); err == nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 			if res.StatusCode == 200 {
 				return
 			}

@@ -28,7 +28,7 @@ func (n *node) dialRealtime(t *testing.T) *socket {
 	if err != nil {
 		t.Fatalf("%s: dial realtime: %v", n.name, err)
 	}
-	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(func() { _ = ws.Close() })
 	s := &socket{t: t, ws: ws, frames: make(chan []byte, 64)}
 	go func() {
 		defer close(s.frames)

@@ -262,6 +262,23 @@ func readsOnReplica(t *testing.T, top *topology, user session) {
 	writer := top.token(t, user.User.ID)
 	other := top.token(t, "00000000-0000-4000-8000-000000000001")
 	sqlExec(t, top.standbyAdmin, "SELECT pg_wal_replay_pause()")
+	// The pause is a request: the standby stops before the next record it
+	// replays. Wait until it says it has, feeding it a record if it idles,
+	// so the row below is surely written after the pause took hold.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var state string
+		if err := top.standbyAdmin.QueryRow(context.Background(), "SELECT pg_get_wal_replay_pause_state()").Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		if state == "paused" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the standby's replay is %q, not paused", state)
+		}
+		sqlExec(t, top.admin, "INSERT INTO notes (owner, body) VALUES (gen_random_uuid(), 'pause probe')")
+		time.Sleep(20 * time.Millisecond)
+	}
 	paused := time.Now()
 	sqlExec(t, top.admin, "INSERT INTO notes (owner, body) VALUES (gen_random_uuid(), 'direct')")
 	for _, n := range []*node{top.a, top.b} {

@@ -13,6 +13,7 @@ import { serveDist } from './serve.mjs'
 import { register as registerDashboards } from './dashboards.mjs'
 import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
+import { register as registerOAuth } from './oauth.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -242,18 +243,57 @@ test(
   { backend: false },
 )
 
+// rendered resolves once the page has run the tasks queued before it (a
+// render React scheduled from a timer among them): a message posted now is
+// delivered after the messages posted before it.
+const rendered = (page) =>
+  page.evaluate(() => new Promise((resolve) => {
+    const c = new MessageChannel()
+    c.port1.onmessage = () => resolve()
+    c.port2.postMessage(null)
+  }))
+
+// stepClock moves a paused page clock on 10 ms at a time until ready() holds.
+const stepClock = async (page, ready, what) => {
+  for (let i = 0; i < 3000; i++) {
+    if (await ready()) return
+    await page.clock.runFor(10)
+  }
+  throw new Error(`${what} never happened`)
+}
+
 test(
   'cookie dialog opens after 2 s and remembers the choice',
   async () => {
     const { context, page } = await newPage(desktop, { keepCookieDialog: true })
+    // The page's clock is the test's: its timers fire only as the test moves
+    // it on, so "after 2 s" counts from the moment the dialog looked for a
+    // stored choice, however slow the machine.
+    await page.addInitScript(() => {
+      const get = Storage.prototype.getItem
+      Storage.prototype.getItem = function (k) {
+        if (k === 'cookie-consent') window.__consentLookups = (window.__consentLookups ?? 0) + 1
+        return get.call(this, k)
+      }
+    })
+    const asked = () => page.evaluate(() => (window.__consentLookups ?? 0) > 0)
+    await page.clock.install()
+    await page.clock.pauseAt(Date.now() + 1000)
     await page.goto(app)
+    await stepClock(page, asked, 'the cookie dialog looking for a stored choice')
     const dialog = page.getByTestId('cookie-dialog')
-    assert.equal(await dialog.count(), 0, 'not shown at once')
-    await dialog.waitFor({ timeout: 5000 })
+    await page.clock.runFor(1990)
+    await rendered(page)
+    assert.equal(await dialog.count(), 0, 'not shown before 2 s')
+    await page.clock.runFor(10)
+    await dialog.waitFor()
     await page.getByRole('button', { name: 'Accept All' }).click()
     assert.equal(await page.evaluate(() => localStorage.getItem('cookie-consent')), 'accepted')
     await page.reload()
-    await page.waitForTimeout(2500)
+    await stepClock(page, asked, 'the cookie dialog looking for a stored choice after the reload')
+    // Well past the 2 s: a dialog timer would have fired and been rendered.
+    await page.clock.runFor(2500)
+    await rendered(page)
     assert.equal(await dialog.count(), 0, 'not shown again')
     await context.close()
   },
@@ -462,14 +502,27 @@ test(
     await page.goto(`${app}/terms`)
     const header = page.locator('header').first()
     await page.getByRole('heading', { name: 'Terms of Service' }).waitFor()
-    // Small moves first: under 5px nothing changes.
-    await page.evaluate(() => window.scrollTo(0, 3))
-    await page.waitForTimeout(100)
-    assert.equal(await header.evaluate((h) => h.classList.contains('-translate-y-full')), false)
-    await page.evaluate(() => window.scrollTo(0, 600))
-    await page.waitForFunction(() => document.querySelector('header')?.classList.contains('-translate-y-full'))
-    await page.evaluate(() => window.scrollTo(0, 400))
-    await page.waitForFunction(() => !document.querySelector('header')?.classList.contains('-translate-y-full'))
+    // scrolled scrolls to y and resolves once the page has handled the
+    // scroll event (a listener added after the app's runs after it) and
+    // rendered what it decided; then it reports whether the bar is hidden.
+    const scrolled = (y) =>
+      page.evaluate(async (y) => {
+        await new Promise((resolve) => {
+          window.addEventListener('scroll', resolve, { once: true })
+          window.scrollTo(0, y)
+        })
+        await new Promise((resolve) => {
+          const c = new MessageChannel()
+          c.port1.onmessage = resolve
+          c.port2.postMessage(null)
+        })
+        return document.querySelector('header')?.classList.contains('-translate-y-full')
+      }, y)
+    assert.equal(await scrolled(600), true, 'down past 100px hides it')
+    // Moves under 5px change nothing, upwards included.
+    assert.equal(await scrolled(597), true, 'up by 3px keeps it hidden')
+    assert.equal(await scrolled(400), false, 'up by more shows it')
+    assert.equal(await scrolled(403), false, 'down by 3px keeps it shown')
     assert.ok(await header.isVisible())
     await context.close()
   },
@@ -512,6 +565,7 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
 
 registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
 registerProviders(test, { app, newPage, psql })
+registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------

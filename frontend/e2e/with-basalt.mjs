@@ -3,7 +3,8 @@
 // end. The binary is ../bin/basalt (built by `just build`) or BASALT_BIN; the
 // frontend must be built into dist/ first. For this run only, Google sign-in
 // goes to a local OpenID Connect provider (auth/testidp, built here with go
-// unless TESTIDP_BIN names it), so "Continue with Google" works offline.
+// unless TESTIDP_BIN names it), so "Continue with Google" works offline;
+// and Basalt's OAuth server is on, for the "Sign in with Backline" journey.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -52,6 +53,9 @@ const env = {
   BASALT_AUTH_EXTERNAL_GOOGLE_CLIENT_ID: idpInfo.client_id,
   BASALT_AUTH_EXTERNAL_GOOGLE_SECRET: idpInfo.client_secret,
   BASALT_AUTH_EXTERNAL_GOOGLE_ISSUER: idpInfo.issuer,
+  // "Sign in with Backline" (e2e/oauth.mjs): the OAuth server, whose
+  // consent page basalt dev already points at /oauth/consent.
+  BASALT_AUTH_OAUTH_SERVER_ENABLED: 'true',
 }
 // basalt dev serves frontend/dist relative to the repository root.
 const basalt = spawn(bin, ['dev', '--data-dir', dataDir], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -3,8 +3,8 @@ package backline
 import (
 	"fmt"
 
+	"github.com/basaltdev/basalt/appkit"
 	"github.com/basaltdev/basalt/functions"
-	"github.com/basaltdev/basalt/internal/appkit"
 )
 
 // App plugs Backline into Basalt: its edge functions and, in dev, the demo

@@ -7,8 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/basaltdev/basalt/appkit"
 	"github.com/basaltdev/basalt/functions/backline/demomedia"
-	"github.com/basaltdev/basalt/internal/appkit"
 )
 
 // publicObjectPrefix is how seeded rows point at storage objects.

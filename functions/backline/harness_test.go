@@ -199,7 +199,7 @@ func (b *testBundle) pay(link, action string) *url.URL {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != http.StatusSeeOther {
 		b.t.Fatalf("checkout %s: status %d", action, res.StatusCode)
 	}
@@ -227,6 +227,6 @@ func unusedURL(t *testing.T) string {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
+	_ = l.Close()
 	return "http://" + addr
 }

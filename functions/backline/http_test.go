@@ -229,7 +229,7 @@ func TestSandboxFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown checkout = %d, want 404 from the sandbox", res.StatusCode)
 	}

@@ -20,9 +20,12 @@ const maxBody = 64 << 10
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // transferRequest is the body the player sends after a sponsored stream.
+// The spec's body names no track; a client that names one (track_id) is
+// paid only for a stream of that track.
 type transferRequest struct {
 	ArtistID  string      `json:"artist_id"`
 	SponsorID string      `json:"sponsor_id"`
+	TrackID   string      `json:"track_id"`
 	Reference string      `json:"reference"`
 	Amount    json.Number `json:"amount"`
 }
@@ -52,6 +55,8 @@ func (b *Backline) transferPayment(w http.ResponseWriter, r *http.Request) error
 		return paymentFailure(http.StatusBadRequest, "artist_id must be a UUID", nil)
 	case !uuidRE.MatchString(req.SponsorID):
 		return paymentFailure(http.StatusBadRequest, "sponsor_id must be a UUID", nil)
+	case req.TrackID != "" && !uuidRE.MatchString(req.TrackID):
+		return paymentFailure(http.StatusBadRequest, "track_id must be a UUID", nil)
 	case req.Reference == "" || len(req.Reference) > 200:
 		return paymentFailure(http.StatusBadRequest, "reference is required", nil)
 	}
@@ -66,11 +71,15 @@ func (b *Backline) transferPayment(w http.ResponseWriter, r *http.Request) error
 		}
 		amount = &a
 	}
+	var track *string
+	if req.TrackID != "" {
+		track = &req.TrackID
+	}
 	var result json.RawMessage
 	err := b.asCaller(r, func(tx pgx.Tx) (err error) {
 		result, err = callJSON(r.Context(), tx,
-			`SELECT public.settle_sponsored_stream($1::uuid, $2::uuid, $3::text, $4::numeric)`,
-			req.ArtistID, req.SponsorID, req.Reference, amount)
+			`SELECT public.settle_sponsored_stream($1::uuid, $2::uuid, $3::text, $4::numeric, $5::uuid)`,
+			req.ArtistID, req.SponsorID, req.Reference, amount, track)
 		return err
 	})
 	switch {

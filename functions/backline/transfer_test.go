@@ -116,6 +116,45 @@ func TestTransferPayment(t *testing.T) {
 	}
 }
 
+// TestTransferTrack: a body that names its track (track_id) is paid only
+// for a stream of that track: a fan who streamed one of an artist's
+// sponsored tracks cannot have it paid as another, and a track_id that is
+// not a UUID is a malformed body.
+func TestTransferTrack(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	s := b.sponsoredTrack("1000", true)
+	other := scalar[string](b, `INSERT INTO public.tracks (title, artist_id, sponsor_id, is_sponsored)
+		VALUES ('Second sponsored song', $1, $2, true) RETURNING id::text`, s.artist, s.sponsor)
+	scalar[string](b, `INSERT INTO public.sponsor_artist_invites (artist_id, sponsor_id, track_id, status)
+		VALUES ($1, $2, $3, 'accepted') RETURNING id::text`, s.artist, s.sponsor, other)
+	fan, fanTok := b.signUp("fan")
+	if !b.listen(fan, s.track) {
+		t.Fatal("the fan's stream is not valid")
+	}
+	body := func(track string) map[string]any {
+		return map[string]any{"artist_id": s.artist, "sponsor_id": s.sponsor, "track_id": track, "reference": newRef(), "amount": 50}
+	}
+	status, got := b.call("transfer-payment", fanTok, body(other))
+	if want := map[string]any{"success": false, "error": "Track not found", "transaction": nil}; status != 200 || !cmp.Equal(want, got) {
+		t.Errorf("paying a stream of another track = %d %v, want 200 %v", status, got, want)
+	}
+	status, got = b.call("transfer-payment", fanTok, body("not-a-track"))
+	if want := map[string]any{"success": false, "error": "track_id must be a UUID"}; status != 400 || !cmp.Equal(want, got) {
+		t.Errorf("a track_id that is not a UUID = %d %v, want 400 %v", status, got, want)
+	}
+	if a, sp := b.balance(s.artist), b.balance(s.sponsor); a != "0.00" || sp != "1000.00" {
+		t.Fatalf("balances after the refusals: artist %s, sponsor %s; want 0.00 and 1000.00", a, sp)
+	}
+	status, got = b.call("transfer-payment", fanTok, body(s.track))
+	if status != 200 || got["success"] != true {
+		t.Errorf("paying the streamed track = %d %v", status, got)
+	}
+	if a := b.balance(s.artist); a != "50.00" {
+		t.Errorf("artist balance = %s, want 50.00", a)
+	}
+}
+
 // TestTransferRefusals: business refusals are HTTP 200 with success:false
 // and the spec's reason, and move no money.
 func TestTransferRefusals(t *testing.T) {

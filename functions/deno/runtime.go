@@ -115,6 +115,8 @@ type Runtime struct {
 	cfg           Config
 	log           *slog.Logger
 	bootstrapPath string
+	prepared      sync.Once // folders and bootstrap written before the first worker
+	prepareErr    error
 
 	mu         sync.Mutex
 	workers    map[string]*worker // by function name: the current version's
@@ -165,18 +167,30 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("deno: %w", err)
 		}
 		*d = abs
-		if err := os.MkdirAll(abs, 0o700); err != nil {
-			return nil, fmt.Errorf("deno: %w", err)
-		}
 	}
 	boot := filepath.Join(cfg.WorkDir, "bootstrap.ts")
-	if err := os.WriteFile(boot, bootstrapTS, 0o600); err != nil {
-		return nil, fmt.Errorf("deno: write bootstrap: %w", err)
-	}
 	rt := &Runtime{cfg: cfg, log: cfg.Log, bootstrapPath: boot, workers: map[string]*worker{},
 		stopReaper: make(chan struct{})}
 	go rt.reap()
 	return rt, nil
+}
+
+// prepare writes the folders and the bootstrap, once, when the first
+// worker starts: a server that never runs a TypeScript function writes
+// nothing.
+func (rt *Runtime) prepare() error {
+	rt.prepared.Do(func() {
+		for _, d := range []string{rt.cfg.WorkDir, rt.cfg.CacheDir} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				rt.prepareErr = fmt.Errorf("deno: %w", err)
+				return
+			}
+		}
+		if err := os.WriteFile(rt.bootstrapPath, bootstrapTS, 0o600); err != nil {
+			rt.prepareErr = fmt.Errorf("deno: write bootstrap: %w", err)
+		}
+	})
+	return rt.prepareErr
 }
 
 // functionEnv is what every function sees in Deno.env.
@@ -276,8 +290,10 @@ func (rt *Runtime) reap() {
 		var idle []*worker
 		for _, w := range rt.workers {
 			w.mu.Lock()
+			// A worker still starting (a first run may download modules for
+			// longer than the idle timeout) is not idle.
 			quiet := time.Since(w.lastUsed)
-			if len(w.inflight) == 0 && (w.tasks == 0 && quiet > rt.cfg.IdleTimeout || quiet > rt.cfg.TaskTimeout) {
+			if w.listening && len(w.inflight) == 0 && (w.tasks == 0 && quiet > rt.cfg.IdleTimeout || quiet > rt.cfg.TaskTimeout) {
 				idle = append(idle, w)
 			}
 			w.mu.Unlock()

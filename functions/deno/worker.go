@@ -82,6 +82,9 @@ var hostNetworkEnv = []string{"DENO_CERT", "DENO_TLS_CA_STORE", "SSL_CERT_FILE",
 // startWorker launches Deno for spec. It returns at once; ready is closed
 // when the worker listens or has failed to start.
 func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
+	if err := rt.prepare(); err != nil {
+		return nil, err
+	}
 	w := &worker{
 		spec: spec, rt: rt, token: newToken(),
 		ready: make(chan struct{}), done: make(chan struct{}),
@@ -224,6 +227,7 @@ func (w *worker) readControl(stdout io.Reader) {
 			proxy, transport := w.newProxy()
 			w.mu.Lock()
 			w.listening = true
+			w.lastUsed = time.Now()
 			w.coldStart = time.Since(w.started)
 			w.proxy, w.transport = proxy, transport
 			w.mu.Unlock()

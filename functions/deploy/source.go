@@ -40,9 +40,6 @@ func NewSource(ctx context.Context, store *Store, dir string, log *slog.Logger) 
 	}
 	s := &Source{store: store, dir: dir, log: log, poll: 5 * time.Second,
 		specs: map[string]deno.Spec{}, shas: map[string]string{}, changed: make(chan struct{}, 1)}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
 	if err := s.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -121,6 +118,9 @@ func (s *Source) unpacked(ctx context.Context, name string, a active) (deno.Spec
 		}
 		tmp := dir + ".tmp"
 		_ = os.RemoveAll(tmp)
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return spec, err
+		}
 		if _, err := Unpack(b, tmp, name); err != nil {
 			_ = os.RemoveAll(tmp)
 			return spec, err

@@ -14,12 +14,18 @@ import (
 
 // services are the top-level service trees; a package belongs to the
 // service whose folder holds it.
-var services = []string{"auth", "rest", "storage", "functions", "realtime"}
+var services = []string{"auth", "rest", "storage", "functions", "realtime", "studio", "pgmodules"}
 
 // app is the app built on Basalt: its Go functions and its SQL. It lives
 // under functions/ for the functions service to serve, but it is no part
 // of that service.
 var app = []string{"functions/backline", "sql/app"}
+
+// groundFloor is what every other package stands on: the shared
+// primitives (internal/), the gateway in front of the services, and the
+// platform's embedded SQL. It imports nothing above it: no service, no
+// package built on services (appkit, gentypes, backup, the binary), no app.
+var groundFloor = []string{"internal", "gateway", "sql/platform"}
 
 // seam is the one platform package that may import the app, and then only
 // the app's root package.
@@ -40,6 +46,12 @@ func TestNoPlatformPackageImportsTheApp(t *testing.T) {
 	}
 }
 
+func TestGroundFloorImportsOnlyTheGroundFloor(t *testing.T) {
+	for _, v := range groundFloorImports(loadModule(t)) {
+		t.Error(v)
+	}
+}
+
 // TestImportRulesSeeViolations feeds the rules a made-up module that breaks
 // each of them, so that a rule that stopped matching anything (after a
 // folder was renamed, say) fails here instead of passing quietly.
@@ -53,6 +65,14 @@ func TestImportRulesSeeViolations(t *testing.T) {
 		"gateway":                  {"rest", "storage"},
 		"internal/pg":              {"functions/backline/provider"},
 		"cmd/basalt":               {"functions/backline", "functions/backline/demomedia"},
+		"internal/gentypes":        {"rest", "internal/pgtest"},
+		"internal/pgtest":          {"internal/pg", "sql/platform", "internal/migrate"},
+		"internal/backup":          {"storage/s3backend"},
+		"internal/telemetry":       {"gateway", "appkit"},
+		"gateway/tokencache":       {"internal/jwt", "realtime/changes"},
+		"sql/platform":             {"gentypes"},
+		"gentypes":                 {"rest", "internal/pg"},
+		"appkit":                   {"functions", "internal/pg"},
 	}}
 	check := func(rule string, got, want []string) {
 		t.Helper()
@@ -68,6 +88,16 @@ func TestImportRulesSeeViolations(t *testing.T) {
 		"cmd/basalt imports functions/backline/demomedia: the binary names the app through its root package only",
 		"internal/pg imports functions/backline/provider: no platform package imports the app",
 	})
+	check("ground-floor imports", groundFloorImports(mod), []string{
+		"gateway imports rest: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+		"gateway imports storage: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+		"gateway/tokencache imports realtime/changes: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+		"internal/backup imports storage/s3backend: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+		"internal/gentypes imports rest: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+		"internal/pg imports functions/backline/provider: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+		"internal/telemetry imports appkit: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+		"sql/platform imports gentypes: the ground floor (internal/, gateway/, sql/platform) imports only the ground floor",
+	})
 }
 
 // TestModuleIsRead guards the rule tests against passing on an empty or
@@ -75,12 +105,12 @@ func TestImportRulesSeeViolations(t *testing.T) {
 // they are known to have.
 func TestModuleIsRead(t *testing.T) {
 	mod := loadModule(t)
-	for _, p := range append(append([]string{"gateway", seam}, services...), app...) {
+	for _, p := range append(append([]string{"gateway", seam, "internal/pg", "internal/pgtest"}, services...), app...) {
 		if _, ok := mod.imports[p]; !ok {
 			t.Errorf("package %s not found in module %s", p, mod.path)
 		}
 	}
-	for _, want := range [][2]string{{seam, "rest"}, {seam, appRoot}, {appRoot, "functions"}} {
+	for _, want := range [][2]string{{seam, "rest"}, {seam, appRoot}, {appRoot, "functions"}, {"internal/pgtest", "sql/platform"}, {"gateway", "internal/jwt"}} {
 		if !contains(mod.imports[want[0]], want[1]) {
 			t.Errorf("%s does not import %s: imports are misread", want[0], want[1])
 		}
@@ -121,6 +151,24 @@ func appImports(m module) []string {
 				out = append(out, pkg+" imports "+imp+": no platform package imports the app")
 			case imp != appRoot:
 				out = append(out, pkg+" imports "+imp+": the binary names the app through its root package only")
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// groundFloorImports lists every import of a ground-floor package from
+// outside the ground floor, sorted.
+func groundFloorImports(m module) []string {
+	var out []string
+	for pkg, imports := range m.imports {
+		if !in(pkg, groundFloor) {
+			continue
+		}
+		for _, imp := range imports {
+			if !in(imp, groundFloor) {
+				out = append(out, pkg+" imports "+imp+": the ground floor (internal/, gateway/, sql/platform) imports only the ground floor")
 			}
 		}
 	}

@@ -30,7 +30,9 @@ const notExtension = `NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = '%s'
 var snapshotQueries = []string{
 	`SELECT 'schema ' || quote_ident(nspname), '' FROM pg_namespace n WHERE ` + userSchema +
 		` AND ` + fmt.Sprintf(notExtension, "pg_namespace", "n.oid"),
-	`SELECT 'extension ' || quote_ident(extname), '' FROM pg_extension`,
+	// pg_cron follows the server's settings (basalt.enable_cron creates it
+	// where the server preloads it), not the migration files.
+	`SELECT 'extension ' || quote_ident(extname), '' FROM pg_extension WHERE extname <> 'pg_cron'`,
 	`SELECT CASE c.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' WHEN 'S' THEN 'sequence '
 	   WHEN 'f' THEN 'foreign table ' ELSE 'table ' END || c.oid::regclass::text,
 	   CASE WHEN c.relkind IN ('v', 'm') THEN pg_get_viewdef(c.oid)
@@ -97,7 +99,7 @@ var snapshotQueries = []string{
 	   string_agg(x.privilege_type, ', ' ORDER BY x.privilege_type)
 	 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 	 CROSS JOIN LATERAL aclexplode(a.attacl) x
-	 WHERE ` + userSchema + ` AND x.grantee <> c.relowner
+	 WHERE ` + userSchema + ` AND x.grantee <> c.relowner AND ` + fmt.Sprintf(notExtension, "pg_class", "c.oid") + `
 	 GROUP BY c.oid, a.attname, x.grantee`,
 	`SELECT 'grant on function ' || p.oid::regprocedure::text ||
 	   ' to ' || CASE WHEN x.grantee = 0 THEN 'public' ELSE quote_ident(x.grantee::regrole::text) END, 'EXECUTE'
@@ -108,7 +110,7 @@ var snapshotQueries = []string{
 	   ' to ' || CASE WHEN x.grantee = 0 THEN 'public' ELSE quote_ident(x.grantee::regrole::text) END,
 	   string_agg(x.privilege_type, ', ' ORDER BY x.privilege_type)
 	 FROM pg_namespace n CROSS JOIN LATERAL aclexplode(n.nspacl) x
-	 WHERE ` + userSchema + ` AND x.grantee <> n.nspowner
+	 WHERE ` + userSchema + ` AND x.grantee <> n.nspowner AND ` + fmt.Sprintf(notExtension, "pg_namespace", "n.oid") + `
 	 GROUP BY n.nspname, x.grantee`,
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,34 +34,64 @@ type Caller struct {
 	// after the request ones (a service's own, such as storage.operation,
 	// or timezone and transaction_read_only).
 	Before, After []Setting
+	// Roles is the allow-list of the service the caller comes through;
+	// Setup refuses a Role outside it. The zero value is the API roles.
+	Roles Roles
 }
 
 // Setting is one SET LOCAL name = value.
 type Setting struct{ Name, Value string }
 
-// apiRoles are the roles a caller may switch to: a JWT may name only these,
-// anything else is refused before it reaches SET ROLE. AllowRole adds an
-// operator's configured anonymous role.
-var apiRoles sync.Map
+// Roles is a service's role allow-list: the roles its callers may switch
+// to. A JWT may name only these; anything else is refused before it
+// reaches SET ROLE. The API roles (anon, authenticated, service_role) are
+// always in it; a service adds the roles its own configuration names (REST
+// an operator's REST_DB_ANON_ROLE). The zero value is the API roles alone.
+// Each service owns its value, so one service's setting never widens
+// another's list.
+type Roles struct{ extra []string }
 
-func init() {
-	for _, r := range []string{"anon", "authenticated", "service_role"} {
-		apiRoles.Store(r, true)
+// apiRoles are the roles every service's callers may act as.
+var apiRoles = []string{"anon", "authenticated", "service_role"}
+
+// NewRoles is the API roles plus extra (empty names are ignored).
+func NewRoles(extra ...string) Roles {
+	var r Roles
+	for _, e := range extra {
+		if e != "" && !r.Allows(e) {
+			r.extra = append(r.extra, e)
+		}
 	}
+	return r
 }
 
-// AllowedRole reports whether role is one a caller may act as.
-func AllowedRole(role string) bool {
-	_, ok := apiRoles.Load(role)
-	return ok
+// APIRoles is the allow-list of a service that configures no role of its
+// own: the API roles alone.
+func APIRoles() Roles { return Roles{} }
+
+// Allows reports whether role is one a caller may act as.
+func (r Roles) Allows(role string) bool {
+	return slices.Contains(apiRoles, role) || slices.Contains(r.extra, role)
 }
 
-// AllowRole adds a role callers may act as: the anonymous role an operator
-// configured in place of anon (REST_DB_ANON_ROLE).
-func AllowRole(role string) { apiRoles.Store(role, true) }
+// Check is Allows as an error: a *RoleError (errors.Is ErrRoleNotAllowed)
+// naming the role, which each service answers in its own wire format.
+func (r Roles) Check(role string) error {
+	if r.Allows(role) {
+		return nil
+	}
+	return &RoleError{Role: role}
+}
 
-// ErrRoleNotAllowed is returned when a caller names a role outside the list.
+// ErrRoleNotAllowed is what a caller whose role is outside its service's
+// allow-list gets (as a *RoleError).
 var ErrRoleNotAllowed = errors.New("role not allowed")
+
+// RoleError is a role outside the allow-list.
+type RoleError struct{ Role string }
+
+func (e *RoleError) Error() string        { return fmt.Sprintf("%v: %q", ErrRoleNotAllowed, e.Role) }
+func (e *RoleError) Is(target error) bool { return target == ErrRoleNotAllowed }
 
 // CallerFromRequest builds the caller of an HTTP request: the verified
 // claims' role (anon without claims), the method, the path within the
@@ -124,8 +155,8 @@ func RequestCookies(r *http.Request) json.RawMessage {
 // prepared once per connection. Run it first in a transaction or in the
 // same pipeline (up to one Sync) as the statement it is for.
 func (c *Caller) Setup() (string, []any, error) {
-	if !AllowedRole(c.Role) {
-		return "", nil, fmt.Errorf("%w: %q", ErrRoleNotAllowed, c.Role)
+	if err := c.Roles.Check(c.Role); err != nil {
+		return "", nil, err
 	}
 	claims := []byte(c.Claims)
 	if len(claims) == 0 {

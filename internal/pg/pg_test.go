@@ -130,3 +130,29 @@ func TestConnectPoolSize(t *testing.T) {
 		})
 	}
 }
+
+// Each service's allow-list is its own value: one service's extra role
+// widens no other's, and the API roles are in every list.
+func TestRolesArePerService(t *testing.T) {
+	rest, other := pg.NewRoles("web_anon", ""), pg.APIRoles()
+	for _, r := range []string{"anon", "authenticated", "service_role"} {
+		if !rest.Allows(r) || !other.Allows(r) {
+			t.Errorf("%s refused", r)
+		}
+	}
+	if !rest.Allows("web_anon") || other.Allows("web_anon") || rest.Allows("") || rest.Allows("postgres") {
+		t.Error("web_anon must be REST's alone")
+	}
+	err := other.Check("web_anon")
+	if !errors.Is(err, pg.ErrRoleNotAllowed) || err.Error() != `role not allowed: "web_anon"` {
+		t.Errorf("Check = %v", err)
+	}
+	c := pg.Caller{Role: "web_anon", Roles: rest}
+	if _, _, err := c.Setup(); err != nil {
+		t.Errorf("Setup with REST's list: %v", err)
+	}
+	c.Roles = other
+	if _, _, err := c.Setup(); !errors.Is(err, pg.ErrRoleNotAllowed) {
+		t.Errorf("Setup with another list: %v", err)
+	}
+}

@@ -26,7 +26,7 @@ func closedPortURL(t *testing.T) string {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	_ = l.Close()
 	return fmt.Sprintf("postgres://nobody@127.0.0.1:%d/db?sslmode=disable&connect_timeout=5", port)
 }
 
@@ -104,7 +104,7 @@ func TestUnavailable(t *testing.T) {
 			defer l.Close()
 			go func() {
 				if c, err := l.Accept(); err == nil {
-					c.Close()
+					_ = c.Close()
 				}
 			}()
 			_, err = http.Get("http://" + l.Addr().String() + "/verify")
@@ -139,7 +139,7 @@ func cuttableURL(t *testing.T, name string) (url string, cut func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() { _ = l.Close() })
 	sock := filepath.Join(pgtest.Cluster(t).SocketDir, ".s.PGSQL.5432")
 	var mu sync.Mutex
 	var conns []net.Conn
@@ -151,7 +151,7 @@ func cuttableURL(t *testing.T, name string) (url string, cut func()) {
 			}
 			up, err := net.Dial("unix", sock)
 			if err != nil {
-				c.Close()
+				_ = c.Close()
 				continue
 			}
 			mu.Lock()
@@ -165,7 +165,7 @@ func cuttableURL(t *testing.T, name string) (url string, cut func()) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, c := range conns {
-			c.Close()
+			_ = c.Close()
 		}
 	}
 	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", l.Addr(), name), cut

@@ -99,6 +99,9 @@ type Cluster struct {
 	Password  string // superuser password for TCP connections (optional)
 	// Settings are extra postgresql.conf lines (name -> value), written at init.
 	Settings map[string]string
+	// CronDatabase, when set and the server has pg_cron, preloads pg_cron
+	// with this database as the one whose jobs it runs (see preload).
+	CronDatabase string
 	// RunAs is the system user that runs the server when we are root.
 	RunAs string
 	// Log receives the server's output lines; nil discards them.
@@ -435,6 +438,16 @@ var tempSettings = map[string]string{
 // stops the server at once and removes the folder; call it on every exit
 // path. Tests and benchmarks use it; `basalt dev` keeps its own cluster.
 func StartTemp(ctx context.Context, prefix string, settings map[string]string) (*Cluster, func(), error) {
+	return startTemp(ctx, prefix, settings, "")
+}
+
+// StartTempCron is StartTemp with pg_cron preloaded (when the server has
+// it) for the database cronDB, which the caller creates.
+func StartTempCron(ctx context.Context, prefix string, settings map[string]string, cronDB string) (*Cluster, func(), error) {
+	return startTemp(ctx, prefix, settings, cronDB)
+}
+
+func startTemp(ctx context.Context, prefix string, settings map[string]string, cronDB string) (*Cluster, func(), error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, nil, err
@@ -451,7 +464,7 @@ func StartTemp(ctx context.Context, prefix string, settings map[string]string) (
 	for k, v := range settings {
 		conf[k] = v
 	}
-	c := &Cluster{DataDir: filepath.Join(dir, "data"), SocketDir: dir, Settings: conf}
+	c := &Cluster{DataDir: filepath.Join(dir, "data"), SocketDir: dir, Settings: conf, CronDatabase: cronDB}
 	stop := func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -189,20 +189,58 @@ func (c *Cluster) logTail(s *server, n int) string {
 // pg_stat_statements can be created and read.
 const preloadLibrary = "pg_stat_statements"
 
-// preload returns the server flag that loads preloadLibrary, when the
-// server's library folder has it and the settings do not choose their own
-// preloads. It is given at every start, so clusters created before it get
-// it too.
+// cronLibrary is pg_cron, preloaded when the cluster names a CronDatabase.
+const cronLibrary = "pg_cron"
+
+// cronWorkers is max_worker_processes with pg_cron: jobs run in background
+// workers (one each while it runs), next to the launcher, logical
+// replication and parallel query.
+const cronWorkers = "32"
+
+// preload returns the server flags that load preloadLibrary and, with a
+// CronDatabase, pg_cron and its settings, for the libraries the server's
+// library folder has, unless the settings choose their own preloads. They
+// are given at every start, so clusters created before them get them too.
+//
+// pg_cron runs each job in a background worker
+// (cron.use_background_workers) rather than through a libpq connection it
+// opens itself: a connection would need cron.host to reach this cluster's
+// socket or TCP port and an authentication rule that lets the job's owner
+// in without a password, and both the socket folder and the password
+// differ between `basalt dev`, tests and a moved data dir. A background
+// worker joins the database as the job's owner with no connection at all.
 func (c *Cluster) preload() []string {
 	if _, set := c.Settings["shared_preload_libraries"]; set {
 		return nil
 	}
+	var libs []string
+	if c.HasLibrary(preloadLibrary) {
+		libs = append(libs, preloadLibrary)
+	}
+	cron := c.CronDatabase != "" && c.HasLibrary(cronLibrary)
+	if cron {
+		libs = append(libs, cronLibrary)
+	}
+	if len(libs) == 0 {
+		return nil
+	}
+	flags := []string{"-c", "shared_preload_libraries=" + strings.Join(libs, ",")}
+	if cron {
+		flags = append(flags, "-c", "cron.database_name="+c.CronDatabase,
+			"-c", "cron.use_background_workers=on", "-c", "max_worker_processes="+cronWorkers)
+	}
+	return flags
+}
+
+// HasLibrary reports whether the server's library folder has the loadable
+// module name (for example "pg_cron").
+func (c *Cluster) HasLibrary(name string) bool {
 	for _, dir := range c.libDirs() {
-		if _, err := os.Stat(filepath.Join(dir, preloadLibrary+".so")); err == nil {
-			return []string{"-c", "shared_preload_libraries=" + preloadLibrary}
+		if _, err := os.Stat(filepath.Join(dir, name+".so")); err == nil {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // libDirs are where the server's loadable modules may live: pg_config's

@@ -38,11 +38,19 @@ type Option func(*options)
 
 type options struct {
 	app   bool
+	cron  bool
 	extra []migrate.Source
 }
 
 // WithApp also applies the app migrations in sql/app to the template.
 func WithApp() Option { return func(o *options) { o.app = true } }
+
+// WithCron starts the cluster with pg_cron preloaded (when the server has
+// it) for one database, CronDatabase, that CronDB hands out.
+func WithCron() Option { return func(o *options) { o.cron = true } }
+
+// CronDatabase is the one database pg_cron runs jobs in, under WithCron.
+const CronDatabase = "basalt_cron"
 
 // WithSource also applies src after the platform (and app) migrations.
 func WithSource(src migrate.Source) Option {
@@ -87,11 +95,16 @@ func start() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// A short prefix: the socket path must stay under ~100 bytes.
-	c, stop, err := pgcluster.StartTemp(ctx, "pgt", map[string]string{
+	settings := map[string]string{
 		"max_connections":           "300",
 		"shared_buffers":            "64MB",
 		"max_locks_per_transaction": "256",
-	})
+	}
+	var cronDB string
+	if opts.cron {
+		cronDB = CronDatabase
+	}
+	c, stop, err := pgcluster.StartTempCron(ctx, "pgt", settings, cronDB)
 	if err != nil {
 		startErr = fmt.Errorf("pgtest: %w", err)
 		return
@@ -202,22 +215,93 @@ func newDB(t testing.TB, template string) *DB {
 	if err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
-	db := &DB{Name: name, AdminURL: c.SocketURL("postgres", name), UserURL: c.SocketURL("authenticator", name)}
-	if db.Admin, err = pg.Connect(ctx, db.AdminURL, nil); err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
-	if db.User, err = pg.Connect(ctx, db.UserURL, nil); err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
+	// Registered first, so it runs after the pools have closed.
 	t.Cleanup(func() {
-		db.User.Close()
-		db.Admin.Close()
 		if admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), nil); err == nil {
 			_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 			admin.Close()
 		}
 	})
+	return connect(t, c, name)
+}
+
+// connect opens the admin and user pools of database name, closed when the
+// test ends.
+func connect(t testing.TB, c *pgcluster.Cluster, name string) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db := &DB{Name: name, AdminURL: c.SocketURL("postgres", name), UserURL: c.SocketURL("authenticator", name)}
+	var err error
+	if db.Admin, err = pg.Connect(ctx, db.AdminURL, nil); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	if db.User, err = pg.Connect(ctx, db.UserURL, nil); err != nil {
+		db.Admin.Close()
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		db.User.Close()
+		db.Admin.Close()
+	})
 	return db
+}
+
+var (
+	cronOnce sync.Once
+	cronErr  error
+	cronSkip string
+)
+
+// CronDB returns the database pg_cron runs jobs in (Main needs WithCron),
+// with the migrations applied and pg_cron created. pg_cron serves one
+// database per cluster, so every test of the package shares it: name jobs
+// after the test and unschedule them. The pools close when the test ends.
+// Without pg_cron on the server the test is skipped, unless
+// PGTEST_REQUIRED is set.
+func CronDB(t testing.TB) *DB {
+	t.Helper()
+	c := ensure(t)
+	if !opts.cron {
+		t.Fatal("pgtest: CronDB needs pgtest.Main(m, pgtest.WithCron())")
+	}
+	cronOnce.Do(func() {
+		if !c.HasLibrary("pg_cron") {
+			cronSkip = "this PostgreSQL has no pg_cron (Debian: apt-get install postgresql-15-cron)"
+			return
+		}
+		ctx := context.Background()
+		mu.Lock()
+		defer mu.Unlock()
+		admin, err := pg.Connect(ctx, c.SocketURL("postgres", "postgres"), nil)
+		if err != nil {
+			cronErr = err
+			return
+		}
+		defer admin.Close()
+		if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", CronDatabase, templateDB)); err != nil {
+			cronErr = fmt.Errorf("pgtest: create %s: %w", CronDatabase, err)
+			return
+		}
+		db, err := pg.Connect(ctx, c.SocketURL("postgres", CronDatabase), nil)
+		if err != nil {
+			cronErr = err
+			return
+		}
+		defer db.Close()
+		if _, err := db.Exec(ctx, "SELECT basalt.enable_cron()"); err != nil {
+			cronErr = fmt.Errorf("pgtest: enable pg_cron: %w", err)
+		}
+	})
+	if cronSkip != "" {
+		if os.Getenv("PGTEST_REQUIRED") != "" {
+			t.Fatal("pgtest: " + cronSkip)
+		}
+		t.Skip("pgtest: " + cronSkip + " (set PGTEST_REQUIRED=1 to fail instead)")
+	}
+	if cronErr != nil {
+		t.Fatal(cronErr)
+	}
+	return connect(t, c, CronDatabase)
 }
 
 // Cluster returns the package's cluster (starting it if needed), for tests

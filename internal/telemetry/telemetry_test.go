@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -113,7 +114,7 @@ func TestSetupExportsOverOTLP(t *testing.T) {
 	}
 	tr := telemetry.Tracer()
 	if tr == nil {
-		shutdown(ctx)
+		_ = shutdown(ctx)
 		t.Fatal("tracing is off after Setup")
 	}
 	_, span := tr.Start(ctx, "probe")
@@ -169,7 +170,9 @@ func TestLogHandler(t *testing.T) {
 	log.InfoContext(ctx, "two", "request_id", "own")
 	log.Info("three")
 
-	traceOn(t)
+	tp := sdktrace.NewTracerProvider()
+	telemetry.SetTracerProvider(tp)
+	defer telemetry.SetTracerProvider(nil)
 	sctx, span := telemetry.Tracer().Start(ctx, "s")
 	log.InfoContext(sctx, "four")
 	span.End()

@@ -125,8 +125,10 @@ func (e *Engine) stream(ctx context.Context) error {
 	}
 	r := &reader{e: e, conn: conn, confirmed: start}
 	err = r.run(ctx)
-	// Everything confirmed was handed on, whatever ended the stream.
-	r.report(context.Background(), false)
+	// Everything confirmed was handed on, whatever ended the stream. If
+	// this last report is lost, the next reader reads those changes again
+	// and deliver drops the positions already processed.
+	_ = r.report(context.Background(), false)
 	return err
 }
 

@@ -1,12 +1,14 @@
 -- Backline schema: the entities of the product spec (section 3) plus what the
 -- product needs behind them (money ledger, payments, verifications, play
--- sessions, activity log), the settings table holding the business constants
--- (section 9), and the sign-up trigger that gives every new auth user a
--- profile, a role, a role profile, an NGN wallet and a welcome notification.
+-- sessions, activity log) and the settings table holding the business
+-- constants (section 9).
 --
--- Row-level security and grants are in 0002, the spec's RPCs in 0003, money
--- in 0004. Internal helpers live in schema "backline", which the REST layer
--- does not expose; public holds only what callers may reach.
+-- Grants are in 0002. Internal helpers live in schema "backline", which the
+-- REST layer does not expose; public holds only what callers may reach.
+--
+-- Its functions (with their triggers) and policies moved to functions/ and
+-- policies/, one file each. A database that applied it before keeps its record:
+-- replaces: 6070d76c8e8a0d00d1da0ecc6dabe42ebd3dcd7dc3e603fa83367a6ec8d212aa
 
 CREATE SCHEMA IF NOT EXISTS backline;
 REVOKE ALL ON SCHEMA backline FROM PUBLIC;
@@ -427,192 +429,12 @@ CREATE INDEX activity_log_created_idx ON public.activity_log (created_at DESC);
 CREATE INDEX activity_log_actor_idx ON public.activity_log (actor_id, created_at DESC);
 
 -- ---------------------------------------------------------------------------
--- Internal helpers (schema backline, not reachable through the REST layer).
-
--- A numeric setting; raises when it is missing, so money code fails closed.
-CREATE FUNCTION backline.setting_num(p_key text) RETURNS numeric
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-DECLARE v jsonb;
-BEGIN
-  SELECT value INTO v FROM public.app_settings WHERE key = p_key;
-  IF v IS NULL OR jsonb_typeof(v) NOT IN ('number', 'string') THEN
-    RAISE EXCEPTION 'setting % is missing or not a number', p_key USING ERRCODE = 'P0002';
-  END IF;
-  RETURN (v #>> '{}')::numeric;
-END $$;
-
--- The caller's address as the gateway saw it: request.headers x-real-ip,
--- which the gateway always overwrites. Never an argument from the client.
-CREATE FUNCTION backline.request_ip() RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-  SELECT nullif(btrim((nullif(current_setting('request.headers', true), '')::json) ->> 'x-real-ip'), '')
-$$;
-
--- A secret for keyed hashes, made once per database.
+-- A secret for keyed hashes (backline.ip_key), made once per database.
 CREATE TABLE backline.secrets (
   name text PRIMARY KEY,
   value text NOT NULL
 );
 INSERT INTO backline.secrets (name, value) VALUES ('ip_key', encode(extensions.gen_random_bytes(32), 'hex'));
-
--- What streams store instead of the address: a keyed hash. Equal addresses
--- give equal keys, so the per-address limits work, while the column can be
--- public (charts and counts read streams) without revealing anyone's IP;
--- without the secret the key cannot be computed from a guessed address.
-CREATE FUNCTION backline.ip_key(p_ip text) RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-  SELECT CASE WHEN p_ip IS NOT NULL THEN 'ipk_' || left(encode(extensions.hmac(p_ip, value, 'sha256'), 'hex'), 32) END
-  FROM backline.secrets WHERE name = 'ip_key'
-$$;
-
-CREATE FUNCTION backline.log_activity(p_actor uuid, p_action text, p_entity_type text, p_entity_id text,
-  p_details jsonb DEFAULT '{}') RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  INSERT INTO public.activity_log (actor_id, action, entity_type, entity_id, details, ip_address)
-  VALUES (p_actor, p_action, p_entity_type, p_entity_id, coalesce(p_details, '{}'), backline.request_ip())
-$$;
-
-CREATE FUNCTION backline.notify(p_user uuid, p_type text, p_title text, p_message text,
-  p_data jsonb DEFAULT '{}') RETURNS uuid
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  INSERT INTO public.notifications (user_id, type, title, message, data)
-  VALUES (p_user, p_type, p_title, p_message, coalesce(p_data, '{}'))
-  RETURNING id
-$$;
-
--- Policy helpers. They are SECURITY DEFINER so policies can call them without
--- the caller reading user_roles through its own policies (no recursion).
-CREATE FUNCTION public.is_admin() RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  SELECT EXISTS (SELECT 1 FROM public.user_roles WHERE user_id = auth.uid() AND role = 'admin')
-$$;
-
-CREATE FUNCTION public.current_user_role() RETURNS public.app_role
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-  SELECT role FROM public.user_roles WHERE user_id = auth.uid()
-$$;
-
--- has_valid_kyc of spec section 3, as a computed column for the REST layer
--- (select=*,has_valid_kyc).
-CREATE FUNCTION public.has_valid_kyc(a public.artist_profiles) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-  SELECT a.kyc_status = 'approved' AND (a.kyc_expiry_date IS NULL OR a.kyc_expiry_date > now())
-$$;
-
--- The verification flag counts only while its expiry is in the future.
-CREATE FUNCTION public.verification_active(p public.public_profiles) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-  SELECT p.is_verified AND (p.verification_expires_at IS NULL OR p.verification_expires_at > now())
-$$;
-
--- Keeps updated_at current on every table that has one.
-CREATE FUNCTION backline.touch_updated_at() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-  NEW.updated_at := now();
-  RETURN NEW;
-END $$;
-
-DO $$
-DECLARE t text;
-BEGIN
-  FOREACH t IN ARRAY ARRAY['public_profiles', 'artist_profiles', 'sponsor_profiles', 'fan_profiles', 'tracks',
-    'sponsor_artist_invites', 'wallets', 'daily_stream_limits', 'app_settings']
-  LOOP
-    EXECUTE format('CREATE TRIGGER touch_updated_at BEFORE UPDATE ON public.%I FOR EACH ROW EXECUTE FUNCTION backline.touch_updated_at()', t);
-  END LOOP;
-END $$;
-
--- ---------------------------------------------------------------------------
--- Sign-up: one supabase.auth.signUp call creates everything a user needs.
--- The role comes from the sign-up metadata, but only fan, artist or sponsor:
--- admin is never taken from metadata (it falls back to fan).
-
--- A free username from a wish: lower-cased, reduced to [a-z0-9_.], padded to
--- three characters, and suffixed with digits until no one has it.
-CREATE FUNCTION backline.free_username(p_wish text) RETURNS text
-LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
-DECLARE
-  base text := left(regexp_replace(lower(coalesce(p_wish, '')), '[^a-z0-9_.]', '', 'g'), 24);
-  candidate text;
-  n int := 0;
-BEGIN
-  IF length(base) < 3 THEN
-    base := rpad(coalesce(nullif(base, ''), 'user'), 4, '0');
-  END IF;
-  candidate := base;
-  WHILE EXISTS (SELECT 1 FROM public.public_profiles WHERE lower(username) = candidate) LOOP
-    n := n + 1;
-    candidate := base || (floor(random() * 9000) + 1000)::int::text;
-    IF n > 20 THEN
-      candidate := base || replace(gen_random_uuid()::text, '-', '');
-      candidate := left(candidate, 30);
-    END IF;
-  END LOOP;
-  RETURN candidate;
-END $$;
-
-CREATE FUNCTION backline.handle_new_user() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-DECLARE
-  meta jsonb := coalesce(NEW.raw_user_meta_data, '{}');
-  wished text := lower(coalesce(meta ->> 'role', ''));
-  r public.app_role := CASE WHEN wished IN ('fan', 'artist', 'sponsor') THEN wished::public.app_role ELSE 'fan' END;
-  display text := nullif(btrim(coalesce(meta ->> 'display_name', meta ->> 'full_name', meta ->> 'name', '')), '');
-  uname text;
-BEGIN
-  IF display IS NULL THEN
-    display := nullif(split_part(coalesce(NEW.email, ''), '@', 1), '');
-  END IF;
-  uname := backline.free_username(coalesce(nullif(meta ->> 'username', ''), display, split_part(coalesce(NEW.email, ''), '@', 1)));
-
-  INSERT INTO public.public_profiles (id, display_name, username, role, name, avatar_url)
-  VALUES (NEW.id, display, uname, r, coalesce(nullif(meta ->> 'name', ''), display), nullif(meta ->> 'avatar_url', ''))
-  ON CONFLICT (id) DO NOTHING;
-  INSERT INTO public.user_roles (user_id, role) VALUES (NEW.id, r) ON CONFLICT (user_id) DO NOTHING;
-
-  IF r = 'artist' THEN
-    INSERT INTO public.artist_profiles (id, name, phone, location)
-    VALUES (NEW.id, coalesce(display, 'Artist'), nullif(meta ->> 'phone', ''), nullif(meta ->> 'location', ''))
-    ON CONFLICT (id) DO NOTHING;
-  ELSIF r = 'sponsor' THEN
-    INSERT INTO public.sponsor_profiles (id, name, company_name, phone, website)
-    VALUES (NEW.id, display, nullif(meta ->> 'company_name', ''), nullif(meta ->> 'phone', ''), nullif(meta ->> 'website', ''))
-    ON CONFLICT (id) DO NOTHING;
-  ELSE
-    INSERT INTO public.fan_profiles (id, phone) VALUES (NEW.id, nullif(meta ->> 'phone', ''))
-    ON CONFLICT (id) DO NOTHING;
-  END IF;
-
-  INSERT INTO public.wallets (id, user_id, kind) VALUES (NEW.id, NEW.id, 'user') ON CONFLICT DO NOTHING;
-
-  PERFORM backline.notify(NEW.id, 'welcome', 'Welcome to Backline!',
-    CASE r
-      WHEN 'artist' THEN 'Your artist account is ready. Upload your first track and connect with sponsors.'
-      WHEN 'sponsor' THEN 'Your sponsor account is ready. Fund your wallet and start backing artists.'
-      ELSE 'Your fan account is ready. Start listening and support your favourite artists.'
-    END,
-    jsonb_build_object('role', r));
-  PERFORM backline.log_activity(NEW.id, 'user.signup', 'user', NEW.id::text, jsonb_build_object('role', r));
-  RETURN NEW;
-END $$;
-
-CREATE TRIGGER on_auth_user_created AFTER INSERT ON auth.users
-  FOR EACH ROW EXECUTE FUNCTION backline.handle_new_user();
-
--- Operator command: make an existing user an admin (psql as the owner; not
--- callable through the API).
-CREATE FUNCTION backline.promote_to_admin(p_user_id uuid) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM auth.users WHERE id = p_user_id) THEN
-    RAISE EXCEPTION 'no user %', p_user_id USING ERRCODE = 'P0002';
-  END IF;
-  INSERT INTO public.user_roles (user_id, role) VALUES (p_user_id, 'admin')
-  ON CONFLICT (user_id) DO UPDATE SET role = 'admin';
-  UPDATE public.public_profiles SET role = 'admin' WHERE id = p_user_id;
-  PERFORM backline.log_activity(NULL, 'user.promote_admin', 'user', p_user_id::text);
-END $$;
 
 -- Realtime: the notifications bell subscribes to INSERTs on notifications;
 -- full replica identity gives subscribers the old row (with user_id, for

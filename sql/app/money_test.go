@@ -96,6 +96,9 @@ func TestTransferFunds(t *testing.T) {
 		{"same wallet", w.sponsor, w.sponsor, "1", "t-6", "22023", ""},
 		{"no wallet", w.sponsor, "00000000-0000-0000-0000-000000000123", "1", "t-7", "P0002", ""},
 		{"empty reference", w.sponsor, w.artist, "1", " ", "22023", ""},
+		// From an external account no balance stops it: NaN would be written.
+		{"not a number", "00000000-0000-0000-0000-00000000f004", w.artist, "NaN", "t-8", "22023", ""},
+		{"infinity", "00000000-0000-0000-0000-00000000f004", w.artist, "Infinity", "t-9", "22023", ""},
 	}
 	for _, tc := range refusals {
 		_, err := e.serviceJSON(transfer, tc.from, tc.to, tc.amount, tc.ref)
@@ -307,6 +310,8 @@ func TestPayments(t *testing.T) {
 			{"flutterwave", "topup", 50, "Minimum top-up is ₦100"},
 			{"flutterwave", "topup", nil, "Enter a valid amount"},
 			{"flutterwave", "topup", "10.001", "Enter a valid amount"},
+			{"flutterwave", "topup", "NaN", "Enter a valid amount"},
+			{"flutterwave", "topup", "Infinity", "Enter a valid amount"},
 			{"stripe", "topup", 500, "Unknown payment provider"},
 			{"flutterwave", "gift", 500, "Unknown payment purpose"},
 		}
@@ -439,6 +444,9 @@ func TestCashouts(t *testing.T) {
 		{"a fan", user(w.fan), 1000, "Only artists can request a cash-out"},
 		{"a sponsor", user(w.sponsor), 1000, "Only artists can request a cash-out"},
 		{"no amount", artist, nil, "Enter a valid amount"},
+		{"not a number", artist, "NaN", "Enter a valid amount"},
+		{"infinity", artist, "Infinity", "Enter a valid amount"},
+		{"minus infinity", artist, "-Infinity", "Enter a valid amount"},
 	}
 	for _, tc := range refusals {
 		if _, err := e.callJSON(tc.as, request, tc.amt); sqlMessage(err) != tc.msg {

@@ -68,7 +68,7 @@ func (r *rtApp) dial() *rtSocket {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.t.Cleanup(func() { ws.Close() })
+	r.t.Cleanup(func() { _ = ws.Close() })
 	return &rtSocket{t: r.t, ws: ws}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,11 +37,6 @@ func TestStreamValidity(t *testing.T) {
 		{"another artist", func() caller { return user(w.artist2) }, 40, "Stream not valid (not from fan or self-streaming)", false},
 		{"a sponsor", func() caller { return user(w.sponsor) }, 40, "Stream not valid (not from fan or self-streaming)", false},
 		{"an admin", func() caller { return user(w.admin) }, 40, "Stream not valid (not from fan or self-streaming)", false},
-		{"a suspended fan", func() caller {
-			id := e.signUp("fan")
-			e.exec(`UPDATE public.public_profiles SET is_suspended = true, suspended_reason = 'abuse' WHERE id = $1`, id)
-			return user(id)
-		}, 40, "User is suspended and cannot generate valid streams", false},
 	}
 	for _, tc := range cases {
 		c := tc.as()
@@ -54,6 +50,14 @@ func TestStreamValidity(t *testing.T) {
 		if valid || reason != tc.want {
 			t.Errorf("%s: valid=%v reason %q, want %q", tc.name, valid, reason, tc.want)
 		}
+	}
+	// A suspended fan's stream is neither recorded nor counted: refused.
+	suspended := e.signUp("fan")
+	e.exec(`UPDATE public.public_profiles SET is_suspended = true, suspended_reason = 'abuse' WHERE id = $1`, suspended)
+	_, err := e.execAs(user(suspended), `INSERT INTO public.streams (track_id, user_id, duration, is_valid) VALUES ($1, $2, 40, true)`,
+		w.plainTrack, suspended)
+	if sqlMessage(err) != "User is suspended and cannot generate valid streams" {
+		t.Errorf("a suspended fan's stream: %v", err)
 	}
 
 	t.Run("28 s counts: 2 s of grace for the start_play round trip", func(t *testing.T) {
@@ -224,23 +228,153 @@ func TestCountersFollowValidStreams(t *testing.T) {
 	if got := counts(); got != "3/1/4" {
 		t.Fatalf("counters = %s, want 3/1/4", got)
 	}
-	// The spec's fallback increments, called by hand many times, change nothing.
+	// The spec's fallback increments, called by hand many times, change
+	// nothing and answer the counters.
 	for i := 0; i < 5; i++ {
-		if _, err := e.execAs(user(w.fan), `SELECT public.increment_track_streams($1), public.increment_artist_streams($2)`, w.track, w.artist); err != nil {
-			t.Fatal(err)
+		var nt, na int64
+		if err := e.query(user(w.fan), `SELECT public.increment_track_streams($1), public.increment_artist_streams($2)`,
+			[]any{w.track, w.artist}, &nt, &na); err != nil || nt != 3 || na != 4 {
+			t.Fatalf("increments = %d, %d (%v); want 3, 4", nt, na, err)
 		}
 	}
 	if got := counts(); got != "3/1/4" {
 		t.Errorf("after hand-made increments = %s, want 3/1/4", got)
 	}
-	// They repair a drifted counter.
-	e.exec(`UPDATE public.tracks SET streams = 77 WHERE id = $1`, w.track)
-	var n int64
-	if err := e.query(user(w.fan), `SELECT public.increment_track_streams($1)`, []any{w.track}, &n); err != nil || n != 3 {
-		t.Errorf("increment_track_streams = %d, %v; want 3", n, err)
+	// The owner's changes to streams move the counters too: a stream made
+	// invalid, one deleted, one moved to the other track.
+	e.exec(`UPDATE public.streams SET is_valid = false WHERE id = (SELECT id FROM public.streams WHERE track_id = $1 AND is_valid LIMIT 1)`, w.track)
+	if got := counts(); got != "2/1/3" {
+		t.Errorf("after a stream was made invalid = %s, want 2/1/3", got)
 	}
-	if got := counts(); got != "3/1/4" {
-		t.Errorf("after repair = %s, want 3/1/4", got)
+	e.exec(`DELETE FROM public.streams WHERE id = (SELECT id FROM public.streams WHERE track_id = $1 AND is_valid LIMIT 1)`, w.track)
+	if got := counts(); got != "1/1/2" {
+		t.Errorf("after a valid stream was deleted = %s, want 1/1/2", got)
+	}
+	e.exec(`UPDATE public.streams SET track_id = $2 WHERE id = (SELECT id FROM public.streams WHERE track_id = $1 AND is_valid LIMIT 1)`,
+		w.track, w.plainTrack)
+	if got := counts(); got != "0/2/2" {
+		t.Errorf("after a stream moved track = %s, want 0/2/2", got)
+	}
+	// A deleted track's streams leave its artist's count.
+	e.exec(`DELETE FROM public.tracks WHERE id = $1`, w.plainTrack)
+	if got := scalar[int64](e, `SELECT stream_count FROM public.artist_profiles WHERE id = $1`, w.artist); got != 0 {
+		t.Errorf("artist stream_count after the track was deleted = %d, want 0", got)
+	}
+}
+
+// TestIncrementsAreCheap: the spec's increment_* calls read the counters the
+// trigger keeps: they scan no stream and wait for no lock, even while
+// another transaction holds the track's and the artist's rows.
+func TestIncrementsAreCheap(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.newWorld()
+	for i := 0; i < 3; i++ {
+		fan := user(e.signUp("fan"))
+		fan.ip = fmt.Sprintf("192.0.2.%d", i+1)
+		e.listen(fan, w.track, 31)
+	}
+	holder, err := e.db.Admin.Begin(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback(e.ctx) //nolint:errcheck
+	if _, err := holder.Exec(e.ctx, `SELECT 1 FROM public.tracks WHERE id = $1 FOR UPDATE`, w.track); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(e.ctx, `SELECT 1 FROM public.artist_profiles WHERE id = $1 FOR UPDATE`, w.artist); err != nil {
+		t.Fatal(err)
+	}
+	err = e.as(user(w.fan), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(e.ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
+			return err
+		}
+		scans := `SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM pg_stat_xact_user_tables WHERE relid = 'public.streams'::regclass`
+		var before, after, nt, na int64
+		if err := tx.QueryRow(e.ctx, scans).Scan(&before); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(e.ctx, `SELECT public.increment_track_streams($1), public.increment_artist_streams($2)`, w.track, w.artist).
+			Scan(&nt, &na); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(e.ctx, scans).Scan(&after); err != nil {
+			return err
+		}
+		if nt != 3 || na != 3 {
+			t.Errorf("increments = %d, %d; want 3, 3", nt, na)
+		}
+		if after != before {
+			t.Errorf("the increments read streams (%d scans)", after-before)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("increments while the rows are locked: %v", err)
+	}
+}
+
+// TestCountersUnderConcurrentPlays: fans playing the same track at once,
+// each calling the spec's increments after their stream as the player does,
+// leave the counters equal to the valid streams.
+func TestCountersUnderConcurrentPlays(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.newWorld()
+	const fans = 12
+	type play struct {
+		c    caller
+		play string
+	}
+	plays := make([]play, fans)
+	for i := range plays {
+		c := user(e.signUp("fan"))
+		c.ip = fmt.Sprintf("203.0.113.%d", i+1)
+		var id string
+		if err := e.query(c, `SELECT public.start_play($1)::text`, []any{w.track}, &id); err != nil {
+			t.Fatal(err)
+		}
+		plays[i] = play{c, id}
+	}
+	e.exec(`UPDATE public.play_sessions SET started_at = now() - interval '31 seconds' WHERE track_id = $1`, w.track)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, 2*fans)
+	for _, p := range plays {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs <- e.as(p.c, func(tx pgx.Tx) error {
+				var valid bool
+				if err := tx.QueryRow(e.ctx, `INSERT INTO public.streams (track_id, user_id, duration, is_valid)
+					VALUES ($1, $2, 31, true) RETURNING is_valid`, w.track, p.c.uid).Scan(&valid); err != nil {
+					return err
+				}
+				if !valid {
+					return fmt.Errorf("stream of %s not valid", p.c.uid)
+				}
+				return nil
+			})
+			errs <- e.as(p.c, func(tx pgx.Tx) error {
+				_, err := tx.Exec(e.ctx, `SELECT public.increment_track_streams($1), public.increment_artist_streams($2)`, w.track, w.artist)
+				return err
+			})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := scalar[string](e, `SELECT (SELECT count(*) FROM public.streams WHERE track_id = $1 AND is_valid) || '/' ||
+		(SELECT streams FROM public.tracks WHERE id = $1) || '/' ||
+		(SELECT stream_count FROM public.artist_profiles WHERE id = $2)`, w.track, w.artist)
+	if want := fmt.Sprintf("%d/%d/%d", fans, fans, fans); got != want {
+		t.Errorf("valid streams / track counter / artist counter = %s, want %s", got, want)
 	}
 }
 

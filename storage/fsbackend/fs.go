@@ -126,7 +126,7 @@ func unescapeSegment(s string) (string, error) {
 func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, _ string) error {
 	dst := b.path(key)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
-		return fmt.Errorf("create dir for %s: %w", key, err)
+		return fmt.Errorf("create dir for %s: %w", key, tooLong(err))
 	}
 	f, err := os.CreateTemp(filepath.Join(b.root, tmpDir), "put-*")
 	if err != nil {
@@ -136,7 +136,7 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	ok := false
 	defer func() {
 		if !ok {
-			f.Close()
+			_ = f.Close()
 			os.Remove(tmp)
 		}
 	}()
@@ -158,7 +158,7 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 		return fmt.Errorf("close %s: %w", key, noSpace(err))
 	}
 	if err := os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("rename into %s: %w", key, err)
+		return fmt.Errorf("rename into %s: %w", key, tooLong(err))
 	}
 	ok = true
 	return nil
@@ -168,6 +168,15 @@ func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, 
 func noSpace(err error) error {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return fmt.Errorf("%w: %w", storage.ErrNoSpace, err)
+	}
+	return err
+}
+
+// tooLong marks a path the file system cannot hold (a segment past its
+// limit on a name) as storage.ErrKeyTooLong.
+func tooLong(err error) error {
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return fmt.Errorf("%w: %w", storage.ErrKeyTooLong, err)
 	}
 	return err
 }
@@ -205,7 +214,7 @@ func (b *Backend) Get(_ context.Context, key string, offset, length int64) (io.R
 	}
 	if offset > 0 {
 		if _, err := f.Seek(offset, io.SeekStart); err != nil {
-			f.Close()
+			_ = f.Close()
 			return nil, fmt.Errorf("seek %s: %w", key, err)
 		}
 	}

@@ -100,7 +100,7 @@ func TestPutIsAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := io.ReadAll(r)
-	r.Close()
+	_ = r.Close()
 	if string(got) != "plet" {
 		t.Errorf("range = %q", got)
 	}
@@ -150,7 +150,7 @@ func TestLegacyLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := io.ReadAll(r)
-	r.Close()
+	_ = r.Close()
 	if string(got) != "old bytes" {
 		t.Errorf("legacy read = %q", got)
 	}
@@ -205,7 +205,7 @@ func TestGetRangeKeepsTheSendfileShape(t *testing.T) {
 		if _, err := io.Copy(spy, r); err != nil {
 			t.Fatal(err)
 		}
-		r.Close()
+		_ = r.Close()
 		if spy.buf.String() != tt.want {
 			t.Errorf("Get(%d, %d) = %q, want %q", tt.offset, tt.length, spy.buf.String(), tt.want)
 		}

@@ -62,16 +62,34 @@ const partSize = 8 << 20
 
 // Put uploads r; S3 makes the object visible only when the upload completes.
 func (b *Backend) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	if err := b.checkKey(key); err != nil {
+		return err
+	}
 	_, err := b.client.PutObject(ctx, b.bucket, b.prefix+key, r, size, minio.PutObjectOptions{
 		ContentType: contentType, PartSize: partSize, DisableContentSha256: true,
 	})
 	if err != nil {
 		// 507 is how S3 servers (MinIO's XMinioStorageFull among them) say
 		// they have no room left.
-		if minio.ToErrorResponse(err).StatusCode == http.StatusInsufficientStorage {
+		switch resp := minio.ToErrorResponse(err); {
+		case resp.StatusCode == http.StatusInsufficientStorage:
 			err = fmt.Errorf("%w: %w", storage.ErrNoSpace, err)
+		case resp.Code == "KeyTooLongError":
+			err = fmt.Errorf("%w: %w", storage.ErrKeyTooLong, err)
 		}
 		return fmt.Errorf("s3 put %s: %w", key, err)
+	}
+	return nil
+}
+
+// maxKeyBytes is S3's limit on a key.
+const maxKeyBytes = 1024
+
+// checkKey refuses a key S3 cannot hold before anything is sent (minio-go
+// would refuse it too, in words of its own).
+func (b *Backend) checkKey(key string) error {
+	if len(b.prefix)+len(key) > maxKeyBytes {
+		return fmt.Errorf("s3 key %s: %w", key, storage.ErrKeyTooLong)
 	}
 	return nil
 }
@@ -98,7 +116,7 @@ func (b *Backend) Get(ctx context.Context, key string, offset, length int64) (io
 		return nil, mapErr(key, err)
 	}
 	if _, err := obj.Stat(); err != nil {
-		obj.Close()
+		_ = obj.Close()
 		return nil, mapErr(key, err)
 	}
 	return obj, nil
@@ -113,12 +131,18 @@ func mapErr(key string, err error) error {
 
 // Copy uses server-side copy (up to 5 GB; larger sources are composed).
 func (b *Backend) Copy(ctx context.Context, src, dst string) error {
+	if err := b.checkKey(dst); err != nil {
+		return err
+	}
 	_, err := b.client.CopyObject(ctx,
 		minio.CopyDestOptions{Bucket: b.bucket, Object: b.prefix + dst},
 		minio.CopySrcOptions{Bucket: b.bucket, Object: b.prefix + src})
 	if err != nil {
-		if minio.ToErrorResponse(err).Code == "NoSuchKey" {
+		switch minio.ToErrorResponse(err).Code {
+		case "NoSuchKey":
 			return storage.ErrNotExist
+		case "KeyTooLongError":
+			err = fmt.Errorf("%w: %w", storage.ErrKeyTooLong, err)
 		}
 		return fmt.Errorf("s3 copy %s to %s: %w", src, dst, err)
 	}

@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { toTrack } from '@/lib/tracks'
-import type { PublicProfile, Track, TrackRow } from '@/types/api'
+import type { ProfileBits, Track, TrackRow } from '@/types/api'
 import { rpc, sponsorAnalyticsQueryOptions, type ArtistDashboard, type FanDashboard, type FirstScreen, type SponsorAnalytics, type SponsorDashboard } from '@/features/dashboards/api/dashboards'
 import { playlistsQueryKey, type Playlist } from '@/features/listening/api/playlists'
 import { kycQueryKey, type KycData } from '@/features/studio/api/kyc'
@@ -43,7 +43,7 @@ export interface FanFirstScreen {
   playlists: { id: string; name: string; track_ids: string[] }[]
   favorites: string[]
   tracks: TrackRow[]
-  people: Pick<PublicProfile, 'id' | 'display_name' | 'username' | 'avatar_url'>[]
+  people: ProfileBits[]
 }
 
 /** fanSections turns the fan's first screen into the playlists' and the likes' caches, tracks in order. */

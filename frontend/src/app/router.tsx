@@ -59,6 +59,8 @@ export const routes: RouteObject[] = [
       { path: 'copyright', ...page(() => import('./routes/content/copyright')) },
       { path: 'aml-policy', ...page(() => import('./routes/content/aml-policy')) },
       { path: 'profiles', ...page(() => import('./routes/profiles')) },
+      // "Sign in with Backline": the OAuth server's consent step (it signs the visitor in first).
+      { path: 'oauth/consent', ...page(() => import('./routes/oauth-consent')) },
       { path: 'profiles/:username', ...page(() => import('./routes/public-profile')) },
       { path: 'profile/:id', ...page(() => import('./routes/public-profile')) },
       {

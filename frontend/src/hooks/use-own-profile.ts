@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { useAuthStore, useRoleSettled } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
-import type { PublicProfile } from '@/types/api'
 
 /** ownProfileQueryKey is the cache of the signed-in user's public profile. */
 export const ownProfileQueryKey = (userId: string | undefined) => ['ownProfile', userId] as const
@@ -30,7 +29,7 @@ export function useOwnProfile() {
         console.warn('own profile', error.message)
         return null
       }
-      return data as PublicProfile | null
+      return data
     },
   })
 }

@@ -1670,6 +1670,7 @@ export type Database = {
           p_artist_id: string
           p_reference: string
           p_sponsor_id: string
+          p_track_id?: string
         }
         Returns: Json
       }

@@ -1,4 +1,4 @@
-import type { PublicProfile, Track, TrackRow } from '@/types/api'
+import type { ProfileBits, Track, TrackRow } from '@/types/api'
 import { supabase } from '@/lib/supabase'
 
 // Turning track rows into the client-side track object. Artist and sponsor
@@ -9,8 +9,6 @@ import { supabase } from '@/lib/supabase'
 export const TRACK_COLUMNS =
   'id, title, artist_id, sponsor_id, is_sponsored, streams, cover_url, audio_url, duration, created_at, release_date, description, genre, is_explicit'
 
-type ProfileBits = Pick<PublicProfile, 'id' | 'display_name' | 'username' | 'avatar_url'>
-
 /** loadProfiles fetches display data for a set of user ids. Failures yield an empty map. */
 export async function loadProfiles(ids: string[]): Promise<Map<string, ProfileBits>> {
   const unique = [...new Set(ids.filter(Boolean))]
@@ -20,7 +18,7 @@ export async function loadProfiles(ids: string[]): Promise<Map<string, ProfileBi
     console.warn('load profiles', error.message)
     return new Map()
   }
-  return new Map((data as ProfileBits[]).map((p) => [p.id, p]))
+  return new Map(data.map((p) => [p.id, p]))
 }
 
 /** toTrack maps a row and its people to the client-side track object. */

@@ -1,27 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { Track } from '@/types/api'
+import { aTrack } from '@/test/track'
 import { DEFAULT_VOLUME, usePlayerStore } from './player-store'
 
-const track = (id: string): Track => ({
-  id,
-  title: `Song ${id}`,
-  artist: 'Ada',
-  artistId: 'a1',
-  artistAvatar: null,
-  artistUsername: 'ada',
-  coverUrl: null,
-  audioUrl: '/storage/v1/object/public/tracks/x.mp3',
-  duration: 180,
-  isSponsored: false,
-  sponsorId: null,
-  sponsorName: null,
-  sponsorUsername: null,
-  sponsorAvatar: null,
-  isExplicit: false,
-  genre: 'Afrobeats',
-  releaseYear: 2026,
-  streams: 0,
-})
+const track = (id: string) => aTrack({ id, title: `Song ${id}` })
 
 describe('player store', () => {
   beforeEach(() => usePlayerStore.getState().clear())

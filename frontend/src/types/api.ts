@@ -1,67 +1,42 @@
-// Row shapes of the Backline tables the frontend reads (spec section 3).
-// These mirror the SQL migrations' columns; only the fields the app uses.
+// Row shapes of the Backline tables the frontend reads (spec section 3),
+// derived from the generated database types: a column the migrations rename
+// or retype breaks the build here instead of at run time.
 
-import type { Role } from '@/config/nav'
+import type { Tables } from '@/lib/database.types'
 
-/** PublicProfile is a row of public_profiles. */
-export interface PublicProfile {
-  id: string
-  display_name: string | null
-  username: string | null
-  avatar_url: string | null
-  bio: string | null
-  location: string | null
-  is_verified: boolean | null
-  website: string | null
-  role: Role | null
-  name?: string | null
-  suspended_reason?: string | null
-  created_at?: string
-}
+/** PublicProfile is the public_profiles columns the app reads. */
+export type PublicProfile = Pick<
+  Tables<'public_profiles'>,
+  'id' | 'display_name' | 'username' | 'avatar_url' | 'bio' | 'location' | 'is_verified' | 'website' | 'role'
+>
+
+/** ProfileBits is the display data of a person named on a card (artist, sponsor, fan). */
+export type ProfileBits = Pick<PublicProfile, 'id' | 'display_name' | 'username' | 'avatar_url'>
 
 /** ArtistProfile is a row of artist_profiles. */
-export interface ArtistProfile {
-  id: string
-  name: string | null
-  phone?: string | null
-  track_count: number | null
-  stream_count: number | null
-  avatar_url: string | null
-  genres?: string[] | string | null
-  kyc_status?: string | null
-  kyc_expiry_date?: string | null
-  location?: string | null
-  created_at?: string
-}
+export type ArtistProfile = Tables<'artist_profiles'>
 
 /** SponsorProfile is a row of sponsor_profiles. */
-export interface SponsorProfile {
-  id: string
-  name: string | null
-  avatar_url: string | null
-  bio: string | null
-  company_name: string | null
-  website: string | null
-  phone?: string | null
-}
+export type SponsorProfile = Tables<'sponsor_profiles'>
 
-/** TrackRow is a row of tracks. */
-export interface TrackRow {
-  id: string
-  title: string
-  artist_id: string
-  sponsor_id: string | null
-  is_sponsored: boolean | null
-  streams: number | null
-  cover_url: string | null
-  audio_url: string | null
-  duration: number | null
-  created_at: string
-  release_date: string | null
-  description: string | null
-  genre: string | null
-  is_explicit: boolean | null
-}
+/** TrackRow is the tracks columns the app reads (TRACK_COLUMNS). */
+export type TrackRow = Pick<
+  Tables<'tracks'>,
+  | 'id'
+  | 'title'
+  | 'artist_id'
+  | 'sponsor_id'
+  | 'is_sponsored'
+  | 'streams'
+  | 'cover_url'
+  | 'audio_url'
+  | 'duration'
+  | 'created_at'
+  | 'release_date'
+  | 'description'
+  | 'genre'
+  | 'is_explicit'
+>
 
 /** Track is the client-side track object the cards and the player use (spec section 3). */
 export interface Track {

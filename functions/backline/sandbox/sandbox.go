@@ -206,7 +206,7 @@ func (s *Sandbox) sendWebhook(ctx context.Context, url string, body []byte, head
 		s.log.Warn("sandbox webhook", "url", url, "err", err)
 		return
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode/100 != 2 {
 		s.log.Warn("sandbox webhook refused", "url", url, "status", res.StatusCode)
 	}

@@ -68,7 +68,7 @@ func submit(t *testing.T, link, action string) *url.URL {
 		t.Fatal(err)
 	}
 	page, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != 200 || !strings.Contains(string(page), `value="`+action+`"`) {
 		t.Fatalf("checkout page: %d %s", res.StatusCode, page)
 	}
@@ -77,7 +77,7 @@ func submit(t *testing.T, link, action string) *url.URL {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("submit %s: status %d", action, res.StatusCode)
 	}

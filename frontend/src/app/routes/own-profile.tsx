@@ -10,6 +10,7 @@ import { Input } from '@/components/ui/input'
 import { Textarea } from '@/components/ui/textarea'
 import { FormField } from '@/components/form-field'
 import { LinkedIdentities } from '@/features/auth/components/linked-identities'
+import { ConnectedApps } from '@/features/connected-apps/components/connected-apps'
 import { useOwnProfile } from '@/hooks/use-own-profile'
 import { useAuthStore } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
@@ -52,7 +53,7 @@ export default function OwnProfilePage() {
   }
   const e = formState.errors
   return (
-    <div className="mx-auto grid max-w-xl gap-4 py-4">
+    <div className="mx-auto grid max-w-xl grid-cols-1 gap-4 py-4">
       <Card>
         <CardHeader>
           <CardTitle as="h1" className="text-2xl">Edit Profile</CardTitle>
@@ -81,6 +82,7 @@ export default function OwnProfilePage() {
         </CardContent>
       </Card>
       <LinkedIdentities />
+      <ConnectedApps />
     </div>
   )
 }

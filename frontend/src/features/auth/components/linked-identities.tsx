@@ -49,7 +49,7 @@ export function LinkedIdentities() {
         <CardTitle className="text-xl">Sign-in methods</CardTitle>
         <CardDescription>The accounts you can sign in to Backline with.</CardDescription>
       </CardHeader>
-      <CardContent className="grid gap-3">
+      <CardContent className="grid grid-cols-1 gap-3">
         {isLoading && <p className="text-sm text-muted-foreground">Loading…</p>}
         {identities.map((i) => (
           <div key={i.identity_id} className="flex items-center gap-3 rounded-md border border-border p-3">

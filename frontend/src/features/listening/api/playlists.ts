@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { supabase } from '@/lib/supabase'
 import { hydrateTracks, TRACK_COLUMNS } from '@/lib/tracks'
-import type { Track, TrackRow } from '@/types/api'
+import type { Track } from '@/types/api'
 
 // A fan's playlists (the owner's alone, by RLS), their tracks in order, and
 // the changes: create, rename, delete, add, remove, reorder in one call.
@@ -31,7 +31,7 @@ export const usePlaylists = (userId: string | undefined) =>
       const ids = [...new Set(rows.flatMap((l) => l.playlist_tracks.map((p) => p.track_id)))]
       const { data: trackRows, error: tErr } = ids.length ? await sb.from('tracks').select(TRACK_COLUMNS).in('id', ids) : { data: [], error: null }
       if (tErr) throw tErr
-      const byId = new Map((await hydrateTracks((trackRows ?? []) as TrackRow[])).map((t) => [t.id, t]))
+      const byId = new Map((await hydrateTracks(trackRows ?? [])).map((t) => [t.id, t]))
       return rows.map((l) => ({
         id: l.id,
         name: l.name,

@@ -43,8 +43,9 @@ describe('addNotification', () => {
     await vi.waitFor(() => expect(reads).toBe(1))
     addNotification(qc, 'u1', note('n1'))
     answer(2)
+    // The second read's answer is the one kept, and nothing is left to come.
+    await vi.waitFor(() => expect(qc.getQueryData(key)).toBe(3), { timeout: 5000 })
     await vi.waitFor(() => expect(qc.isFetching({ queryKey: key })).toBe(0))
-    await new Promise((r) => setTimeout(r, 10))
     expect(qc.getQueryData(key)).toBe(3)
     expect(reads).toBe(2)
     stop()

@@ -1,12 +1,12 @@
 import { useEffect, useEffectEvent, useRef } from 'react'
 import { useNavigate } from 'react-router'
-import { useQueryClient } from '@tanstack/react-query'
+import { useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { toast } from 'sonner'
 import { useAuthStore } from '@/lib/auth'
 import { deviceId } from '@/lib/device-id'
-import { supabase } from '@/lib/supabase'
+import { supabase, type Client } from '@/lib/supabase'
 import { usePlayerStore } from '@/stores/player-store'
-import { AFTER_PAYMENT_KEYS, MIN_LISTEN_SECONDS, recordStream, STREAM_PAYMENT, streamsRemaining, type StreamOutcome } from '../api/record-stream'
+import { AFTER_PAYMENT_KEYS, MIN_LISTEN_SECONDS, recordStream, STREAM_PAYMENT, streamsRemaining, type StreamContext, type StreamOutcome } from '../api/record-stream'
 
 /** PREVIEW_SECONDS is the visitor preview and preview-track cap. */
 export const PREVIEW_SECONDS = 10
@@ -37,29 +37,9 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
   }
 
   // settle records the stream once the play reached 30 s and announces the outcome.
-  const settle = async (seconds: number) => {
+  const settle = (seconds: number) => {
     if (!user || !track) return
-    const sb = supabase()
-    if (role === 'fan') {
-      const n = await streamsRemaining(sb, user.id)
-      if (n <= 0) {
-        stopForLimit(`Daily stream limit reached! You have ${n} streams remaining today.`)
-        return
-      }
-    }
-    let outcome: StreamOutcome
-    try {
-      outcome = await recordStream(sb, { userId: user.id, role, track, seconds, sessionId: deviceId() })
-    } catch (e) {
-      console.error('record stream', e)
-      toast.error('An unexpected error occurred while processing your stream')
-      return
-    }
-    announce(outcome)
-    if (outcome.kind === 'limit-reached') stopForLimit('Daily stream limit reached!')
-    if (['counted', 'sponsored', 'payment-failed', 'not-eligible'].includes(outcome.kind)) {
-      for (const key of AFTER_PAYMENT_KEYS) void qc.invalidateQueries({ queryKey: [key] })
-    }
+    void settleStream(supabase(), qc, { userId: user.id, role, track, seconds, sessionId: deviceId() }, stopForLimit)
   }
 
   // Per play: reset counters, open the server-side play session, check the fan allowance.
@@ -105,7 +85,7 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
       }
       if (user && seconds >= MIN_LISTEN_SECONDS && !recorded.current && !limitReached.current) {
         recorded.current = true
-        void settle(seconds)
+        settle(seconds)
       }
   })
   const hasTrack = !!track
@@ -116,6 +96,36 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
   }, [hasTrack, isPlaying, playId])
 
 
+}
+
+/** REFRESHING are the outcomes after which a stream was counted and money may have moved. */
+const REFRESHING: ReadonlySet<StreamOutcome['kind']> = new Set(['counted', 'sponsored', 'payment-failed', 'not-eligible'])
+
+/**
+ * settleStream is what happens when a play reaches 30 s: a fan's allowance is
+ * checked again (none left stops playback through stopForLimit), the stream is
+ * recorded, its outcome announced, and after a counted stream every cache the
+ * spec lists is refreshed.
+ */
+export async function settleStream(sb: Client, qc: QueryClient, ctx: StreamContext, stopForLimit: (message: string) => void): Promise<void> {
+  if (ctx.role === 'fan') {
+    const n = await streamsRemaining(sb, ctx.userId)
+    if (n <= 0) {
+      stopForLimit(`Daily stream limit reached! You have ${n} streams remaining today.`)
+      return
+    }
+  }
+  let outcome: StreamOutcome
+  try {
+    outcome = await recordStream(sb, ctx)
+  } catch (e) {
+    console.error('record stream', e)
+    toast.error('An unexpected error occurred while processing your stream')
+    return
+  }
+  announce(outcome)
+  if (outcome.kind === 'limit-reached') stopForLimit('Daily stream limit reached!')
+  if (REFRESHING.has(outcome.kind)) await Promise.all(AFTER_PAYMENT_KEYS.map((key) => qc.invalidateQueries({ queryKey: [key] })))
 }
 
 /** announce shows the toasts of spec sections 4 and 8 for a stream outcome. */

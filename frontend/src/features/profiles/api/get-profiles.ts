@@ -4,34 +4,31 @@ import type { Enums } from '@/lib/database.types'
 import { supabase } from '@/lib/supabase'
 import type { ArtistProfile, PublicProfile, SponsorProfile } from '@/types/api'
 
-/** ArtistSummary joins artist_profiles with public display data for cards. */
-export interface ArtistSummary extends ArtistProfile {
-  display_name: string | null
-  username: string | null
-  bio: string | null
-  is_verified: boolean | null
-}
-
 const PROFILE_COLUMNS = 'id, display_name, username, avatar_url, bio, location, is_verified, website, role'
+const ARTIST_COLUMNS = 'id, name, track_count, stream_count, avatar_url, genres, kyc_status, kyc_expiry_date, location, created_at'
+const SPONSOR_COLUMNS = 'id, name, avatar_url, bio, company_name, website'
+
+/** ArtistSummary joins the artist_profiles columns a card reads with public display data. */
+export type ArtistSummary = Pick<ArtistProfile, 'id' | 'name' | 'track_count' | 'stream_count' | 'avatar_url' | 'genres' | 'kyc_status' | 'kyc_expiry_date' | 'location' | 'created_at'> &
+  Pick<PublicProfile, 'display_name' | 'username' | 'bio' | 'is_verified'>
 
 async function publicById(ids: string[]) {
   if (ids.length === 0) return new Map<string, PublicProfile>()
   const { data, error } = await supabase().from('public_profiles').select(PROFILE_COLUMNS).in('id', ids)
   if (error) throw error
-  return new Map((data as PublicProfile[]).map((p) => [p.id, p]))
+  return new Map(data.map((p) => [p.id, p]))
 }
 
 /** getArtists lists artists, newest first, with display data. */
 export async function getArtists(limit = 60): Promise<ArtistSummary[]> {
   const { data, error } = await supabase()
     .from('artist_profiles')
-    .select('id, name, track_count, stream_count, avatar_url, genres, kyc_status, kyc_expiry_date, location, created_at')
+    .select(ARTIST_COLUMNS)
     .order('created_at', { ascending: false })
     .limit(limit)
   if (error) throw error
-  const rows = data as ArtistProfile[]
-  const pub = await publicById(rows.map((r) => r.id))
-  return rows.map((r) => {
+  const pub = await publicById(data.map((r) => r.id))
+  return data.map((r) => {
     const p = pub.get(r.id)
     return {
       ...r,
@@ -70,56 +67,35 @@ export interface FanSummary {
 
 /**
  * getTopFans ranks fans by their count of valid streams (role fan only), top 8,
- * through get_top_fans, or by counting readable valid streams when that
- * procedure is missing. Failures return an empty list.
+ * through get_top_fans: streams are private to their fan, so the ranking is
+ * the server's aggregate. Failures return an empty list.
  */
 export async function getTopFans(): Promise<FanSummary[]> {
   try {
-    const sb = supabase()
-    const rpc = await sb.rpc('get_top_fans', { p_limit: 8 })
-    if (!rpc.error && Array.isArray(rpc.data)) {
-      return (rpc.data as { user_id: string; display_name: string | null; username: string | null; avatar_url: string | null; stream_count: number }[]).map((r) => ({
-        id: r.user_id,
-        display_name: r.display_name,
-        username: r.username,
-        avatar_url: r.avatar_url,
-        streamCount: Number(r.stream_count),
-      }))
-    }
-    const { data: fans, error } = await sb.from('user_roles').select('user_id').eq('role', 'fan').limit(500)
-    if (error) throw error
-    const ids = (fans as { user_id: string }[]).map((f) => f.user_id)
-    if (ids.length === 0) return []
-    const { data: streams, error: e2 } = await sb.from('streams').select('user_id').eq('is_valid', true).in('user_id', ids).limit(10000)
-    if (e2) throw e2
-    const counts = new Map<string, number>()
-    for (const s of streams as { user_id: string }[]) counts.set(s.user_id, (counts.get(s.user_id) ?? 0) + 1)
-    const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)
-    const pub = await publicById(top.map(([id]) => id))
-    return top.map(([id, n]) => {
-      const p = pub.get(id)
-      return { id, display_name: p?.display_name ?? null, username: p?.username ?? null, avatar_url: p?.avatar_url ?? null, streamCount: n }
-    })
+    const rpc = await supabase().rpc('get_top_fans', { p_limit: 8 })
+    if (rpc.error) throw rpc.error
+    return (rpc.data ?? []).map((r) => ({
+      id: r.user_id,
+      display_name: r.display_name,
+      username: r.username,
+      avatar_url: r.avatar_url,
+      streamCount: Number(r.stream_count),
+    }))
   } catch (e) {
     console.warn('top fans', e)
     return []
   }
 }
 
-/** SponsorSummary is a sponsor card's data. */
-export interface SponsorSummary extends SponsorProfile {
-  display_name: string | null
-  username: string | null
-  is_verified: boolean | null
-}
+/** SponsorSummary is the sponsor_profiles columns a card reads with public display data. */
+export type SponsorSummary = Pick<SponsorProfile, 'id' | 'name' | 'avatar_url' | 'bio' | 'company_name' | 'website'> & Pick<PublicProfile, 'display_name' | 'username' | 'is_verified'>
 
 /** getSponsors lists sponsors with display data. */
 export async function getSponsors(): Promise<SponsorSummary[]> {
-  const { data, error } = await supabase().from('sponsor_profiles').select('id, name, avatar_url, bio, company_name, website').limit(60)
+  const { data, error } = await supabase().from('sponsor_profiles').select(SPONSOR_COLUMNS).limit(60)
   if (error) throw error
-  const rows = data as SponsorProfile[]
-  const pub = await publicById(rows.map((r) => r.id))
-  return rows.map((r) => {
+  const pub = await publicById(data.map((r) => r.id))
+  return data.map((r) => {
     const p = pub.get(r.id)
     return { ...r, display_name: p?.display_name ?? r.name, username: p?.username ?? null, is_verified: p?.is_verified ?? false, avatar_url: r.avatar_url ?? p?.avatar_url ?? null }
   })
@@ -132,7 +108,7 @@ export async function getPublicProfiles(role?: Enums<'app_role'> | 'all', search
   if (search) q = q.or(`display_name.ilike.%${search.replace(/[%,()]/g, '')}%,username.ilike.%${search.replace(/[%,()]/g, '')}%`)
   const { data, error } = await q.neq('role', 'admin').order('created_at', { ascending: false }).limit(60)
   if (error) throw error
-  return data as PublicProfile[]
+  return data
 }
 
 /** getProfile reads one public profile by username or id; null when absent. */
@@ -141,21 +117,21 @@ export async function getProfile(by: { username?: string; id?: string }): Promis
   q = by.username ? q.eq('username', by.username) : q.eq('id', by.id!)
   const { data, error } = await q.maybeSingle()
   if (error) throw error
-  return data as PublicProfile | null
+  return data
 }
 
 /** getArtistProfile reads an artist_profiles row; null when absent. */
 export async function getArtistProfile(id: string): Promise<ArtistProfile | null> {
   const { data, error } = await supabase().from('artist_profiles').select('*').eq('id', id).maybeSingle()
   if (error) throw error
-  return data as ArtistProfile | null
+  return data
 }
 
 /** getSponsorProfile reads a sponsor_profiles row; null when absent. */
 export async function getSponsorProfile(id: string): Promise<SponsorProfile | null> {
   const { data, error } = await supabase().from('sponsor_profiles').select('*').eq('id', id).maybeSingle()
   if (error) throw error
-  return data as SponsorProfile | null
+  return data
 }
 
 export const topArtistsQueryOptions = () => queryOptions({ queryKey: ['topArtists'], queryFn: getTopArtists, staleTime: 5 * 60_000 })

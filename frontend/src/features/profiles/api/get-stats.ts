@@ -62,9 +62,10 @@ export async function getPlatformStats(): Promise<PlatformStats> {
       return count ?? 0
     }, 0),
     safe(async () => {
-      const { count, error } = await sb.from('streams').select('id', { count: 'exact', head: true }).eq('is_valid', true)
+      // Streams are private to their fan: the tracks' counters are the public total.
+      const { data, error } = await sb.from('tracks').select('streams')
       if (error) throw error
-      return count ?? 0
+      return (data as { streams: number }[]).reduce((s, r) => s + Number(r.streams ?? 0), 0)
     }, 0),
     safe(async () => {
       const { data, error } = await sb.from('tracks').select('streams').eq('is_sponsored', true)

@@ -11,7 +11,7 @@ export async function getFavoriteTracks(userId: string) {
   if (ids.length === 0) return []
   const { data, error: e2 } = await supabase().from('tracks').select(TRACK_COLUMNS).in('id', ids)
   if (e2) throw e2
-  const byId = new Map((data as TrackRow[]).map((r) => [r.id, r]))
+  const byId = new Map(data.map((r) => [r.id, r]))
   return hydrateTracks(ids.map((id) => byId.get(id)).filter((r): r is TrackRow => !!r))
 }
 

@@ -1,7 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { supabase } from '@/lib/supabase'
 import { hydrateTracks, TRACK_COLUMNS } from '@/lib/tracks'
-import type { TrackRow } from '@/types/api'
 
 /** TrackFilter selects a list of tracks. */
 export interface TrackFilter {
@@ -21,7 +20,7 @@ export async function getTracks(f: TrackFilter = {}) {
   q = f.order === 'popular' ? q.order('streams', { ascending: false }).order('created_at', { ascending: false }) : q.order('created_at', { ascending: false })
   const { data, error } = await q.limit(f.limit ?? 24)
   if (error) throw error
-  return hydrateTracks(data as TrackRow[])
+  return hydrateTracks(data)
 }
 
 /** getTracksQueryOptions: the "tracks" cache, stale after 30 s. */

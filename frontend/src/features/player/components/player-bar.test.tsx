@@ -1,0 +1,224 @@
+// @vitest-environment jsdom
+import { act, fireEvent, screen, waitFor } from '@testing-library/react'
+import { Outlet } from 'react-router'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { Role } from '@/config/nav'
+import { usePlayerStore } from '@/stores/player-store'
+import type { BackendSetup } from '@/test/fake-backend'
+import { Location, renderApp, signIn, installFakeApi } from '@/test/app'
+import { fakeMedia } from '@/test/media'
+import { ARTIST, FAN, SPONSOR, clientTrack, streamWorld } from '../test/stream-world'
+import { AUTO_COLLAPSE_MS, PlayerBar } from './player-bar'
+
+// The player bar as the app shows it: on every page (a layout route), over
+// the app's provider, with its listening rules talking to a fake API.
+
+function Layout() {
+  return (
+    <>
+      <Location />
+      <Outlet />
+      <PlayerBar />
+    </>
+  )
+}
+
+const routes = [
+  {
+    element: <Layout />,
+    children: [
+      { path: '/', element: <h1>Home page</h1> },
+      { path: '/register', element: <h1>Register</h1> },
+    ],
+  },
+]
+
+const track = clientTrack({ title: 'Lagos Nights', artist: 'Ada' })
+const sponsoredTrack = clientTrack({ title: 'Lagos Nights', artist: 'Ada', isSponsored: true, sponsorId: SPONSOR, sponsorName: 'Zenith Sounds' })
+
+/** start signs role in (or nobody), renders the app and selects t, as a track card does. */
+async function start(role: Role | null, t = track, over: BackendSetup = {}, media = fakeMedia()) {
+  if (role) signIn({ id: FAN })
+  const api = installFakeApi(
+    streamWorld({
+      ...over,
+      tables: { favorites: [], notifications: [], ...over.tables },
+      rpc: {
+        get_app_bootstrap: () => ({
+          settings: { coming_soon: false, countdown_target: null },
+          user: role && { id: FAN, role, profile: null, role_profile: null, suspended: false, suspended_reason: null, unread_notifications: 0, session_recorded: true },
+        }),
+        start_play: () => 'play-1',
+        ...over.rpc,
+      },
+    }),
+  )
+  renderApp(routes, '/')
+  await screen.findByRole('heading', { name: 'Home page' })
+  if (role) await waitFor(() => expect(api.backend.calls('rpc/get_app_bootstrap')).toHaveLength(1))
+  act(() => usePlayerStore.getState().playTrack(t))
+  await screen.findByTestId('player-bar')
+  return { ...api, media }
+}
+
+const audio = () => screen.getByTestId<HTMLAudioElement>('player-audio')
+const buttons = (name: string) => screen.getAllByRole('button', { name })
+/** seconds lets the clock run, one second at a time, as the audio plays. */
+const seconds = (n: number) => act(() => vi.advanceTimersByTimeAsync(n * 1000))
+
+describe('player bar', () => {
+  beforeEach(() => vi.useFakeTimers({ shouldAdvanceTime: true }))
+  afterEach(() => vi.useRealTimers())
+
+  it('shows nothing until a track is selected', async () => {
+    installFakeApi(streamWorld())
+    renderApp(routes, '/')
+    await screen.findByRole('heading', { name: 'Home page' })
+    expect(screen.queryByTestId('player-bar')).toBeNull()
+  })
+
+  it('plays the selected track and pauses and resumes it from the bar', async () => {
+    const { media } = await start('fan')
+    expect(screen.getAllByText('Lagos Nights').length).toBeGreaterThan(0)
+    expect(screen.getAllByText('Ada').length).toBeGreaterThan(0)
+    expect(audio().src).toBe('http://backend.test/storage/v1/object/public/tracks/x.mp3')
+    await waitFor(() => expect(media.play).toHaveBeenCalledTimes(1))
+    expect(audio().paused).toBe(false)
+
+    fireEvent.click(buttons('Pause')[0])
+    expect(audio().paused).toBe(true)
+    expect(screen.queryAllByRole('button', { name: 'Pause' })).toHaveLength(0)
+
+    fireEvent.click(buttons('Play')[0])
+    expect(media.play).toHaveBeenCalledTimes(2)
+    expect(audio().paused).toBe(false)
+  })
+
+  it('says the track cannot play and stops when the browser refuses it', async () => {
+    const media = fakeMedia()
+    media.refuse('NotSupportedError')
+    installFakeApi(streamWorld())
+    renderApp(routes, '/')
+    await screen.findByRole('heading', { name: 'Home page' })
+    act(() => usePlayerStore.getState().playTrack(track))
+    await screen.findByText('Playback error - Could not play this track')
+    expect(usePlayerStore.getState().isPlaying).toBe(false)
+    expect(buttons('Play').length).toBeGreaterThan(0)
+  })
+
+  it('says the track cannot play when its file fails to load', async () => {
+    await start('fan')
+    fireEvent.error(audio())
+    await screen.findByText('Playback error - Could not play this track')
+    expect(buttons('Play').length).toBeGreaterThan(0)
+  })
+
+  it('mutes and unmutes', async () => {
+    await start('fan')
+    fireEvent.click(buttons('Mute')[0])
+    expect(audio().volume).toBe(0)
+    fireEvent.click(buttons('Unmute')[0])
+    expect(audio().volume).toBeGreaterThan(0)
+  })
+
+  it('expands to Now Playing with the sponsor named, and minimizes back', async () => {
+    await start('fan', sponsoredTrack)
+    expect(screen.getByRole('link', { name: 'Sponsored' }).getAttribute('href')).toBe(`/profile/${SPONSOR}`)
+    fireEvent.click(buttons('Expand player')[0])
+    expect(screen.getByText('Now Playing')).toBeTruthy()
+    expect(screen.getByText('by Ada')).toBeTruthy()
+    expect(screen.getByText('This track is sponsored by Zenith Sounds')).toBeTruthy()
+    fireEvent.click(screen.getByRole('button', { name: 'Minimize' }))
+    expect(screen.queryByText('Now Playing')).toBeNull()
+    expect(screen.getByTestId('player-bar')).toBeTruthy()
+  })
+
+  it('collapses the expanded player after 5 s without interaction, counted from the last one', async () => {
+    await start('fan')
+    fireEvent.click(buttons('Expand player')[0])
+    await act(() => vi.advanceTimersByTimeAsync(AUTO_COLLAPSE_MS - 1000))
+    fireEvent.mouseMove(screen.getByTestId('player-expanded'))
+    await act(() => vi.advanceTimersByTimeAsync(AUTO_COLLAPSE_MS - 1000))
+    expect(screen.getByText('Now Playing')).toBeTruthy()
+    await act(() => vi.advanceTimersByTimeAsync(1000))
+    expect(screen.queryByText('Now Playing')).toBeNull()
+  })
+
+  it('asks a visitor to sign in to like', async () => {
+    const { backend } = await start(null)
+    fireEvent.click(buttons('Like')[0])
+    await screen.findByText('Sign in to like tracks')
+    expect(backend.calls('favorites', 'POST')).toHaveLength(0)
+  })
+
+  it("likes the track for a signed-in user, and unlikes it", async () => {
+    const { backend } = await start('fan')
+    fireEvent.click(buttons('Like')[0])
+    await waitFor(() => expect(buttons('Liked')[0].getAttribute('aria-pressed')).toBe('true'))
+    expect(backend.tables.favorites).toEqual([expect.objectContaining({ track_id: track.id, user_id: FAN })])
+    fireEvent.click(buttons('Liked')[0])
+    await waitFor(() => expect(buttons('Like')[0].getAttribute('aria-pressed')).toBe('false'))
+    expect(backend.tables.favorites).toEqual([])
+  })
+
+  it('stops a visitor after the 10-second preview and sends them to sign up', async () => {
+    await start(null)
+    await seconds(9)
+    expect(screen.queryByText('Preview limit reached - Create an account to enjoy full songs!')).toBeNull()
+    await seconds(1)
+    await screen.findByText('Preview limit reached - Create an account to enjoy full songs!')
+    expect(audio().paused).toBe(true)
+    await act(() => vi.advanceTimersByTimeAsync(500))
+    await screen.findByRole('heading', { name: 'Register' })
+    expect(screen.getByTestId('location').textContent).toBe('/register')
+    expect(screen.queryByTestId('player-bar')).toBeNull()
+  })
+
+  it('ends a preview track after 10 s for a signed-in fan', async () => {
+    await start('fan', clientTrack({ isPreview: true }))
+    await seconds(10)
+    await screen.findByText('Preview ended - 10-second preview has finished')
+    expect(audio().paused).toBe(true)
+  })
+
+  it("counts a fan's stream once 30 s have really played, pauses not included", async () => {
+    const { backend } = await start('fan')
+    await seconds(20)
+    fireEvent.click(buttons('Pause')[0])
+    await seconds(60)
+    fireEvent.click(buttons('Play')[0])
+    await seconds(9)
+    // 29 s played: the clock has moved 89 s, and nothing was recorded.
+    expect(backend.calls('streams', 'POST')).toHaveLength(0)
+    await seconds(1)
+    await screen.findByText('Stream counted!')
+    expect(backend.tables.streams).toEqual([expect.objectContaining({ user_id: FAN, track_id: track.id, is_valid: true, duration: 30 })])
+    expect(backend.calls('rpc/increment_artist_streams').map((c) => c.body)).toEqual([{ p_artist_id: ARTIST }])
+    // One stream per play: another minute records nothing more.
+    await seconds(60)
+    expect(backend.calls('streams', 'POST')).toHaveLength(1)
+  })
+
+  it('does not count the seconds the audio spends loading', async () => {
+    const media = fakeMedia()
+    media.hold()
+    const { backend } = await start('fan', track, {}, media)
+    await seconds(40)
+    expect(audio().paused).toBe(true)
+    await act(async () => media.release())
+    expect(audio().paused).toBe(false)
+    await seconds(29)
+    // 29 s played, 69 s since the track was selected: nothing recorded yet.
+    expect(backend.calls('streams', 'POST')).toHaveLength(0)
+    await seconds(1)
+    await screen.findByText('Stream counted!')
+  })
+
+  it('stops a fan with no streams left as the track starts, and clears it after 1 s', async () => {
+    await start('fan', track, { rpc: { get_or_create_daily_stream_limit: () => [{ user_id: FAN, daily_limit: 50, streams_used: 50, streams_remaining: 0 }] } })
+    await screen.findByText('Daily stream limit reached! You have 0 streams remaining today.')
+    expect(audio().paused).toBe(true)
+    await act(() => vi.advanceTimersByTimeAsync(1000))
+    expect(screen.queryByTestId('player-bar')).toBeNull()
+  })
+})

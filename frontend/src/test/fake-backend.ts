@@ -1,0 +1,207 @@
+import { createClient } from '@supabase/supabase-js'
+import type { Database } from '@/lib/database.types'
+import type { Client } from '@/lib/supabase'
+
+// A stand-in for the API at the fetch boundary, speaking PostgREST's and the
+// functions gateway's wire: tables held in memory and read with PostgREST's
+// query syntax (eq/neq/gt/gte/lt/lte/is filters, select, order, limit, exact
+// counts in Content-Range), RPCs as POST /rest/v1/rpc/<name>, errors as
+// PostgREST's {code, details, hint, message} bodies. The app's real
+// supabase-js client runs on top of it, so a test sees every request the
+// client really sends.
+
+/** Row is one table row. */
+export type Row = Record<string, unknown>
+
+/** Answer is a handler's response when it needs more than a 200 JSON body. */
+export class Answer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/** pgError answers a PostgreSQL error the way PostgREST does. */
+export const pgError = (status: number, code: string, message: string) => new Answer(status, { code, details: null, hint: null, message })
+
+/** Sent is one request as the backend received it. */
+export interface Sent {
+  method: string
+  /** target is the table, `rpc/<name>` or `functions/<name>`. */
+  target: string
+  query: URLSearchParams
+  prefer: string
+  body: unknown
+}
+
+type Handler = (body: Row, backend: FakeBackend) => unknown
+
+/** BackendSetup is the state a test starts from. */
+export interface BackendSetup {
+  tables?: Record<string, Row[]>
+  rpc?: Record<string, Handler>
+  functions?: Record<string, Handler>
+  /** auth answers /auth/v1/<path> (e.g. `logout`). */
+  auth?: Record<string, Handler>
+  /** onInsert lets a table rewrite rows as its triggers would, or refuse them with an Answer. */
+  onInsert?: Record<string, (row: Row) => Row | Answer>
+}
+
+const URL_BASE = 'http://backend.test'
+
+function compare(op: string, have: unknown, want: string): boolean {
+  if (op === 'in') return want.replace(/^\(|\)$/g, '').split(',').map((v) => v.replace(/^"|"$/g, '')).includes(String(have))
+  if (op === 'is') return want === 'null' ? have === null || have === undefined : String(have) === want
+  if (have === null || have === undefined) return false
+  const h = typeof have === 'number' ? have : String(have)
+  const w = typeof have === 'number' ? Number(want) : want
+  switch (op) {
+    case 'eq':
+      return h === w
+    case 'neq':
+      return h !== w
+    case 'gt':
+      return h > w
+    case 'gte':
+      return h >= w
+    case 'lt':
+      return h < w
+    case 'lte':
+      return h <= w
+  }
+  throw new Error(`fake backend: operator ${op} is not implemented`)
+}
+
+const RESERVED = new Set(['select', 'order', 'limit', 'offset', 'columns'])
+
+/** FakeBackend is the in-memory API one test talks to. */
+export class FakeBackend {
+  readonly sent: Sent[] = []
+  readonly tables: Record<string, Row[]>
+  private readonly setup: BackendSetup
+  private nextId = 1
+  private static clients = 0
+
+  constructor(setup: BackendSetup = {}) {
+    this.setup = setup
+    this.tables = Object.fromEntries(Object.entries(setup.tables ?? {}).map(([k, rows]) => [k, rows.map((r) => ({ ...r }))]))
+  }
+
+  /** client is a real supabase-js client whose every request reaches this backend. */
+  client(): Client {
+    return createClient<Database>(URL_BASE, 'anon-key', {
+      // A storage key of its own keeps supabase-js from warning about several clients in one page.
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, storageKey: `fake-backend-${FakeBackend.clients++}` },
+      global: { fetch: this.fetch },
+    })
+  }
+
+  /** calls lists the requests sent to one target (a table, `rpc/<name>` or `functions/<name>`). */
+  calls(target: string, method?: string): Sent[] {
+    return this.sent.filter((s) => s.target === target && (!method || s.method === method))
+  }
+
+  readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const req = new Request(input, init)
+    const url = new URL(req.url)
+    const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text()
+    const body = text ? JSON.parse(text) : undefined
+    const prefer = req.headers.get('Prefer') ?? ''
+    const rest = url.pathname.match(/^\/rest\/v1\/(.+)$/)
+    const fn = url.pathname.match(/^\/functions\/v1\/(.+)$/)
+    const auth = url.pathname.match(/^\/auth\/v1\/(.+)$/)
+    const target = rest ? rest[1] : fn ? `functions/${fn[1]}` : auth ? `auth/${auth[1]}` : url.pathname
+    this.sent.push({ method: req.method, target, query: url.searchParams, prefer, body })
+    if (fn) return this.function(fn[1], body ?? {})
+    if (auth) return this.auth(auth[1], body ?? {})
+    if (!rest) return json(404, { message: `no route ${url.pathname}` })
+    if (target.startsWith('rpc/')) return this.rpc(target.slice(4), body ?? {})
+    return this.table(req.method, target, url.searchParams, prefer, body)
+  }
+
+  private respond(result: unknown): Response {
+    if (result instanceof Answer) return json(result.status, result.body)
+    return json(200, result ?? null)
+  }
+
+  private rpc(name: string, args: Row): Response {
+    const h = this.setup.rpc?.[name]
+    if (!h) return json(404, { code: 'PGRST202', details: null, hint: null, message: `Could not find the function public.${name} in the schema cache` })
+    return this.respond(h(args, this))
+  }
+
+  private auth(path: string, body: Row): Response {
+    const h = this.setup.auth?.[path]
+    if (!h) return json(404, { code: 404, error_code: 'not_found', msg: `no ${path}` })
+    return this.respond(h(body, this))
+  }
+
+  private function(name: string, body: Row): Response {
+    const h = this.setup.functions?.[name]
+    if (!h) return json(404, { code: 'NOT_FOUND', message: 'Requested function was not found' })
+    return this.respond(h(body, this))
+  }
+
+  /** rows returns a table's rows matching PostgREST filters. */
+  rows(table: string, query: URLSearchParams): Row[] {
+    let rows = this.tables[table] ?? []
+    for (const [col, expr] of query) {
+      if (RESERVED.has(col)) continue
+      const dot = expr.indexOf('.')
+      const op = expr.slice(0, dot)
+      const want = expr.slice(dot + 1)
+      rows = rows.filter((r) => compare(op, r[col], want))
+    }
+    return rows
+  }
+
+  private table(method: string, table: string, query: URLSearchParams, prefer: string, body: unknown): Response {
+    if (!(table in this.tables)) {
+      return json(404, { code: 'PGRST205', details: null, hint: null, message: `Could not find the table 'public.${table}' in the schema cache` })
+    }
+    const representation = prefer.includes('return=representation')
+    if (method === 'POST') {
+      const kept: Row[] = []
+      for (const input of Array.isArray(body) ? body : [body]) {
+        const row = { id: `row-${this.nextId++}`, created_at: new Date().toISOString(), ...(input as Row) }
+        const hook = this.setup.onInsert?.[table]
+        const out = hook ? hook(row) : row
+        if (out instanceof Answer) return json(out.status, out.body)
+        kept.push(out)
+      }
+      this.tables[table].push(...kept)
+      return representation ? json(201, kept) : new Response(null, { status: 201 })
+    }
+    const matched = this.rows(table, query)
+    if (method === 'PATCH') {
+      for (const r of matched) Object.assign(r, body)
+      return representation ? json(200, matched) : new Response(null, { status: 204 })
+    }
+    if (method === 'DELETE') {
+      this.tables[table] = this.tables[table].filter((r) => !matched.includes(r))
+      return representation ? json(200, matched) : new Response(null, { status: 204 })
+    }
+    let rows = [...matched]
+    const order = query.get('order')
+    if (order) {
+      const [col, dir] = order.split('.')
+      rows.sort((a, b) => (String(a[col]) < String(b[col]) ? -1 : String(a[col]) > String(b[col]) ? 1 : 0) * (dir === 'desc' ? -1 : 1))
+    }
+    const limit = query.get('limit')
+    if (limit) rows = rows.slice(0, Number(limit))
+    const select = query.get('select')
+    if (select && select !== '*') {
+      const cols = select.split(',').map((c) => c.trim())
+      rows = rows.map((r) => Object.fromEntries(cols.map((c) => [c, r[c] ?? null])))
+    }
+    const headers: Record<string, string> = {}
+    if (prefer.includes('count=exact')) headers['Content-Range'] = rows.length ? `0-${rows.length - 1}/${matched.length}` : `*/${matched.length}`
+    if (method === 'HEAD') return new Response(null, { status: 200, headers })
+    return json(200, rows, headers)
+  }
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  if (status === 204) return new Response(null, { status, headers })
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
+}

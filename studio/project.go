@@ -1,0 +1,57 @@
+package studio
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// project answers the API screen: the project URL and the keys a browser
+// may hold. The service_role and secret keys are not among them: Studio's
+// server uses them on the operator's behalf, and `basalt keys` prints them
+// on the host.
+func (s *Service) project(w http.ResponseWriter, r *http.Request) error {
+	return okJSON(w, map[string]any{
+		"url":             s.d.ProjectURL,
+		"anon_key":        s.d.Keys.AnonKey,
+		"publishable_key": s.d.Keys.PublishableKey,
+		"jwks_url":        s.d.ProjectURL + "/auth/v1/.well-known/jwks.json",
+		"service_role_key_note": "The service_role and secret keys stay on the server: Studio acts with them for you. " +
+			"Print them on the host with `basalt keys`; rotate them with `basalt keys rotate` while basalt dev is stopped, " +
+			"or under basalt serve by changing JWT_SECRET (or BASALT_KEYS_FILE) and restarting every node.",
+	})
+}
+
+// auditLog lists the audit log, newest first: ?limit= (100, at most
+// 1000), ?before= (an id, for the next page), ?action= (a prefix).
+func (s *Service) auditLog(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit := int64(100)
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return badRequest("limit must be a positive number")
+		}
+		limit = min(n, 1000)
+	}
+	var before *int64
+	if v := q.Get("before"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return badRequest("before must be an audit row's id")
+		}
+		before = &n
+	}
+	action := strings.ReplaceAll(strings.ReplaceAll(q.Get("action"), `\`, `\\`), "%", `\%`)
+	var out json.RawMessage
+	err := s.d.Admin.QueryRow(r.Context(), `SELECT coalesce(json_agg(a ORDER BY a.id DESC), '[]') FROM (
+		SELECT id, at, actor, action, target, detail, ip, request_id, status FROM basalt.studio_audit
+		WHERE ($1::int8 IS NULL OR id < $1) AND action LIKE $2 || '%'
+		ORDER BY id DESC LIMIT $3) a`, before, action, limit).Scan(&out)
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,65 @@
+package studio
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+)
+
+// proxyAPI forwards a call under prefix to the API in process, in the
+// reference's shape (GoTrue's admin API at /auth/v1/admin/...), with the
+// service-role key added here: the browser never holds it.
+func (s *Service) proxyAPI(prefix string) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if s.d.API == nil {
+			return &httpError{http.StatusServiceUnavailable, errorBody{Error: "the API is not reachable from Studio"}}
+		}
+		target := prefix + r.PathValue("path")
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		noteAudit(r.Context(), strings.TrimSuffix(prefix, "/")+"/"+r.PathValue("path"), nil)
+		req, err := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
+		if err != nil {
+			return badRequest("%s", err.Error())
+		}
+		for _, h := range []string{"Content-Type", "Accept", "Range", "X-Upsert", "Cache-Control"} {
+			if v := r.Header.Get(h); v != "" {
+				req.Header.Set(h, v)
+			}
+		}
+		req.Header.Set("apikey", s.d.Keys.ServiceRoleKey)
+		req.Header.Set("Authorization", "Bearer "+s.d.Keys.ServiceRoleKey)
+		req.RemoteAddr = httpx.ClientIP(r) + ":0"
+		req.ContentLength = r.ContentLength
+		s.d.API.ServeHTTP(noCORS{w}, req)
+		return nil
+	}
+}
+
+// noCORS drops the API's CORS headers: Studio's answers are for its own
+// origin only.
+type noCORS struct{ http.ResponseWriter }
+
+func (w noCORS) WriteHeader(code int) {
+	for k := range w.Header() {
+		if strings.HasPrefix(k, "Access-Control-") {
+			w.Header().Del(k)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w noCORS) Write(b []byte) (int, error) {
+	if w.Header().Get("Access-Control-Allow-Origin") != "" {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w noCORS) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,225 @@
+package studio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/basaltdev/basalt/internal/httpx"
+)
+
+// route is one endpoint. Every route passes wrap: an operator route is
+// refused without an operator session (with its CSRF token, from Studio's
+// own origin) or the service-role key from a non-browser client, and every
+// call of one that writes is audited before it runs. Tests walk this table,
+// so a new route gets the same checks.
+type route struct {
+	Method, Pattern string
+	Access          access
+	// Action names a write in the audit log; "" for reads.
+	Action string
+	// MaxBody bounds the request body (default 64 KiB).
+	MaxBody int64
+	h       func(w http.ResponseWriter, r *http.Request) error
+}
+
+// defaultMaxBody bounds JSON bodies of routes that set no limit.
+const defaultMaxBody = 64 << 10
+
+// routeTable lists every endpoint Studio serves.
+func (s *Service) routeTable() []route {
+	read := func(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
+		return route{Method: method, Pattern: pattern, h: h}
+	}
+	write := func(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
+		return route{Method: method, Pattern: pattern, Action: action, h: h}
+	}
+	rowsMax := int64(8 << 20)
+	sqlMax := s.cfg.MaxQueryBytes + 16<<10
+	rts := []route{
+		// The app.
+		{Method: "GET", Pattern: "/assets/{file...}", Access: accessPublic, h: s.serveAsset},
+		{Method: "GET", Pattern: "/", Access: accessPublic, h: s.serveApp},
+		// Sessions.
+		{Method: "GET", Pattern: "/api/session", Access: accessSession, h: s.getSession},
+		{Method: "POST", Pattern: "/api/session", Access: accessSession, h: s.signIn},
+		write("DELETE", "/api/session", "studio.sign_out", s.signOut),
+
+		// postgres-meta's shapes.
+		read("GET", "/pg/schemas", s.pgSchemas),
+		read("GET", "/pg/tables", s.pgTables),
+		read("GET", "/pg/tables/{id}", s.pgTable),
+		write("PATCH", "/pg/tables/{id}", "table.update", s.pgUpdateTable),
+		read("GET", "/pg/columns", s.pgColumns),
+		read("GET", "/pg/policies", s.pgPolicies),
+		read("GET", "/pg/policies/{id}", s.pgPolicy),
+		write("POST", "/pg/policies", "policy.create", s.pgCreatePolicy),
+		write("PATCH", "/pg/policies/{id}", "policy.update", s.pgUpdatePolicy),
+		write("DELETE", "/pg/policies/{id}", "policy.drop", s.pgDropPolicy),
+		read("GET", "/pg/extensions", s.pgExtensions),
+		read("GET", "/pg/indexes", s.pgIndexes),
+		read("GET", "/pg/triggers", s.pgTriggers),
+		read("GET", "/pg/types", s.pgTypes),
+		read("GET", "/pg/roles", s.pgRoles),
+		{Method: "POST", Pattern: "/pg/query", Action: "sql.query", MaxBody: sqlMax, h: s.pgQuery},
+
+		// Studio's own.
+		read("GET", "/api/home", s.home),
+		read("GET", "/api/project", s.project),
+		read("GET", "/api/audit", s.auditLog),
+		read("GET", "/api/rows/{schema}/{table}", s.browseRows),
+		{Method: "POST", Pattern: "/api/rows/{schema}/{table}", Action: "row.insert", MaxBody: rowsMax, h: s.insertRow},
+		{Method: "PATCH", Pattern: "/api/rows/{schema}/{table}", Action: "row.update", MaxBody: rowsMax, h: s.updateRow},
+		{Method: "DELETE", Pattern: "/api/rows/{schema}/{table}", Action: "row.delete", MaxBody: rowsMax, h: s.deleteRows},
+		{Method: "POST", Pattern: "/api/sql", Action: "sql.run", MaxBody: sqlMax, h: s.runSQL},
+		write("POST", "/api/sql/cancel", "sql.cancel", s.cancelSQL),
+		read("GET", "/api/sql/history", s.sqlHistory),
+		read("GET", "/api/snippets", s.listSnippets),
+		{Method: "POST", Pattern: "/api/snippets", Action: "snippet.create", MaxBody: sqlMax, h: s.createSnippet},
+		{Method: "PATCH", Pattern: "/api/snippets/{id}", Action: "snippet.update", MaxBody: sqlMax, h: s.updateSnippet},
+		write("DELETE", "/api/snippets/{id}", "snippet.delete", s.deleteSnippet),
+	}
+	// GoTrue's admin API, as Supabase's dashboard calls it, with the
+	// service-role key added here.
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		rt := route{Method: m, Pattern: "/auth/v1/admin/{path...}", h: s.proxyAPI("/auth/v1/admin/")}
+		if m != "GET" {
+			rt.Action = "auth.admin"
+			rt.MaxBody = 1 << 20
+		}
+		rts = append(rts, rt)
+	}
+	return rts
+}
+
+// wrap applies a route's access rule, body limit and audit.
+func (s *Service) wrap(rt route) http.Handler {
+	maxBody := rt.MaxBody
+	if maxBody == 0 {
+		maxBody = defaultMaxBody
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		}
+		if rt.Access != accessOperator {
+			s.finish(w, r, rt.h(w, r))
+			return
+		}
+		a, err := s.authenticate(r)
+		if err != nil {
+			s.finish(w, r, err)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), actorKey{}, a))
+		if rt.Action == "" {
+			s.finish(w, r, rt.h(w, r))
+			return
+		}
+		id, r, err := s.beginAudit(r, a, rt.Action)
+		if err != nil {
+			s.finish(w, r, fmt.Errorf("audit: %w", err))
+			return
+		}
+		note := &auditNote{}
+		r = r.WithContext(context.WithValue(r.Context(), auditNoteKey{}, note))
+		rec := &statusRecorder{ResponseWriter: w}
+		s.finish(rec, r, rt.h(rec, r))
+		s.endAudit(r.Context(), id, rec.status(), note)
+	})
+}
+
+// statusRecorder remembers the status a handler wrote, keeping Flush for
+// streamed answers.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusRecorder) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// httpError is an answer a handler chose: a status and a JSON body.
+type httpError struct {
+	status int
+	body   any
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("%d %v", e.status, e.body) }
+
+// badRequest is a 400 with Studio's error body.
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, errorBody{Error: fmt.Sprintf(format, args...)}}
+}
+
+// notFound is a 404 with Studio's error body.
+func notFound(format string, args ...any) error {
+	return &httpError{http.StatusNotFound, errorBody{Error: fmt.Sprintf(format, args...)}}
+}
+
+// errorBody is the error shape of every endpoint, postgres-meta's.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	httpx.WriteJSON(w, status, errorBody{Error: msg})
+}
+
+// finish writes err, if any, in the endpoint's shape.
+func (s *Service) finish(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		return
+	}
+	var ae *authError
+	var he *httpError
+	var pe *pgconn.PgError
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		writeError(w, ae.status, ae.msg)
+	case errors.As(err, &he):
+		httpx.WriteJSON(w, he.status, he.body)
+	case errors.As(err, &tooLarge) || errors.Is(err, httpx.ErrBodyTooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, "the request body is too large")
+	case httpx.ClientGone(r):
+		w.WriteHeader(httpx.StatusClientClosedRequest)
+	case unavailable(err):
+		httpx.SetRetryAfter(w)
+		writeError(w, http.StatusServiceUnavailable, "the database is unavailable")
+	case errors.As(err, &pe):
+		httpx.WriteJSON(w, http.StatusBadRequest, pgErrorBody(pe, ""))
+	default:
+		s.log.ErrorContext(r.Context(), "studio", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, "internal error: "+err.Error())
+	}
+}

@@ -1,0 +1,215 @@
+// Studio's end-to-end journey in headless Chromium (Debian's chromium driven
+// by playwright-core) against a private `basalt dev` with Backline's schema
+// and seed: browse and filter tracks, edit a row and read it back through
+// supabase-js, write a policy and see "view as" anon and a fan change, run
+// SQL and an EXPLAIN, and the API page. Screenshots at 1440×900 land in
+// e2e/screenshots/ (git-ignored).
+//
+//   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary)
+import assert from 'node:assert/strict'
+import { mkdirSync, rmSync } from 'node:fs'
+import { chromium } from 'playwright-core'
+import { createClient } from '@supabase/supabase-js'
+import { buildBasalt, freePort, startBasalt, tempDir } from '../../../compat/lib/basalt.mjs'
+
+const shots = new URL('./screenshots/', import.meta.url).pathname
+mkdirSync(shots, { recursive: true })
+const dir = tempDir('basalt-studio-e2e-')
+const bin = buildBasalt(dir)
+const basalt = await startBasalt({ bin, dir, env: { BASALT_STUDIO_PORT: String(await freePort()) } })
+const { studio_url: studio, api_url: api, anon_key: anonKey } = basalt.info
+assert.ok(studio, 'basalt status --json names no studio_url')
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+})
+const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
+const page = await context.newPage()
+page.setDefaultTimeout(15_000)
+const problems = []
+page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+const shot = (name) => page.screenshot({ path: `${shots}${name}.png` })
+
+const steps = []
+const step = (name, fn) => steps.push({ name, fn })
+const grid = page.getByTestId('rows-grid')
+const rowCount = page.getByTestId('row-count')
+const openTable = async (name) => {
+  await page.getByRole('link', { name: 'Table editor' }).click()
+  await page.getByRole('list', { name: 'Tables' }).getByRole('link', { name: new RegExp(`(^|\\s)${name}(\\s|$)`) }).click()
+  await grid.waitFor()
+}
+const viewAs = async (label) => {
+  await page.getByLabel('View as').selectOption({ label })
+}
+// countOf reads "1–12 of 12" once the page settled on a number.
+const countOf = async () => Number((await rowCount.innerText()).split(' of ')[1].replace(/[^\d]/g, ''))
+
+step('Home shows every service healthy', async () => {
+  await page.goto(studio)
+  for (const svc of ['gateway', 'auth', 'rest', 'storage', 'realtime', 'functions']) {
+    await page.getByTestId(`service-${svc}`).getByText('healthy').waitFor()
+  }
+  await page.getByText('Database size').waitFor()
+  await shot('01-home')
+})
+
+step('browse tracks and filter them', async () => {
+  await openTable('tracks')
+  await rowCount.filter({ hasText: 'of 12' }).waitFor()
+  await shot('02-tracks')
+  await page.getByLabel('Filter column').selectOption('title')
+  await page.getByLabel('Filter operator').selectOption('ilike')
+  await page.getByLabel('Filter value').fill('lagos')
+  await page.getByRole('button', { name: 'Apply filter' }).click()
+  await page.getByTestId('filter-chip').filter({ hasText: 'title=ilike.lagos' }).waitFor()
+  await rowCount.filter({ hasText: 'of 1' }).waitFor()
+  await grid.getByText('Lagos Sunrise').waitFor()
+  await shot('03-tracks-filtered')
+})
+
+step('edit a row and see it through supabase-js', async () => {
+  await grid.getByText('Lagos Sunrise').click()
+  const dialog = page.getByRole('dialog')
+  await dialog.getByLabel('title', { exact: true }).fill('Lagos Sunrise (Studio edit)')
+  await shot('04-row-editor')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await page.getByTestId('filter-chip').getByRole('button', { name: 'Remove filter' }).click()
+  await grid.getByText('Lagos Sunrise (Studio edit)').waitFor()
+  const supabase = createClient(api, anonKey, { auth: { persistSession: false } })
+  const { data, error } = await supabase.from('tracks').select('title').eq('title', 'Lagos Sunrise (Studio edit)')
+  assert.equal(error, null)
+  assert.deepEqual(data, [{ title: 'Lagos Sunrise (Studio edit)' }])
+})
+
+step('insert a row with a foreign key picked from the referenced table, then delete it', async () => {
+  await page.getByRole('button', { name: 'Insert row' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Insert a row into tracks' })
+  await dialog.getByLabel('title', { exact: true }).fill('Studio test track')
+  await dialog.getByRole('button', { name: 'Pick artist_id' }).click()
+  const picker = page.getByRole('dialog', { name: 'Pick a row of artist_profiles' })
+  await picker.getByLabel('Search rows').fill('zara')
+  await picker.getByRole('button', { name: /Zara Obi/ }).click()
+  await picker.waitFor({ state: 'detached' })
+  assert.match(await dialog.getByLabel('artist_id', { exact: true }).inputValue(), /^[0-9a-f-]{36}$/)
+  await dialog.getByLabel('genre', { exact: true }).fill('highlife')
+  await shot('05-insert-with-picker')
+  await dialog.getByRole('button', { name: 'Insert' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await rowCount.filter({ hasText: 'of 13' }).waitFor()
+  const row = grid.getByRole('row').filter({ hasText: 'Studio test track' })
+  await row.getByRole('checkbox', { name: 'Select row' }).check()
+  await page.getByRole('button', { name: 'Delete 1 row' }).click()
+  await page.getByRole('dialog', { name: 'Delete 1 row?' }).getByRole('button', { name: 'Delete', exact: true }).click()
+  await rowCount.filter({ hasText: 'of 12' }).waitFor()
+})
+
+step('a policy that does not compile is refused; one that does changes what anon and a fan see', async () => {
+  await viewAs('as anon')
+  await page.getByTestId('view-as-banner').waitFor()
+  await rowCount.filter({ hasText: 'of 12' }).waitFor()
+  await viewAs('as operator (no RLS)')
+
+  await page.getByRole('tab', { name: 'Policies' }).click()
+  await page.getByRole('button', { name: 'New policy' }).click()
+  let dialog = page.getByRole('dialog')
+  await dialog.getByRole('button', { name: 'Blank' }).click()
+  await dialog.getByLabel('Name', { exact: true }).fill('fans see unsponsored tracks only')
+  await dialog.getByLabel('Kind').selectOption('RESTRICTIVE')
+  await dialog.getByLabel('Roles (comma-separated)').fill('anon, authenticated')
+  await dialog.getByLabel(/^USING/).fill('not is_sponsored and')
+  await dialog.getByRole('button', { name: 'Save policy' }).click()
+  await dialog.getByRole('alert').filter({ hasText: 'syntax error' }).waitFor()
+  await shot('06-policy-error')
+  await dialog.getByLabel(/^USING/).fill('not is_sponsored')
+  await dialog.getByRole('button', { name: 'Save policy' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await page.getByTestId('policy').filter({ hasText: 'fans see unsponsored tracks only' }).waitFor()
+  await shot('07-policies')
+
+  await page.getByRole('tab', { name: 'Data' }).click()
+  await grid.waitFor()
+  await rowCount.filter({ hasText: 'of 12' }).waitFor() // the operator is not bound by RLS
+  await viewAs('as anon')
+  await page.waitForFunction(() => !document.querySelector('[data-testid="row-count"]')?.textContent?.includes('of 12'))
+  const anonCount = await countOf()
+  assert.ok(anonCount > 0 && anonCount < 12, `anon sees ${anonCount} tracks`)
+  assert.equal(await grid.getByText('Lagos Sunrise (Studio edit)').count(), 0, 'a sponsored track is visible to anon')
+  await shot('08-view-as-anon')
+
+  await viewAs('as a user…')
+  dialog = page.getByRole('dialog')
+  await dialog.getByLabel('Search users').fill('ada@')
+  await dialog.getByRole('button', { name: /ada@backline\.test/ }).click()
+  await page.getByTestId('view-as-banner').filter({ hasText: 'ada@backline.test' }).waitFor()
+  await rowCount.filter({ hasText: `of ${anonCount}` }).waitFor()
+  await shot('09-view-as-fan')
+
+  // Drop the policy: the fan sees every track again.
+  await page.getByRole('tab', { name: 'Policies' }).click()
+  await page.getByRole('button', { name: 'Drop fans see unsponsored tracks only' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Drop policy' }).click()
+  await page.getByTestId('policy').filter({ hasText: 'fans see unsponsored tracks only' }).waitFor({ state: 'detached' })
+  await page.getByRole('tab', { name: 'Data' }).click()
+  await page.getByTestId('view-as-banner').filter({ hasText: 'ada@backline.test' }).waitFor()
+  await rowCount.filter({ hasText: 'of 12' }).waitFor()
+})
+
+step('run select 1+1, an error with its position, and an EXPLAIN', async () => {
+  await page.getByRole('link', { name: 'SQL editor' }).click()
+  const sql = page.getByLabel('SQL')
+  await sql.fill('select 1+1')
+  await page.getByRole('button', { name: /^Run/ }).click()
+  await page.getByTestId('sql-grid').getByRole('cell', { name: '2', exact: true }).waitFor()
+  await page.getByTestId('sql-command').filter({ hasText: 'SELECT 1' }).waitFor()
+  await shot('10-sql')
+  await sql.fill('select 1;\nselect titel from tracks')
+  await page.getByRole('button', { name: /^Run/ }).click()
+  await page.getByTestId('sql-error').getByText('line 2, column 8').waitFor()
+  await shot('11-sql-error')
+  await sql.fill("select t.title, a.display_name from tracks t join public_profiles a on a.id = t.artist_id where t.streams > 0")
+  await page.getByRole('button', { name: 'Explain', exact: true }).click()
+  await page.getByTestId('explain-tree').waitFor()
+  assert.ok((await page.getByTestId('plan-node').count()) >= 2, 'the plan has one node')
+  await shot('12-explain')
+})
+
+step('API page: keys and supabase-js for a table', async () => {
+  await page.getByRole('link', { name: 'API' }).click()
+  await page.getByTestId('key-anon key').filter({ hasText: anonKey }).waitFor()
+  assert.equal(await page.getByText(basalt.info.service_role_key).count(), 0, 'the service_role key reached the page')
+  await page.getByRole('list', { name: 'API tables' }).getByRole('link', { name: 'tracks', exact: true }).click()
+  await page.getByTestId('js-snippet').filter({ hasText: "supabase.from('tracks')" }).first().waitFor()
+  await shot('13-api-tracks')
+})
+
+let failed = 0
+try {
+  for (const s of steps) {
+    const t0 = Date.now()
+    try {
+      await s.fn()
+      console.log(`ok   ${s.name} (${Date.now() - t0} ms)`)
+    } catch (e) {
+      failed++
+      console.log(`FAIL ${s.name}\n     ${String(e.stack ?? e).split('\n').slice(0, 6).join('\n     ')}`)
+      await shot(`failed-${steps.indexOf(s) + 1}`).catch(() => {})
+      break // later steps build on earlier ones
+    }
+  }
+  if (problems.length) {
+    failed++
+    console.log(`FAIL the page reported errors:\n     ${problems.join('\n     ')}`)
+  }
+} finally {
+  await browser.close()
+  const clean = await basalt.stop()
+  if (failed) console.log(basalt.tail(40))
+  rmSync(dir, { recursive: true, force: true })
+  if (!clean) failed++
+}
+console.log(failed ? `studio e2e: ${failed} failed` : `studio e2e: ${steps.length} steps passed`)
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,127 @@
+import { useState } from 'react'
+import { Link, useParams } from 'react-router'
+import { useQuery } from '@tanstack/react-query'
+import { Check, Copy } from 'lucide-react'
+import { api } from '@/lib/api'
+import type { PgColumn, PgTable } from '@/lib/types'
+import { cn } from '@/lib/utils'
+import { Button } from '@/components/ui/button'
+import { Card, ErrorText } from '@/components/ui/misc'
+import { snippets } from './snippets'
+
+type Project = { url: string; anon_key: string; publishable_key: string; jwks_url: string; service_role_key_note: string }
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState(false)
+  return (
+    <Button
+      variant="outline"
+      size="sm"
+      aria-label={`Copy ${label}`}
+      onClick={async () => {
+        await navigator.clipboard?.writeText(text).catch(() => {})
+        setDone(true)
+        setTimeout(() => setDone(false), 1500)
+      }}
+    >
+      {done ? <Check /> : <Copy />} {done ? 'Copied' : 'Copy'}
+    </Button>
+  )
+}
+
+function Secret({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <span className="text-xs text-muted-foreground">{label}</span>
+      <div className="flex items-center gap-2">
+        <code className="flex-1 truncate rounded bg-panel px-2 py-1 font-mono text-xs" data-testid={`key-${label}`}>
+          {value}
+        </code>
+        <CopyButton text={value} label={label} />
+      </div>
+    </div>
+  )
+}
+
+/** ApiDocs shows the project URL and the keys a browser may hold, and per-table supabase-js calls. */
+export default function ApiDocs() {
+  const { table = '' } = useParams()
+  const project = useQuery({ queryKey: ['project'], queryFn: () => api<Project>('/api/project') })
+  const tables = useQuery({ queryKey: ['pg', 'tables', 'public'], queryFn: () => api<PgTable[]>('/pg/tables?included_schemas=public') })
+  const current = tables.data?.find((t) => t.name === table)
+  const columns = useQuery({
+    queryKey: ['pg', 'columns', current?.id],
+    enabled: !!current,
+    queryFn: () => api<PgColumn[]>(`/pg/columns?table_id=${current!.id}`),
+  })
+  const p = project.data
+  return (
+    <div className="flex min-h-0 flex-1">
+      <ul className="grid-scroll w-56 shrink-0 border-r border-border p-3 text-sm" aria-label="API tables">
+        <li>
+          <Link to="/docs" className={cn('block rounded px-2 py-1', !table ? 'bg-accent' : 'hover:bg-accent/60')}>
+            Project and keys
+          </Link>
+        </li>
+        <li className="mt-3 px-2 text-xs uppercase tracking-wide text-muted-foreground">Tables</li>
+        {(tables.data ?? []).map((t) => (
+          <li key={t.id}>
+            <Link to={`/docs/${encodeURIComponent(t.name)}`} className={cn('block truncate rounded px-2 py-1', t.name === table ? 'bg-accent' : 'hover:bg-accent/60')}>
+              {t.name}
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <div className="grid-scroll flex flex-1 flex-col gap-4 p-6">
+        <ErrorText error={project.error ?? tables.error ?? columns.error} />
+        {!table && p && (
+          <>
+            <h1 className="text-lg font-semibold">Project API</h1>
+            <Card className="flex flex-col gap-3">
+              <Secret label="Project URL" value={p.url} />
+              <Secret label="anon key" value={p.anon_key} />
+              <Secret label="Publishable key" value={p.publishable_key} />
+              <p className="text-xs text-muted-foreground">{p.service_role_key_note}</p>
+            </Card>
+            <Card>
+              <div className="mb-2 text-sm font-medium">Connect with supabase-js</div>
+              <pre className="overflow-auto rounded bg-panel p-3 font-mono text-xs">{`import { createClient } from '@supabase/supabase-js'\n\nconst supabase = createClient('${p.url}', '${p.publishable_key || p.anon_key}')`}</pre>
+            </Card>
+          </>
+        )}
+        {table && current && columns.data && (
+          <>
+            <h1 className="text-lg font-semibold">{table}</h1>
+            {current.comment && <p className="text-muted-foreground">{current.comment}</p>}
+            {!current.rls_enabled && <p className="text-xs text-warning">Row-level security is off: every role with a grant reads and writes every row.</p>}
+            <Card>
+              <table className="w-full text-xs">
+                <tbody>
+                  {columns.data.map((c) => (
+                    <tr key={c.name} className="border-b border-border last:border-0">
+                      <td className="py-1 font-mono">{c.name}</td>
+                      <td className="py-1 font-mono text-muted-foreground">{c.data_type === 'USER-DEFINED' ? c.format : c.data_type}</td>
+                      <td className="py-1 text-muted-foreground">{c.is_nullable || c.default_value !== null || c.is_identity || c.is_generated ? 'optional on insert' : 'required'}</td>
+                      <td className="py-1 text-muted-foreground">{c.comment}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Card>
+            {snippets(current.schema, current.name, columns.data, current.primary_keys.map((k) => k.name)).map((s) => (
+              <Card key={s.title} className="flex flex-col gap-2">
+                <div className="flex items-center justify-between">
+                  <span className="text-sm font-medium">{s.title}</span>
+                  <CopyButton text={s.code} label={s.title} />
+                </div>
+                <pre className="overflow-auto rounded bg-panel p-3 font-mono text-xs" data-testid="js-snippet">
+                  {s.code}
+                </pre>
+              </Card>
+            ))}
+          </>
+        )}
+      </div>
+    </div>
+  )
+}
