@@ -104,7 +104,7 @@ func WAV(slug string, seconds int) ([]byte, error) {
 		if fade := float64(n-i) / SampleRate; fade < 2 {
 			v *= fade / 2
 		}
-		pcm[i] = byte(128 + int(math.Max(-1, math.Min(1, v))*100))
+		pcm[i] = byte(128 + int(clamp(v)*100))
 	}
 	var b bytes.Buffer
 	b.Grow(44 + n)
@@ -203,5 +203,17 @@ func (o *oscillator) set(freq float64, sample int) {
 func (o *oscillator) next() float64 {
 	v := o.sin
 	o.sin, o.cos = o.sin*o.stepCos+o.cos*o.stepSin, o.cos*o.stepCos-o.sin*o.stepSin
+	return v
+}
+
+// clamp limits v to [-1, 1] (math.Max and math.Min are calls on amd64, and
+// this runs for every sample).
+func clamp(v float64) float64 {
+	if v > 1 {
+		return 1
+	}
+	if v < -1 {
+		return -1
+	}
 	return v
 }
