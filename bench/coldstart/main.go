@@ -15,7 +15,9 @@
 //   - restart: the same data directory again (a cluster already there).
 //
 // -baseline-bin measures another basalt build's fresh start (a build before
-// a change) in the same rounds.
+// a change) in the same rounds. -nice runs every start at that scheduling
+// priority (root only): on a machine others are using, -nice -19 comes
+// closest to the idle machine the goal is stated for.
 //
 //	go run ./bench/coldstart                  # 5 rounds
 //	go run ./bench/coldstart -baseline-bin /tmp/basalt-main
@@ -49,6 +51,7 @@ var (
 	binFlag    = flag.String("bin", "", "a built basalt binary (default: build ./cmd/basalt)")
 	baseFlag   = flag.String("baseline-bin", "", "another basalt binary whose fresh start is measured in the same rounds")
 	keepFlag   = flag.Bool("keep", false, "keep the temporary folder (data directories and logs)")
+	niceFlag   = flag.Int("nice", 0, "run each start at this scheduling priority (negative: root only)")
 )
 
 // goal is issue #30's bound on a fresh start's wall time, on an idle machine.
@@ -109,15 +112,12 @@ func run() error {
 			case "restart":
 				data = filepath.Join(tmp, fmt.Sprintf("data-%d-fresh", r))
 			case "baseline fresh":
+				// With the same cache: a build that keeps the same
+				// templates finds this round's.
 				b = *baseFlag
-				// Its own cache, warmed by a first start that is not
-				// counted, in case the baseline keeps templates too.
-				cache = filepath.Join(tmp, fmt.Sprintf("cache-%d-baseline", r))
-				if _, err := devStart(ctx, root, b, data+"-warm", cache); err != nil {
-					return fmt.Errorf("baseline warm-up: %w", err)
-				}
 			}
-			s, err := devStart(ctx, root, b, data, cache)
+			logPath := filepath.Join(tmp, fmt.Sprintf("%d-%s.log", r, strings.ReplaceAll(kind, " ", "-")))
+			s, err := devStart(ctx, root, b, data, cache, logPath)
 			if err != nil {
 				return fmt.Errorf("%s start: %w", kind, err)
 			}
@@ -143,10 +143,10 @@ func run() error {
 }
 
 // devStart runs `basalt dev` on data (created when missing) with cache as
-// its XDG_CACHE_HOME, waits for /health to answer 200, stops it with
+// its XDG_CACHE_HOME and its output to logPath, waits for /health to answer 200, stops it with
 // SIGINT and returns the wall time to health and the CPU time of the whole
 // run (the stop included, a small part).
-func devStart(ctx context.Context, root, bin, data, cache string) (start, error) {
+func devStart(ctx context.Context, root, bin, data, cache, logPath string) (start, error) {
 	api, err := bench.FreePort()
 	if err != nil {
 		return start{}, err
@@ -155,12 +155,15 @@ func devStart(ctx context.Context, root, bin, data, cache string) (start, error)
 	if err != nil {
 		return start{}, err
 	}
-	logf, err := os.Create(data + ".log")
+	logf, err := os.Create(logPath)
 	if err != nil {
 		return start{}, err
 	}
 	defer logf.Close()
 	cmd := exec.CommandContext(ctx, bin, "dev", "--data-dir", data)
+	if *niceFlag != 0 {
+		cmd = exec.CommandContext(ctx, "nice", "-n", strconv.Itoa(*niceFlag), bin, "dev", "--data-dir", data)
+	}
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(),
@@ -179,7 +182,7 @@ func devStart(ctx context.Context, root, bin, data, cache string) (start, error)
 	for wall == 0 {
 		select {
 		case err := <-exited:
-			return start{}, fmt.Errorf("basalt dev exited before it was healthy (%v); see %s.log", err, data)
+			return start{}, fmt.Errorf("basalt dev exited before it was healthy (%v); see %s", err, logPath)
 		case <-time.After(5 * time.Millisecond):
 		}
 		if res, err := hc.Get(health); err == nil {
@@ -191,7 +194,7 @@ func devStart(ctx context.Context, root, bin, data, cache string) (start, error)
 		if time.Since(began) > 3*time.Minute {
 			_ = cmd.Process.Kill()
 			_ = <-exited // killed: the exit status says nothing more
-			return start{}, fmt.Errorf("not healthy after 3 minutes; see %s.log", data)
+			return start{}, fmt.Errorf("not healthy after 3 minutes; see %s", logPath)
 		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -202,7 +205,7 @@ func devStart(ctx context.Context, root, bin, data, cache string) (start, error)
 		if !errors.As(err, &exit) {
 			return start{}, err
 		}
-		return start{}, fmt.Errorf("basalt dev stopped with %v; see %s.log", err, data)
+		return start{}, fmt.Errorf("basalt dev stopped with %v; see %s", err, logPath)
 	}
 	// The process's usage includes every child it waited for (initdb,
 	// the postmaster), and theirs (the backends).
