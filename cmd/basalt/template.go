@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/pg"
@@ -66,6 +68,9 @@ func (t clusterTemplate) fill(ctx context.Context, c *pgcluster.Cluster) error {
 			return nil
 		}
 		t.log.Info("postgres cluster copied from the template", "template", dir)
+		// Its time says when it was last used, for prune.
+		now := time.Now()
+		_ = os.Chtimes(dir, now, now)
 		return nil
 	}
 	return t.build(ctx, c, dir)
@@ -109,7 +114,47 @@ func (t clusterTemplate) build(ctx context.Context, c *pgcluster.Cluster, dir st
 			t.log.Warn("no template cluster kept", "err", err)
 		}
 	}
+	t.prune(keptTemplates)
 	return nil
+}
+
+// keptTemplates is how many templates the cache keeps: every migration
+// change makes a new one (45 MB), and a few checkouts of different
+// branches may share the cache.
+const keptTemplates = 4
+
+// prune removes all but the keep templates used last (and builds left by
+// a killed start an hour or more ago).
+func (t clusterTemplate) prune(keep int) {
+	entries, err := os.ReadDir(t.root)
+	if err != nil {
+		return
+	}
+	type tmpl struct {
+		path string
+		made time.Time
+	}
+	var found []tmpl
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !e.IsDir() {
+			continue
+		}
+		p := filepath.Join(t.root, e.Name())
+		if strings.HasPrefix(e.Name(), ".build-") {
+			if time.Since(info.ModTime()) > time.Hour {
+				_ = os.RemoveAll(p)
+			}
+			continue
+		}
+		found = append(found, tmpl{p, info.ModTime()})
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].made.After(found[j].made) })
+	for _, old := range found[min(keep, len(found)):] {
+		if err := os.RemoveAll(old.path); err == nil {
+			t.log.Info("removed an old template cluster", "template", old.path)
+		}
+	}
 }
 
 func (t clusterTemplate) migrate(ctx context.Context, c *pgcluster.Cluster) error {

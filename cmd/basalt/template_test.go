@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/pg"
@@ -164,5 +166,44 @@ func TestTemplateKey(t *testing.T) {
 		if k == base {
 			t.Errorf("%s kept the key %s", name, base)
 		}
+	}
+}
+
+// TestTemplatePrune: building a template leaves the newest few in the
+// cache, and a build folder a killed start left long ago goes too.
+func TestTemplatePrune(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	for i := range 6 {
+		dir := filepath.Join(root, fmt.Sprintf("key%d", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// key0 is the newest.
+		when := now.Add(-time.Duration(i) * time.Hour)
+		if err := os.Chtimes(dir, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, age := range map[string]time.Duration{".build-old": 2 * time.Hour, ".build-now": 0} {
+		dir := filepath.Join(root, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(dir, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clusterTemplate{root: root, log: slog.New(slog.DiscardHandler)}.prune(4)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if got, want := strings.Join(left, " "), ".build-now key0 key1 key2 key3"; got != want {
+		t.Errorf("left %q, want %q", got, want)
 	}
 }
