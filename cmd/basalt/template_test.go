@@ -21,33 +21,12 @@ import (
 // with every migration already applied and the seeds run; and what one
 // copy writes, another copy does not see.
 func TestDevStartsFromTemplate(t *testing.T) {
-	if _, err := pgcluster.FindBinDir(); err != nil {
-		if os.Getenv("PGTEST_REQUIRED") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	tmp, err := os.MkdirTemp("", "btpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	tmp := devTempDir(t, "btpl")
 	sqlDir := filepath.Join(tmp, "sql")
-	for name, body := range map[string]string{
+	writeFiles(t, sqlDir, map[string]string{
 		"app/0001_notes.sql": `CREATE TABLE public.notes (id int PRIMARY KEY, body text);`,
 		"seed/01_notes.sql":  `INSERT INTO public.notes VALUES (1, 'seeded') ON CONFLICT (id) DO NOTHING;`,
-	} {
-		p := filepath.Join(sqlDir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	vars := map[string]string{
 		"BASALT_API_PORT": freePort(t), "BASALT_DB_PORT": freePort(t), "BASALT_APP_PORT": "0",
 		"BASALT_SQL_DIR": sqlDir, "XDG_CACHE_HOME": filepath.Join(tmp, "cache"),
