@@ -39,7 +39,7 @@ const templateFormat = "1"
 
 // devTemplate is `basalt dev`'s template: in $XDG_CACHE_HOME/basalt/clusters
 // (~/.cache/basalt/clusters), with the migrations dev applies.
-func devTemplate(getenv func(string) string, sqlDir string, log *slog.Logger) clusterTemplate {
+func devTemplate(getenv func(string) string, sqlDir string, publicGrants bool, log *slog.Logger) clusterTemplate {
 	root := getenv("XDG_CACHE_HOME")
 	if root == "" && getenv("HOME") != "" {
 		root = filepath.Join(getenv("HOME"), ".cache")
@@ -47,7 +47,7 @@ func devTemplate(getenv func(string) string, sqlDir string, log *slog.Logger) cl
 	if root != "" {
 		root = filepath.Join(root, "basalt", "clusters")
 	}
-	return clusterTemplate{root: root, sources: migrationSources(sqlDir), log: log}
+	return clusterTemplate{root: root, sources: migrationSources(sqlDir, publicGrants), log: log}
 }
 
 // fill gives c, when its data directory holds no cluster yet, a copy of the
@@ -208,6 +208,7 @@ func (t clusterTemplate) key(c *pgcluster.Cluster) (string, error) {
 	}
 	for _, src := range t.sources {
 		field(src.Name)
+		field(src.After)
 		err := fs.WalkDir(src.FS, ".", func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
