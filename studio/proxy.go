@@ -7,19 +7,21 @@ import (
 	"github.com/basaltdev/basalt/internal/httpx"
 )
 
-// proxyAPI forwards a call under prefix to the API in process, in the
-// reference's shape (GoTrue's admin API at /auth/v1/admin/...), with the
-// service-role key added here: the browser never holds it.
-func (s *Service) proxyAPI(prefix string) func(http.ResponseWriter, *http.Request) error {
+// proxyAPI forwards a call to the same path of the API in process: Studio
+// serves the reference's shapes at the reference's paths (GoTrue's admin
+// API at /auth/v1/admin/..., the storage API at /storage/v1/...), and adds
+// the service-role key here: the browser never holds it. The path is sent
+// as it came, escaped (a storage object's name may hold %2F or spaces).
+func (s *Service) proxyAPI() func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if s.d.API == nil {
 			return &httpError{http.StatusServiceUnavailable, errorBody{Error: "the API is not reachable from Studio"}}
 		}
-		target := prefix + r.PathValue("path")
+		noteAudit(r.Context(), r.URL.Path, nil)
+		target := r.URL.EscapedPath()
 		if r.URL.RawQuery != "" {
 			target += "?" + r.URL.RawQuery
 		}
-		noteAudit(r.Context(), strings.TrimSuffix(prefix, "/")+"/"+r.PathValue("path"), nil)
 		req, err := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
 		if err != nil {
 			return badRequest("%s", err.Error())
