@@ -74,6 +74,7 @@ func writeCalls(f accessFixture) map[string]writeCall {
 		"POST /auth/v1/admin/{path...}":              {"/auth/v1/admin/users", map[string]any{"email": "new@example.com", "password": "hunter2 hunter2"}},
 		"PUT /auth/v1/admin/{path...}":               {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", map[string]any{"ban_duration": "1h"}},
 		"DELETE /auth/v1/admin/{path...}":            {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", nil},
+		"POST /api/realtime/token":                   {"/api/realtime/token", map[string]any{"role": "authenticated"}},
 		"POST /auth/v1/invite":                       {"/auth/v1/invite", map[string]any{"email": "invited@example.com"}},
 		"POST /auth/v1/recover":                      {"/auth/v1/recover", map[string]any{"email": "new@example.com"}},
 		"DELETE /api/auth/users/{id}/sessions/{sid}": {"/api/auth/users/00000000-0000-0000-0000-000000000001/sessions/all", nil},

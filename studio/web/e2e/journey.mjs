@@ -4,7 +4,8 @@
 // supabase-js, write a policy and see "view as" anon and a fan change, run
 // SQL and an EXPLAIN, the API page; create a user and sign in as them, ban
 // them and see sign-in refused; upload a file and preview it; find a failed
-// REST call by its request id in Logs. Screenshots at 1440×900 land in
+// REST call by its request id in Logs; see a broadcast sent from supabase-js
+// in the realtime inspector. Screenshots at 1440×900 land in
 // e2e/screenshots/ (git-ignored).
 //
 //   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary)
@@ -339,6 +340,29 @@ step('Logs: find a failed REST call by its request id', async () => {
   await shot('20-logs')
   await page.getByRole('tab', { name: 'Edge functions' }).click()
   await page.getByRole('table', { name: 'Function log' }).waitFor()
+})
+
+step('Realtime: join a channel and see a broadcast sent from supabase-js, and the other way', async () => {
+  await page.getByRole('link', { name: 'Realtime' }).click()
+  await page.getByLabel('Channel', { exact: true }).fill('studio-e2e')
+  await page.getByRole('button', { name: 'Join channel' }).click()
+  await page.getByTestId('channel-state').getByText('SUBSCRIBED').waitFor()
+  const supabase = createClient(api, anonKey, { auth: { persistSession: false } })
+  let heard
+  const fromStudio = new Promise((resolve) => (heard = resolve))
+  const ch = supabase.channel('studio-e2e', { config: { broadcast: { ack: true } } })
+  ch.on('broadcast', { event: 'from-studio' }, (m) => heard(m.payload))
+  await new Promise((resolve, reject) =>
+    ch.subscribe((s, err) => (s === 'SUBSCRIBED' ? resolve() : s !== 'CLOSED' && reject(err ?? new Error(s)))),
+  )
+  assert.equal(await ch.send({ type: 'broadcast', event: 'from-js', payload: { n: 42 } }), 'ok')
+  await page.getByTestId('channel-event').filter({ hasText: 'broadcast from-js' }).filter({ hasText: '{"n":42}' }).waitFor()
+  await page.getByLabel('Broadcast event').fill('from-studio')
+  await page.getByRole('button', { name: 'Send broadcast' }).click()
+  assert.deepEqual(await fromStudio, { text: 'hello from Studio' })
+  await page.getByTestId('realtime-sockets').filter({ hasText: /[1-9]\d* open socket/ }).waitFor()
+  await shot('21-realtime')
+  await supabase.removeAllChannels()
 })
 
 let failed = 0
