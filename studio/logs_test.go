@@ -93,7 +93,7 @@ func TestRevokeSessions(t *testing.T) {
 	const uid, other = "00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb"
 	const s1, s2, s3 = "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002", "00000000-0000-0000-0000-000000000003"
 	for _, u := range []string{uid, other} {
-		e.exec(`INSERT INTO auth.users (instance_id, id, aud, role, email) VALUES ('00000000-0000-0000-0000-000000000000', $1::uuid, 'authenticated', 'authenticated', $1::text || '@example.com')`, u)
+		e.addUser(u, u+"@example.com")
 	}
 	e.exec(`INSERT INTO auth.sessions (id, user_id, created_at, user_agent, ip) VALUES ($1, $3, now(), 'phone', '10.0.0.1'), ($2, $3, now(), 'laptop', '10.0.0.2'), ($4, $5, now(), 'x', NULL)`, s1, s2, uid, s3, other)
 	e.exec(`INSERT INTO auth.refresh_tokens (instance_id, token, user_id, revoked, session_id) VALUES ('00000000-0000-0000-0000-000000000000', 'tok1', $1, false, $2)`, uid, s1)

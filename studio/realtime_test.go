@@ -15,7 +15,7 @@ func TestRealtimeToken(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.signIn(testEmail, testPassword)
 	const uid = "00000000-0000-0000-0000-0000000000aa"
-	e.exec(`INSERT INTO auth.users (instance_id, id, aud, role, email) VALUES ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', 'fan@example.com')`, uid)
+	e.addUser(uid, "fan@example.com")
 	type answer struct {
 		AccessToken string `json:"access_token"`
 		AnonKey     string `json:"anon_key"`
