@@ -79,6 +79,7 @@ func writeCalls(f accessFixture) map[string]writeCall {
 		"POST /auth/v1/recover":                      {"/auth/v1/recover", map[string]any{"email": "new@example.com"}},
 		"DELETE /api/auth/users/{id}/sessions/{sid}": {"/api/auth/users/00000000-0000-0000-0000-000000000001/sessions/all", nil},
 		"POST /storage/v1/{path...}":                 {"/storage/v1/bucket", map[string]any{"name": "media", "public": false}},
+		"PATCH /storage/v1/{path...}":                {"/storage/v1/upload/resumable/abc", "chunk"},
 		"PUT /storage/v1/{path...}":                  {"/storage/v1/bucket/media", map[string]any{"public": true}},
 		"DELETE /storage/v1/{path...}":               {"/storage/v1/object/media", map[string]any{"prefixes": []string{"a.png"}}},
 	}

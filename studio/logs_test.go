@@ -147,8 +147,21 @@ func TestStoragePassesThrough(t *testing.T) {
 		got.Header.Get("X-Upsert") != "true" || got.Header.Get("apikey") != e.keys.ServiceRoleKey {
 		t.Fatalf("the API got %s %v", got.URL.EscapedPath(), got.Header)
 	}
+	// A resumable upload's chunk keeps TUS's headers.
+	req = c.request("PATCH", "/storage/v1/upload/resumable/abc", "CHUNK")
+	req.Header.Set("Content-Type", "application/offset+octet-stream")
+	req.Header.Set("Tus-Resumable", "1.0.0")
+	req.Header.Set("Upload-Offset", "6291456")
+	if res := send(t, req); res.StatusCode != http.StatusOK {
+		t.Fatalf("chunk: %d %s", res.StatusCode, readAll(t, res))
+	}
+	got = e.api.last()
+	if got.Method != "PATCH" || got.Header.Get("Tus-Resumable") != "1.0.0" || got.Header.Get("Upload-Offset") != "6291456" ||
+		got.Header.Get("Cookie") != "" || got.Header.Get(csrfHeader) != "" {
+		t.Fatalf("the API got %s %v", got.Method, got.Header)
+	}
 	var detail string
-	if err := e.db.Admin.QueryRow(context.Background(), `SELECT detail::text FROM basalt.studio_audit WHERE action = 'storage'`).Scan(&detail); err != nil || !strings.Contains(detail, "image/png") {
+	if err := e.db.Admin.QueryRow(context.Background(), `SELECT detail::text FROM basalt.studio_audit WHERE action = 'storage' ORDER BY id LIMIT 1`).Scan(&detail); err != nil || !strings.Contains(detail, "image/png") {
 		t.Fatalf("audit detail %q, %v", detail, err)
 	}
 }

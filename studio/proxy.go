@@ -26,7 +26,7 @@ func (s *Service) proxyAPI() func(http.ResponseWriter, *http.Request) error {
 		if err != nil {
 			return badRequest("%s", err.Error())
 		}
-		for _, h := range []string{"Content-Type", "Accept", "Range", "X-Upsert", "Cache-Control"} {
+		for _, h := range forwardedHeaders {
 			if v := r.Header.Get(h); v != "" {
 				req.Header.Set(h, v)
 			}
@@ -39,6 +39,12 @@ func (s *Service) proxyAPI() func(http.ResponseWriter, *http.Request) error {
 		return nil
 	}
 }
+
+// forwardedHeaders are the request headers the reference APIs read that a
+// call through Studio keeps (TUS's among them); the rest, cookies and CSRF
+// token first, stay here.
+var forwardedHeaders = []string{"Content-Type", "Accept", "Range", "X-Upsert", "Cache-Control",
+	"Tus-Resumable", "Upload-Length", "Upload-Offset", "Upload-Metadata", "Upload-Defer-Length", "Upload-Concat"}
 
 // noCORS drops the API's CORS headers: Studio's answers are for its own
 // origin only.

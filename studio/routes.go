@@ -108,9 +108,10 @@ func (s *Service) routeTable() []route {
 		rts = append(rts, rt)
 	}
 	// The storage API, as Supabase's dashboard calls it: buckets, objects,
-	// signed URLs. Uploads are plain (one request per file, up to
-	// storageMaxBody); the key is added here.
-	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+	// signed URLs, and resumable uploads (TUS: POST, HEAD, PATCH under
+	// /storage/v1/upload/resumable, each chunk up to storageMaxBody); the
+	// key is added here.
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		rt := route{Method: m, Pattern: "/storage/v1/{path...}", h: s.proxyAPI()}
 		if m != "GET" {
 			rt.Action = "storage"

@@ -298,6 +298,24 @@ step('Storage: create a bucket, upload an image and preview it, sign a URL', asy
   assert.equal(Buffer.from(await res.arrayBuffer()).length, png(320, 200).length)
   await shot('17-storage-preview')
 
+  // Lift the size limit, then a 13 MB audio file goes up in three resumable chunks and plays.
+  await page.getByRole('button', { name: 'Bucket settings' }).click()
+  const settings = page.getByRole('dialog', { name: 'Bucket studio-e2e' })
+  await settings.getByLabel(/File size limit/).fill('')
+  await settings.getByRole('button', { name: 'Save' }).click()
+  await settings.waitFor({ state: 'detached' })
+  await page.getByText('no size limit').waitFor()
+  const wav = Buffer.alloc(13 * 1024 * 1024, 0)
+  await page.getByLabel('Files to upload').setInputFiles({ name: 'long.wav', mimeType: 'audio/wav', buffer: wav })
+  await files.getByRole('row').filter({ hasText: 'long.wav' }).filter({ hasText: '13.0 MB' }).click()
+  await page.getByTestId('file-preview').getByLabel('Play covers/long.wav').waitFor()
+  await page.getByRole('button', { name: 'Sign', exact: true }).click()
+  const longURL = await page.getByLabel('Signed URL').inputValue()
+  assert.match(longURL, /\/covers\/long\.wav\?token=/)
+  const long = await fetch(longURL)
+  assert.equal(long.status, 200)
+  assert.equal((await long.arrayBuffer()).byteLength, wav.length)
+
   // A folder at the bucket's root, and a type the bucket refuses.
   await page.getByRole('navigation', { name: 'Folder' }).getByRole('button', { name: 'studio-e2e' }).click()
   await files.getByText('covers').waitFor()

@@ -168,11 +168,14 @@ function Browser({ bucket }: { bucket: Bucket }) {
   const fileInput = useRef<HTMLInputElement>(null)
   const list = useQuery({ queryKey: ['storage', 'objects', bucket.id, prefix, search], queryFn: () => listObjects(bucket.id, prefix, search) })
   const refresh = () => qc.invalidateQueries({ queryKey: ['storage', 'objects', bucket.id] })
+  const [progress, setProgress] = useState<string | null>(null)
   const send = useMutation({
     mutationFn: async (files: File[]) => {
-      for (const f of files) await upload(bucket.id, prefix + f.name, f)
+      for (const [i, f] of files.entries()) {
+        await upload(bucket.id, prefix + f.name, f, (p) => setProgress(`${f.name} ${Math.round(p * 100)}%${files.length > 1 ? ` (${i + 1} of ${files.length})` : ''}`))
+      }
     },
-    onSuccess: refresh,
+    onSettled: () => (setProgress(null), refresh()),
   })
   const remove = useMutation({ mutationFn: (name: string) => deleteObjects(bucket.id, [name]), onSuccess: () => (setDeleting(null), setSelected(null), refresh()) })
   const parts = prefix.split('/').filter(Boolean)
@@ -196,7 +199,7 @@ function Browser({ bucket }: { bucket: Bucket }) {
             <FolderPlus /> New folder
           </Button>
           <Button onClick={() => fileInput.current?.click()} disabled={send.isPending}>
-            <Upload /> {send.isPending ? 'Uploading…' : 'Upload files'}
+            <Upload /> {send.isPending ? `Uploading ${progress ?? ''}…` : 'Upload files'}
           </Button>
           <input
             ref={fileInput}
@@ -211,7 +214,7 @@ function Browser({ bucket }: { bucket: Bucket }) {
             }}
           />
         </div>
-        <p className="text-[11px] text-muted-foreground">Uploads go in one request per file (not resumable); the bucket's limits apply.</p>
+        <p className="text-[11px] text-muted-foreground">Uploads are resumable (TUS, 6 MB chunks) and replace a file of the same name; the bucket's limits apply.</p>
         <ErrorText error={list.error || send.error} />
         <div className="grid-scroll flex-1 rounded-md border border-border">
           <table className="w-full text-sm" aria-label="Files">
