@@ -226,7 +226,7 @@ const png = (w, h) => {
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))])
 }
 
-step('Auth: create a user, sign in as them with supabase-js, ban them and see sign-in refused', async () => {
+step('Auth: create a user, sign in as them with supabase-js, revoke the session, ban them and see sign-in refused; invite; the mailbox', async () => {
   await page.getByRole('link', { name: 'Authentication' }).click()
   await page.getByRole('table', { name: 'Users' }).getByText('ada@backline.test').waitFor()
   await page.getByRole('button', { name: 'Add user' }).click()
@@ -250,6 +250,15 @@ step('Auth: create a user, sign in as them with supabase-js, ban them and see si
   await panel.getByTestId('auth-session').first().waitFor()
   await shot('14-auth-user')
 
+  // Revoking the session ends it: its refresh token no longer works.
+  await panel.getByTestId('auth-session').getByRole('button', { name: 'Revoke' }).click()
+  await panel.getByText('No live session.').waitFor()
+  const refreshed = await supabase.auth.refreshSession()
+  assert.ok(refreshed.error, 'a revoked session was refreshed')
+
+  await panel.getByRole('button', { name: 'Send password recovery' }).click()
+  await panel.getByText('A password recovery mail was sent.').waitFor()
+
   await panel.getByRole('button', { name: 'Ban user' }).click()
   const confirm = page.getByRole('dialog', { name: `Ban ${email}?` })
   await confirm.getByLabel('Ban duration').selectOption('876000h')
@@ -264,9 +273,20 @@ step('Auth: create a user, sign in as them with supabase-js, ban them and see si
 
   await page.getByRole('tab', { name: 'Providers' }).click()
   await page.getByTestId('provider-email').getByText('enabled').waitFor()
+  await page.getByRole('tab', { name: 'Users' }).click()
+  await page.getByRole('button', { name: 'Invite user' }).click()
+  const invite = page.getByRole('dialog', { name: 'Invite a user' })
+  await invite.getByLabel('Email', { exact: true }).fill('invited@backline.test')
+  await invite.getByRole('button', { name: 'Send invitation' }).click()
+  await invite.waitFor({ state: 'detached' })
+  await page.getByLabel('Search users').fill('invited@')
+  await page.getByRole('table', { name: 'Users' }).getByRole('row').filter({ hasText: 'invited@backline.test' }).getByText('invited').last().waitFor()
+
   await page.getByRole('tab', { name: 'Mailbox' }).click()
-  await page.getByLabel('Filter mailbox').waitFor()
-  await shot('16-auth-providers-mailbox')
+  await page.getByLabel('Filter mailbox').fill('backline.test')
+  await page.getByTestId('mail').filter({ hasText: 'recovery' }).filter({ hasText: email }).waitFor()
+  await page.getByTestId('mail').filter({ hasText: 'invite' }).filter({ hasText: 'invited@backline.test' }).waitFor()
+  await shot('16-auth-mailbox')
 })
 
 step('Storage: create a bucket, upload an image and preview it, sign a URL', async () => {

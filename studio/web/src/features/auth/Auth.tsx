@@ -232,18 +232,20 @@ type Message = { id: string; to: string; subject?: string; channel: string; type
 function Mailbox() {
   const [to, setTo] = useState('')
   const [open, setOpen] = useState<string | null>(null)
+  // The mailbox keeps the newest messages only: all are read, and filtered here by any part of the recipient.
   const m = useQuery({
-    queryKey: ['auth-mailbox', to],
-    queryFn: () => api<{ messages: Message[] }>(`/auth/v1/admin/dev/mailbox?email=${encodeURIComponent(to)}`),
+    queryKey: ['auth-mailbox'],
+    queryFn: () => api<{ messages: Message[] }>('/auth/v1/admin/dev/mailbox'),
     refetchInterval: 3000,
     retry: false,
   })
+  const shown = (m.data?.messages ?? []).filter((x) => x.to.toLowerCase().includes(to.trim().toLowerCase()))
   const off = m.error && 'status' in m.error && m.error.status === 404
   return (
     <div className="grid-scroll flex flex-1 flex-col gap-2 p-4">
       <Input className="max-w-sm" placeholder="Filter by recipient" aria-label="Filter mailbox" value={to} onChange={(e) => setTo(e.target.value)} />
       {off ? <p className="text-sm text-muted-foreground">The dev mailbox is kept under <code>basalt dev</code> only: here mail goes out by SMTP.</p> : <ErrorText error={m.error} />}
-      {(m.data?.messages ?? []).map((x) => (
+      {shown.map((x) => (
         <Card key={x.id} className="flex flex-col gap-1 py-2" data-testid="mail">
           <button className="flex items-center gap-2 text-left text-sm" onClick={() => setOpen(open === x.id ? null : x.id)}>
             <Badge>{x.type}</Badge>
@@ -269,7 +271,7 @@ function Mailbox() {
           )}
         </Card>
       ))}
-      {m.data?.messages.length === 0 && <p className="text-xs text-muted-foreground">No mail yet.</p>}
+      {m.data && shown.length === 0 && <p className="text-xs text-muted-foreground">{m.data.messages.length ? 'No mail to such a recipient.' : 'No mail yet.'}</p>}
     </div>
   )
 }
