@@ -370,7 +370,14 @@ step('Logs: find a failed REST call by its request id', async () => {
   assert.match(await row.innerText(), /404/)
   await row.click()
   await page.getByText('user agent').waitFor()
+  // Every row names the node that answered; filtering by another hides the row, by its own shows it.
+  const node = (await row.locator('xpath=following-sibling::tr[1]').innerText()).match(/node\s+(\S+)/)[1]
+  await page.getByLabel('Node').fill('no-such-node:1')
+  await page.getByText('No request matches.').waitFor()
+  await page.getByLabel('Node').fill(node)
+  await row.waitFor()
   await shot('19-logs-request')
+  await page.getByLabel('Node').fill('')
   await page.getByLabel('Request id').fill('')
   await page.getByLabel('Status').selectOption('')
   await page.getByLabel('Service').selectOption('')

@@ -90,7 +90,7 @@ function time(t: string) {
 }
 
 function AccessLogs() {
-  const [f, setF] = useState({ service: '', status: '', method: '', path: '', user: '', request_id: '' })
+  const [f, setF] = useState({ service: '', status: '', method: '', path: '', user: '', request_id: '', node: '' })
   const [live, setLive] = useState(true)
   const [open, setOpen] = useState<number | null>(null)
   const logs = useLogPages<AccessRow>('/api/logs', f, live)
@@ -123,6 +123,7 @@ function AccessLogs() {
         <Input className="w-48" placeholder="path contains" aria-label="Path" value={f.path} onChange={set('path')} />
         <Input className="w-64" placeholder="user id" aria-label="User" value={f.user} onChange={set('user')} />
         <Input className="w-64" placeholder="request id" aria-label="Request id" value={f.request_id} onChange={set('request_id')} />
+        <Input className="w-40" placeholder="node (host:port)" aria-label="Node" value={f.node} onChange={set('node')} />
         <label className="flex items-center gap-1 text-xs text-muted-foreground">
           <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> live
         </label>
