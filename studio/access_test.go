@@ -18,7 +18,7 @@ import (
 
 // concrete fills a route pattern's wildcards.
 func concrete(pattern string) string {
-	return strings.NewReplacer("{schema}", "public", "{table}", "t", "{id}", "1", "{path...}", "users", "{file...}", "x.js").Replace(pattern)
+	return strings.NewReplacer("{schema}", "public", "{table}", "t", "{id}", "1", "{path...}", "users", "{file...}", "x.js", "{sid}", "all").Replace(pattern)
 }
 
 // accessFixture is a database the route checks can act on.
@@ -57,23 +57,31 @@ type writeCall struct {
 func writeCalls(f accessFixture) map[string]writeCall {
 	id := func(n int64) string { return strconv.FormatInt(n, 10) }
 	return map[string]writeCall{
-		"DELETE /api/session":               {"/api/session", nil},
-		"PATCH /pg/tables/{id}":             {"/pg/tables/" + id(f.tableID), map[string]any{"comment": "audited"}},
-		"POST /pg/policies":                 {"/pg/policies", map[string]any{"name": "q", "table": "t", "command": "SELECT", "definition": "id > 1"}},
-		"PATCH /pg/policies/{id}":           {"/pg/policies/" + id(f.policyID), map[string]any{"definition": "id > 0"}},
-		"DELETE /pg/policies/{id}":          {"/pg/policies/" + id(f.policyID), nil},
-		"POST /pg/query":                    {"/pg/query", map[string]any{"query": "select 1 as one"}},
-		"POST /api/rows/{schema}/{table}":   {"/api/rows/public/t", map[string]any{"values": map[string]any{"id": 10, "name": "ten"}}},
-		"PATCH /api/rows/{schema}/{table}":  {"/api/rows/public/t", map[string]any{"pk": map[string]any{"id": 1}, "values": map[string]any{"name": "uno"}}},
-		"DELETE /api/rows/{schema}/{table}": {"/api/rows/public/t", map[string]any{"pks": []map[string]any{{"id": 2}}}},
-		"POST /api/sql":                     {"/api/sql", map[string]any{"query": "select 2"}},
-		"POST /api/sql/cancel":              {"/api/sql/cancel", map[string]any{"run_id": "00000000-0000-0000-0000-000000000000"}},
-		"POST /api/snippets":                {"/api/snippets", map[string]any{"name": "second", "sql": "select 2"}},
-		"PATCH /api/snippets/{id}":          {"/api/snippets/" + f.snippetID, map[string]any{"name": "renamed"}},
-		"DELETE /api/snippets/{id}":         {"/api/snippets/" + f.snippetID, nil},
-		"POST /auth/v1/admin/{path...}":     {"/auth/v1/admin/users", map[string]any{"email": "new@example.com", "password": "hunter2 hunter2"}},
-		"PUT /auth/v1/admin/{path...}":      {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", map[string]any{"ban_duration": "1h"}},
-		"DELETE /auth/v1/admin/{path...}":   {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", nil},
+		"DELETE /api/session":                        {"/api/session", nil},
+		"PATCH /pg/tables/{id}":                      {"/pg/tables/" + id(f.tableID), map[string]any{"comment": "audited"}},
+		"POST /pg/policies":                          {"/pg/policies", map[string]any{"name": "q", "table": "t", "command": "SELECT", "definition": "id > 1"}},
+		"PATCH /pg/policies/{id}":                    {"/pg/policies/" + id(f.policyID), map[string]any{"definition": "id > 0"}},
+		"DELETE /pg/policies/{id}":                   {"/pg/policies/" + id(f.policyID), nil},
+		"POST /pg/query":                             {"/pg/query", map[string]any{"query": "select 1 as one"}},
+		"POST /api/rows/{schema}/{table}":            {"/api/rows/public/t", map[string]any{"values": map[string]any{"id": 10, "name": "ten"}}},
+		"PATCH /api/rows/{schema}/{table}":           {"/api/rows/public/t", map[string]any{"pk": map[string]any{"id": 1}, "values": map[string]any{"name": "uno"}}},
+		"DELETE /api/rows/{schema}/{table}":          {"/api/rows/public/t", map[string]any{"pks": []map[string]any{{"id": 2}}}},
+		"POST /api/sql":                              {"/api/sql", map[string]any{"query": "select 2"}},
+		"POST /api/sql/cancel":                       {"/api/sql/cancel", map[string]any{"run_id": "00000000-0000-0000-0000-000000000000"}},
+		"POST /api/snippets":                         {"/api/snippets", map[string]any{"name": "second", "sql": "select 2"}},
+		"PATCH /api/snippets/{id}":                   {"/api/snippets/" + f.snippetID, map[string]any{"name": "renamed"}},
+		"DELETE /api/snippets/{id}":                  {"/api/snippets/" + f.snippetID, nil},
+		"POST /auth/v1/admin/{path...}":              {"/auth/v1/admin/users", map[string]any{"email": "new@example.com", "password": "hunter2 hunter2"}},
+		"PUT /auth/v1/admin/{path...}":               {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", map[string]any{"ban_duration": "1h"}},
+		"DELETE /auth/v1/admin/{path...}":            {"/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", nil},
+		"POST /api/realtime/token":                   {"/api/realtime/token", map[string]any{"role": "authenticated"}},
+		"POST /auth/v1/invite":                       {"/auth/v1/invite", map[string]any{"email": "invited@example.com"}},
+		"POST /auth/v1/recover":                      {"/auth/v1/recover", map[string]any{"email": "new@example.com"}},
+		"DELETE /api/auth/users/{id}/sessions/{sid}": {"/api/auth/users/00000000-0000-0000-0000-000000000001/sessions/all", nil},
+		"POST /storage/v1/{path...}":                 {"/storage/v1/bucket", map[string]any{"name": "media", "public": false}},
+		"PATCH /storage/v1/{path...}":                {"/storage/v1/upload/resumable/abc", "chunk"},
+		"PUT /storage/v1/{path...}":                  {"/storage/v1/bucket/media", map[string]any{"public": true}},
+		"DELETE /storage/v1/{path...}":               {"/storage/v1/object/media", map[string]any{"prefixes": []string{"a.png"}}},
 	}
 }
 

@@ -231,3 +231,9 @@ func (e *env) auditCount() int {
 	}
 	return n
 }
+
+// addUser creates an auth user with an id and email.
+func (e *env) addUser(id, email string) {
+	e.t.Helper()
+	e.exec(`INSERT INTO auth.users (instance_id, id, aud, role, email) VALUES ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', $2)`, id, email)
+}
