@@ -82,6 +82,7 @@ func (s *Service) routeTable() []route {
 		{Method: "PATCH", Pattern: "/api/snippets/{id}", Action: "snippet.update", MaxBody: sqlMax, h: s.updateSnippet},
 		write("DELETE", "/api/snippets/{id}", "snippet.delete", s.deleteSnippet),
 	}
+	rts = append(rts, s.databaseRoutes()...)
 	// GoTrue's admin API, as Supabase's dashboard calls it, with the
 	// service-role key added here.
 	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {

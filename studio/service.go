@@ -24,6 +24,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/ratelimit"
 	"github.com/basaltdev/basalt/internal/telemetry"
 )
@@ -38,6 +39,9 @@ type Deps struct {
 	API http.Handler
 	// Metrics is what /metrics serves; Home reads the request counters.
 	Metrics prometheus.Gatherer
+	// Migrations are the migration sources `basalt migrate` applies (the
+	// platform's and the project's), which the Database screen lists.
+	Migrations []migrate.Source
 	// ProjectURL is the API URL clients use.
 	ProjectURL string
 	Log        *slog.Logger

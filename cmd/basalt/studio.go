@@ -55,7 +55,7 @@ func (s *stack) mountStudio(ctx context.Context, p pools, reg *prometheus.Regist
 	}
 	svc, err := studio.New(ctx, s.studioCfg, studio.Deps{
 		Admin: p.admin, User: p.user, Keys: s.keys, API: s.handler, Metrics: reg,
-		ProjectURL: s.cfg.PublicURL, Log: s.log,
+		ProjectURL: s.cfg.PublicURL, Log: s.log, Migrations: migrationSources(s.cfg.SQLDir),
 	})
 	if err != nil {
 		return err
