@@ -125,6 +125,11 @@ func TestEveryRouteRefusesStrangers(t *testing.T) {
 		t.Fatal(err)
 	}
 	auditBefore := e.auditCount()
+	// A token one character off (never the token itself).
+	wrongCSRF := "x" + c.csrf[1:]
+	if c.csrf[0] == 'x' {
+		wrongCSRF = "y" + c.csrf[1:]
+	}
 	cases := []struct {
 		name   string
 		status int
@@ -167,7 +172,7 @@ func TestEveryRouteRefusesStrangers(t *testing.T) {
 			r.Header.Set("apikey", e.keys.SecretKey)
 		}},
 		{"a session without the CSRF token", 403, func(r *http.Request) { r.Header.Del(csrfHeader) }},
-		{"a session with a wrong CSRF token", 403, func(r *http.Request) { r.Header.Set(csrfHeader, "x"+c.csrf[1:]) }},
+		{"a session with a wrong CSRF token", 403, func(r *http.Request) { r.Header.Set(csrfHeader, wrongCSRF) }},
 		{"a session from another origin", 403, func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") }},
 		{"a session from a cross-site page", 403, func(r *http.Request) {
 			r.Header.Del("Origin")

@@ -164,7 +164,7 @@ func (s *Service) updateCronJob(w http.ResponseWriter, r *http.Request) error {
 	return s.writeCronJob(w, r.Context(), id)
 }
 
-// deleteCronJob unschedules a job; its run history goes with it.
+// deleteCronJob unschedules a job (pg_cron keeps its past runs).
 func (s *Service) deleteCronJob(w http.ResponseWriter, r *http.Request) error {
 	noteAudit(r.Context(), "cron job "+r.PathValue("id"), nil)
 	id, _, err := s.cronJobID(r)

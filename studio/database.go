@@ -251,12 +251,7 @@ func (s *Service) dropReplicationSlot(w http.ResponseWriter, r *http.Request) er
 // databaseRoutes are the endpoints of the Database, Cron, Queues and
 // Database Webhooks screens.
 func (s *Service) databaseRoutes() []route {
-	read := func(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, h: h}
-	}
-	write := func(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, Action: action, h: h}
-	}
+	read, write := readRoute, writeRoute
 	return []route{
 		// Database (postgres-meta's shapes first).
 		read("GET", "/pg/functions", s.pgFunctions),

@@ -78,6 +78,21 @@ func databaseWriteCalls(t *testing.T, e *env) map[string]writeCall {
 	}
 }
 
+// auditTrail is "action status target" of the test operator's audit rows
+// whose action starts with prefix, oldest first, joined by "|".
+func auditTrail(t *testing.T, e *env, prefix string) string {
+	t.Helper()
+	var trail *string
+	if err := e.db.Admin.QueryRow(context.Background(), `SELECT string_agg(action || ' ' || status || ' ' || target, '|' ORDER BY id)
+		FROM basalt.studio_audit WHERE starts_with(action, $1) AND actor = $2`, prefix, testEmail).Scan(&trail); err != nil {
+		t.Fatal(err)
+	}
+	if trail == nil {
+		return ""
+	}
+	return *trail
+}
+
 // TestMigrationsScreen: what `basalt migrate status` says, as JSON: the
 // platform's migrations applied, the project's pending until applied.
 func TestMigrationsScreen(t *testing.T) {
@@ -249,21 +264,9 @@ func TestExtensionsEnableDisable(t *testing.T) {
 			t.Fatal("citext still installed")
 		}
 	}
-	var actions []string
-	rows, err := e.db.Admin.Query(context.Background(), `SELECT action || ' ' || status || ' ' || target FROM basalt.studio_audit WHERE action LIKE 'extension.%' ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			t.Fatal(err)
-		}
-		actions = append(actions, a)
-	}
 	want := "extension.enable 400 extension citext|extension.enable 200 extension citext|extension.enable 400 extension citext|" +
 		"extension.enable 404 extension no_such_thing|extension.disable 400 extension citext|extension.disable 200 extension citext|extension.disable 400 extension citext"
-	if got := strings.Join(actions, "|"); got != want {
+	if got := auditTrail(t, e, "extension."); got != want {
 		t.Fatalf("audit:\n got %s\nwant %s", got, want)
 	}
 }
@@ -300,7 +303,9 @@ func TestCronJobs(t *testing.T) {
 	ctx := context.Background()
 	t.Cleanup(func() {
 		_, _ = db.Admin.Exec(ctx, `SELECT cron.unschedule(jobid) FROM cron.job WHERE jobname LIKE 'studio_%'`)
+		_, _ = db.Admin.Exec(ctx, `DELETE FROM cron.job_run_details WHERE NOT EXISTS (SELECT FROM cron.job j WHERE j.jobid = job_run_details.jobid)`)
 		_, _ = db.Admin.Exec(ctx, `DELETE FROM basalt.studio_operators WHERE email = $1`, testEmail)
+		_, _ = db.Admin.Exec(ctx, `DELETE FROM basalt.studio_audit WHERE actor = $1`, testEmail)
 	})
 	type job struct {
 		JobID    int64 `json:"jobid"`
@@ -337,19 +342,19 @@ func TestCronJobs(t *testing.T) {
 
 	// pg_cron writes the run history; two runs stand in for a minute's wait.
 	e.exec(`INSERT INTO cron.job_run_details (jobid, runid, job_pid, database, username, command, status, return_message, start_time, end_time)
-		VALUES ($1, 9001, 1, current_database(), current_user, 'select 1', 'succeeded', 'SELECT 1', now() - interval '2 minutes', now() - interval '2 minutes'),
-		       ($1, 9002, 2, current_database(), current_user, 'select 1', 'failed', 'ERROR: boom', now() - interval '1 minute', now() - interval '1 minute')`, created.JobID)
+		VALUES ($1::int8, $1::int8 * 1000 + 1, 1, current_database(), current_user, 'select 1', 'succeeded', 'SELECT 1', now() - interval '2 minutes', now() - interval '2 minutes'),
+		       ($1::int8, $1::int8 * 1000 + 2, 2, current_database(), current_user, 'select 1', 'failed', 'ERROR: boom', now() - interval '1 minute', now() - interval '1 minute')`, created.JobID)
 	var runs []struct {
 		RunID         int64 `json:"runid"`
 		Status        string
 		ReturnMessage string `json:"return_message"`
 	}
 	c.json("GET", path+"/runs", nil, 200, &runs)
-	if len(runs) != 2 || runs[0].RunID != 9002 || runs[0].Status != "failed" || runs[0].ReturnMessage != "ERROR: boom" {
+	if len(runs) != 2 || runs[0].RunID != created.JobID*1000+2 || runs[0].Status != "failed" || runs[0].ReturnMessage != "ERROR: boom" {
 		t.Fatalf("runs %+v", runs)
 	}
 	c.json("GET", path+"/runs?status=succeeded", nil, 200, &runs)
-	if len(runs) != 1 || runs[0].RunID != 9001 {
+	if len(runs) != 1 || runs[0].RunID != created.JobID*1000+1 {
 		t.Fatalf("succeeded runs %+v", runs)
 	}
 	c.json("GET", path+"/runs?limit=0", nil, 400, nil)
@@ -364,12 +369,10 @@ func TestCronJobs(t *testing.T) {
 	if err := db.Admin.QueryRow(ctx, `SELECT count(*) FROM cron.job WHERE jobname LIKE 'studio_%'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d jobs left (%v)", n, err)
 	}
-	var audit string
-	if err := db.Admin.QueryRow(ctx, `SELECT string_agg(action || ' ' || status, '|' ORDER BY id) FROM basalt.studio_audit
-		WHERE action LIKE 'cron.%' AND actor = $1`, testEmail).Scan(&audit); err != nil {
-		t.Fatal(err)
-	}
-	if want := "cron.schedule 200|cron.schedule 400|cron.alter 200|cron.alter 400|cron.unschedule 200|cron.unschedule 404"; audit != want {
+	audit := auditTrail(t, e, "cron.")
+	want := strings.ReplaceAll("cron.schedule 200 cron job ID studio_nightly|cron.schedule 400 cron job studio_bad|cron.alter 200 cron job ID studio_nightly|"+
+		"cron.alter 400 cron job ID|cron.unschedule 200 cron job ID studio_nightly|cron.unschedule 404 cron job ID", "ID", strconv.FormatInt(created.JobID, 10))
+	if audit != want {
 		t.Fatalf("audit %s, want %s", audit, want)
 	}
 }

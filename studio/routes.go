@@ -31,12 +31,7 @@ const defaultMaxBody = 64 << 10
 
 // routeTable lists every endpoint Studio serves.
 func (s *Service) routeTable() []route {
-	read := func(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, h: h}
-	}
-	write := func(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, Action: action, h: h}
-	}
+	read, write := readRoute, writeRoute
 	rowsMax := int64(8 << 20)
 	sqlMax := s.cfg.MaxQueryBytes + 16<<10
 	rts := []route{
@@ -94,6 +89,16 @@ func (s *Service) routeTable() []route {
 		rts = append(rts, rt)
 	}
 	return rts
+}
+
+// readRoute is an operator's read.
+func readRoute(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
+	return route{Method: method, Pattern: pattern, h: h}
+}
+
+// writeRoute is an operator's write, audited as action.
+func writeRoute(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
+	return route{Method: method, Pattern: pattern, Action: action, h: h}
 }
 
 // wrap applies a route's access rule, body limit and audit.

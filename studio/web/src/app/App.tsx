@@ -5,6 +5,7 @@ import { BookOpen, Database, Gauge, LogOut, Table2, TerminalSquare } from 'lucid
 import { loadSession, signOut, type Session } from '@/lib/api'
 import { cn } from '@/lib/utils'
 import { SignIn } from './SignIn'
+import { databaseNav, databaseRoutes } from './databaseScreens'
 
 // Each screen is its own chunk: the first page loads the shell and Home.
 const Home = lazy(() => import('@/features/home/Home'))
@@ -17,6 +18,7 @@ const nav = [
   { to: '/tables', label: 'Table editor', icon: Table2 },
   { to: '/sql', label: 'SQL editor', icon: TerminalSquare },
   { to: '/docs', label: 'API', icon: BookOpen },
+  ...databaseNav,
 ]
 
 /** App is Studio's shell: the session gate, the navigation and the screens. */
@@ -43,7 +45,7 @@ function Shell({ session }: { session: Session }) {
             <NavLink
               key={n.to}
               to={n.to}
-              end={n.end}
+              end={'end' in n && n.end}
               className={({ isActive }) => cn('flex items-center gap-2 rounded-md px-2 py-1.5 text-sm', isActive ? 'bg-accent text-foreground' : 'text-muted-foreground hover:bg-accent/60 hover:text-foreground')}
             >
               <n.icon className="size-4" /> {n.label}
@@ -80,6 +82,7 @@ function Shell({ session }: { session: Session }) {
             <Route path="/sql" element={<SqlEditor />} />
             <Route path="/docs" element={<ApiDocs />} />
             <Route path="/docs/:table" element={<ApiDocs />} />
+            {databaseRoutes}
             <Route path="*" element={<div className="p-6 text-muted-foreground">No such page.</div>} />
           </Routes>
         </Suspense>
