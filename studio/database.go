@@ -261,6 +261,9 @@ func (s *Service) databaseRoutes() []route {
 		read("GET", "/api/database/migrations", s.migrations),
 		read("GET", "/api/database/replication-slots", s.replicationSlots),
 		write("DELETE", "/api/database/replication-slots/{name}", "replication_slot.drop", s.dropReplicationSlot),
+		read("GET", "/api/database/backups", s.listBackups),
+		write("POST", "/api/database/backups", "backup.run", s.runBackup),
+		write("POST", "/api/database/backups/{name}/restore", "backup.restore", s.restoreBackup),
 		// Cron.
 		read("GET", "/api/cron", s.cronJobs),
 		write("POST", "/api/cron/jobs", "cron.schedule", s.createCronJob),

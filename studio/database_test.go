@@ -35,7 +35,9 @@ func slotFor(db *pgtest.DB) string {
 
 // refusedWrites are write calls of writeCalls that are refused, and audited
 // all the same: pg_cron is off in the test databases.
-var refusedWrites = map[string]int{"POST /api/cron/jobs": 400, "PATCH /api/cron/jobs/{id}": 400, "DELETE /api/cron/jobs/{id}": 400}
+// The tests give Studio no backups (the binary does; cmd/basalt tests them).
+var refusedWrites = map[string]int{"POST /api/cron/jobs": 400, "PATCH /api/cron/jobs/{id}": 400, "DELETE /api/cron/jobs/{id}": 400,
+	"POST /api/database/backups": 501, "POST /api/database/backups/{name}/restore": 501}
 
 // databaseWriteCalls prepares what the write routes of the Database, Cron,
 // Queues and Webhooks screens act on (public.t exists) and returns a valid
@@ -66,6 +68,8 @@ func databaseWriteCalls(t *testing.T, e *env) map[string]writeCall {
 		"POST /api/cron/jobs":                           {"/api/cron/jobs", map[string]any{"jobname": "nightly", "schedule": "0 3 * * *", "command": "select 1"}},
 		"PATCH /api/cron/jobs/{id}":                     {"/api/cron/jobs/1", map[string]any{"active": false}},
 		"DELETE /api/cron/jobs/{id}":                    {"/api/cron/jobs/1", nil},
+		"POST /api/database/backups":                    {"/api/database/backups", nil},
+		"POST /api/database/backups/{name}/restore":     {"/api/database/backups/b1/restore", map[string]any{"database": "restored"}},
 		"POST /api/queues":                              {"/api/queues", map[string]any{"queue_name": "fresh"}},
 		"DELETE /api/queues/{name}":                     {"/api/queues/doomed", nil},
 		"POST /api/queues/{name}/purge":                 {"/api/queues/purged/purge", nil},

@@ -42,6 +42,9 @@ type Deps struct {
 	// Migrations are the migration sources `basalt migrate` applies (the
 	// platform's and the project's), which the Database screen lists.
 	Migrations []migrate.Source
+	// Backups runs `basalt backup` and `basalt restore` for the Database
+	// screen; nil leaves them to the command line.
+	Backups Backups
 	// ProjectURL is the API URL clients use.
 	ProjectURL string
 	Log        *slog.Logger

@@ -1,6 +1,7 @@
 import { NavLink, useParams } from 'react-router'
 import { cn } from '@/lib/utils'
 import { Migrations } from './Migrations'
+import { Backups } from './Backups'
 import { Extensions } from './Extensions'
 import { Functions, Publications, Roles, Slots, Triggers } from './Catalogs'
 
@@ -12,9 +13,10 @@ const sections = [
   { id: 'triggers', label: 'Triggers', view: Triggers },
   { id: 'publications', label: 'Publications', view: Publications },
   { id: 'replication', label: 'Replication slots', view: Slots },
+  { id: 'backups', label: 'Backups', view: Backups },
 ] as const
 
-/** Database shows the migrations, roles, extensions, functions, triggers, publications and replication slots. */
+/** Database shows the migrations, roles, extensions, functions, triggers, publications, replication slots and backups. */
 export default function Database() {
   const { section = 'migrations' } = useParams()
   const current = sections.find((s) => s.id === section) ?? sections[0]
