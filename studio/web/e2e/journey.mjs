@@ -2,7 +2,10 @@
 // by playwright-core) against a private `basalt dev` with Backline's schema
 // and seed: browse and filter tracks, edit a row and read it back through
 // supabase-js, write a policy and see "view as" anon and a fan change, run
-// SQL and an EXPLAIN, and the API page. Screenshots at 1440×900 land in
+// SQL and an EXPLAIN, the API page; the Database screen (migrations, an
+// extension enabled and disabled, functions, slots, a backup restored into a
+// new database), a cron job that runs, a queue's messages, and a webhook
+// delivered to a local receiver. Screenshots at 1440×900 land in
 // e2e/screenshots/ (git-ignored).
 //
 //   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary)
