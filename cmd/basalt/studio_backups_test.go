@@ -134,3 +134,18 @@ func TestStudioBackups(t *testing.T) {
 		t.Fatalf("audit %s, want %s", trail, want)
 	}
 }
+
+// withDatabase names the new database in either form of connection string,
+// keeping every other setting (pg_restore connects with the string alone).
+func TestWithDatabase(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:p@/old?host=%2Frun%2Fpg&sslmode=disable": "postgres://u:p@/restored?host=%2Frun%2Fpg&sslmode=disable",
+		"postgresql://u@h:5432/old?dbname=old":                 "postgresql://u@h:5432/restored",
+		"host=/run/pg user=u dbname=old":                       "host=/run/pg user=u dbname=old dbname=restored",
+	} {
+		got, err := withDatabase(in, "restored")
+		if err != nil || got != want {
+			t.Errorf("withDatabase(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
