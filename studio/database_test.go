@@ -478,7 +478,7 @@ func TestWebhooksScreen(t *testing.T) {
 	ctx := context.Background()
 	e.exec(`CREATE TABLE public.orders (id int PRIMARY KEY, total int)`)
 	body := map[string]any{"name": "order placed", "table": "orders", "events": []string{"INSERT", "update"},
-		"url": "http://127.0.0.1:9/hooks/orders", "headers": map[string]string{"Content-Type": "application/json", "X-Secret-Word": "open"}, "timeout_ms": 2500}
+		"url": "http://127.0.0.1:9/hooks/orders", "headers": map[string]string{"Content-Type": "application/json", "X-Secret-Word": "open", "Authorization": "Bearer hook-credential"}, "timeout_ms": 2500}
 	type hook struct {
 		ID        int64 `json:"id"`
 		Name      string
@@ -496,6 +496,11 @@ func TestWebhooksScreen(t *testing.T) {
 	if h.Name != "order placed" || h.Table != "orders" || strings.Join(h.Events, ",") != "INSERT,UPDATE" || h.Method != "POST" ||
 		h.Headers["X-Secret-Word"] != "open" || h.TimeoutMS != 2500 || !h.Enabled {
 		t.Fatalf("created %+v", h)
+	}
+	// The audit log keeps the call, not the credential it carries.
+	var leaked int
+	if err := e.db.Admin.QueryRow(ctx, `SELECT count(*) FROM basalt.studio_audit WHERE detail::text LIKE '%hook-credential%'`).Scan(&leaked); err != nil || leaked != 0 {
+		t.Fatalf("the audit log kept a webhook's Authorization header (%d rows, %v)", leaked, err)
 	}
 	for _, bad := range []map[string]any{
 		{"name": "x", "table": "orders", "events": []string{"TRUNCATE"}, "url": "http://127.0.0.1:9/"},

@@ -121,7 +121,6 @@ func (s *Service) createWebhook(w http.ResponseWriter, r *http.Request) error {
 			b.Name, b.Schema, b.Table, b.URL, b.Method, string(headers), string(params), strconv.Itoa(timeout)).Scan(&sql); err != nil {
 			return err
 		}
-		noteAudit(r.Context(), "", map[string]any{"sql": sql})
 		if err := execOne(r.Context(), tx, sql); err != nil {
 			return err
 		}
