@@ -312,12 +312,13 @@ func TestCronJobs(t *testing.T) {
 		_, _ = db.Admin.Exec(ctx, `DELETE FROM basalt.studio_audit WHERE actor = $1`, testEmail)
 	})
 	type job struct {
-		JobID    int64 `json:"jobid"`
-		JobName  string
-		Schedule string
-		Command  string
-		Active   bool
-		LastRun  *struct{ Status string } `json:"last_run"`
+		JobID      int64 `json:"jobid"`
+		JobName    string
+		Schedule   string
+		Command    string
+		Active     bool
+		LastRun    *struct{ Status string } `json:"last_run"`
+		FailedRuns int                      `json:"failed_runs"`
 	}
 	var created job
 	c.json("POST", "/api/cron/jobs", map[string]any{"jobname": "studio_nightly", "schedule": "0 3 * * *", "command": "select 1"}, 200, &created)
@@ -363,7 +364,7 @@ func TestCronJobs(t *testing.T) {
 	}
 	c.json("GET", path+"/runs?limit=0", nil, 400, nil)
 	c.json("GET", "/api/cron", nil, 200, &list)
-	if list.Jobs[0].LastRun == nil || list.Jobs[0].LastRun.Status != "failed" {
+	if list.Jobs[0].LastRun == nil || list.Jobs[0].LastRun.Status != "failed" || list.Jobs[0].FailedRuns != 1 {
 		t.Fatalf("last run %+v", list.Jobs[0].LastRun)
 	}
 

@@ -101,7 +101,7 @@ export default function Cron() {
                 <span className="text-muted-foreground">never</span>
               ),
           },
-          { header: 'failures', cell: (j) => (j.failed_runs > 0 ? <Badge tone="bad">{j.failed_runs}</Badge> : '0') },
+          { header: 'failed (last 100)', cell: (j) => (j.failed_runs > 0 ? <Badge tone="bad">{j.failed_runs}</Badge> : '0') },
           {
             header: '',
             cell: (j) => (
