@@ -35,12 +35,7 @@ const storageMaxBody = 1 << 30
 
 // routeTable lists every endpoint Studio serves.
 func (s *Service) routeTable() []route {
-	read := func(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, h: h}
-	}
-	write := func(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, Action: action, h: h}
-	}
+	read, write := readRoute, writeRoute
 	rowsMax := int64(8 << 20)
 	sqlMax := s.cfg.MaxQueryBytes + 16<<10
 	rts := []route{
@@ -97,6 +92,7 @@ func (s *Service) routeTable() []route {
 		write("POST", "/auth/v1/invite", "auth.invite", s.proxyAPI()),
 		write("POST", "/auth/v1/recover", "auth.recover", s.proxyAPI()),
 	}
+	rts = append(rts, s.databaseRoutes()...)
 	// GoTrue's admin API, as Supabase's dashboard calls it, with the
 	// service-role key added here.
 	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
@@ -120,6 +116,16 @@ func (s *Service) routeTable() []route {
 		rts = append(rts, rt)
 	}
 	return rts
+}
+
+// readRoute is an operator's read.
+func readRoute(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
+	return route{Method: method, Pattern: pattern, h: h}
+}
+
+// writeRoute is an operator's write, audited as action.
+func writeRoute(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
+	return route{Method: method, Pattern: pattern, Action: action, h: h}
 }
 
 // wrap applies a route's access rule, body limit and audit.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/ratelimit"
 	"github.com/basaltdev/basalt/internal/telemetry"
 )
@@ -39,6 +40,12 @@ type Deps struct {
 	API http.Handler
 	// Metrics is what /metrics serves; Home reads the request counters.
 	Metrics prometheus.Gatherer
+	// Migrations are the migration sources `basalt migrate` applies (the
+	// platform's and the project's), which the Database screen lists.
+	Migrations []migrate.Source
+	// Backups runs `basalt backup` and `basalt restore` for the Database
+	// screen; nil leaves them to the command line.
+	Backups Backups
 	// ProjectURL is the API URL clients use.
 	ProjectURL string
 	Log        *slog.Logger

@@ -254,7 +254,7 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		return err
 	}
 	s.cleanup = func() { stopKeys(); cleanup() }
-	if err := s.mountStudio(ctx, p, reg); err != nil {
+	if err := s.mountStudio(ctx, mode, p, reg, getenv); err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
 	s.front.Set(s.handler)

@@ -5,13 +5,17 @@
 // SQL and an EXPLAIN, the API page; create a user and sign in as them, ban
 // them and see sign-in refused; upload a file and preview it; find a failed
 // REST call by its request id in Logs; see a broadcast sent from supabase-js
-// in the realtime inspector. Screenshots at 1440×900 land in
+// in the realtime inspector; the Database screen (migrations, an extension
+// enabled and disabled, functions, slots, a backup restored into a new
+// database), a cron job that runs, a queue's messages, and a webhook
+// delivered to a local receiver. Screenshots at 1440×900 land in
 // e2e/screenshots/ (git-ignored).
 //
 //   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary)
 import assert from 'node:assert/strict'
 import { mkdirSync, rmSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
+import { createServer } from 'node:http'
 import { chromium } from 'playwright-core'
 import { createClient } from '@supabase/supabase-js'
 import { buildBasalt, freePort, startBasalt, tempDir } from '../../../compat/lib/basalt.mjs'
@@ -408,6 +412,163 @@ step('Realtime: join a channel and see a broadcast sent from supabase-js, and th
   await page.getByTestId('realtime-sockets').filter({ hasText: /[1-9]\d* open socket/ }).waitFor()
   await shot('21-realtime')
   await supabase.removeAllChannels()
+// A receiver for the webhook: it records each request and answers 200.
+const received = []
+const receiver = createServer((req, res) => {
+  let body = ''
+  req.on('data', (c) => (body += c))
+  req.on('end', () => {
+    received.push({ method: req.method, url: req.url, body })
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('thanks')
+  })
+})
+await new Promise((ok) => receiver.listen(0, '127.0.0.1', ok))
+const hookURL = `http://127.0.0.1:${receiver.address().port}/hooks/orders`
+
+// runSQL runs one statement in the SQL editor and waits for its command tag.
+const runSQL = async (query, tag) => {
+  await page.getByRole('link', { name: 'SQL editor' }).click()
+  await page.getByLabel('SQL').fill(query)
+  await page.getByRole('button', { name: /^Run/ }).click()
+  await page.getByTestId('sql-command').filter({ hasText: tag }).waitFor()
+}
+
+step('Database: migrations, an extension enabled and disabled, functions, triggers, publications, roles, slots', async () => {
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await page.getByTestId('migrations-pending').filter({ hasText: 'Up to date' }).waitFor()
+  const migrations = page.getByRole('table', { name: 'Migrations' })
+  await migrations.getByRole('row').filter({ hasText: '0017_studio.sql' }).getByText('applied').waitFor()
+  await shot('14-database-migrations')
+
+  const sections = page.getByRole('navigation', { name: 'Database sections' })
+  await sections.getByRole('link', { name: 'Extensions' }).click()
+  await page.getByLabel('Search extensions').fill('citext')
+  await page.getByRole('button', { name: 'Enable citext' }).click()
+  await page.getByRole('dialog', { name: 'Enable citext?' }).getByRole('button', { name: 'Enable extension' }).click()
+  const row = page.getByRole('table', { name: 'Extensions' }).getByRole('row').filter({ hasText: 'citext' })
+  await row.getByText(/^enabled/).waitFor()
+  await shot('15-database-extensions')
+  await page.getByRole('button', { name: 'Disable citext' }).click()
+  await page.getByRole('dialog', { name: 'Disable citext?' }).getByRole('button', { name: 'Disable extension' }).click()
+  await row.getByText(/^available/).waitFor()
+
+  await sections.getByRole('link', { name: 'Functions' }).click()
+  await page.getByLabel('Search functions').fill('admin_hide_track')
+  const fn = page.getByRole('table', { name: 'Functions' }).getByRole('row').filter({ hasText: 'admin_hide_track' }).first()
+  await fn.click()
+  await page.getByTestId('function-definition').filter({ hasText: 'CREATE OR REPLACE FUNCTION' }).waitFor()
+  await shot('16-database-function')
+  await page.keyboard.press('Escape')
+
+  await sections.getByRole('link', { name: 'Triggers' }).click()
+  await page.getByRole('table', { name: 'Triggers' }).getByRole('row').nth(1).waitFor()
+  await sections.getByRole('link', { name: 'Publications' }).click()
+  await page.getByRole('table', { name: 'Publications' }).getByRole('row').nth(1).waitFor()
+  await sections.getByRole('link', { name: 'Roles' }).click()
+  await page.getByRole('table', { name: 'Roles' }).getByRole('row').filter({ hasText: 'authenticated' }).first().waitFor()
+  await sections.getByRole('link', { name: 'Replication slots' }).click()
+  await page.getByRole('table', { name: 'Replication slots' }).getByRole('row').nth(1).waitFor()
+  await shot('17-database-replication-slots')
+})
+
+step('Cron: schedule a job every minute (its run is checked later)', async () => {
+  await runSQL('create table public.e2e_ticks (at timestamptz default now())', 'CREATE TABLE')
+  await page.getByRole('link', { name: 'Cron' }).click()
+  await page.getByRole('button', { name: 'New job' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New cron job' })
+  await dialog.getByLabel('Name').fill('e2e_tick')
+  await dialog.getByRole('button', { name: 'every minute' }).click()
+  await dialog.getByLabel('Command (SQL)').fill('insert into public.e2e_ticks default values')
+  await dialog.getByRole('button', { name: 'Schedule job' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await page.getByRole('table', { name: 'Cron jobs' }).getByRole('row').filter({ hasText: 'e2e_tick' }).getByText('* * * * *').waitFor()
+  await shot('18-cron')
+})
+
+step('Queues: create, send, peek, archive, delete, drop (confirmed)', async () => {
+  await page.getByRole('link', { name: 'Queues' }).click()
+  await page.getByRole('button', { name: 'New queue' }).click()
+  await page.getByRole('dialog', { name: 'New queue' }).getByLabel(/^Name/).fill('e2e_emails')
+  await page.getByRole('button', { name: 'Create queue' }).click()
+  await page.getByRole('heading', { name: 'e2e_emails' }).waitFor()
+  for (const to of ['ada@backline.test', 'zara@backline.test']) {
+    await page.getByRole('button', { name: 'Send message' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Send a message to e2e_emails' })
+    await dialog.getByLabel('Message (JSON)').fill(JSON.stringify({ to, template: 'welcome' }))
+    await dialog.getByRole('button', { name: 'Send', exact: true }).click()
+    await dialog.waitFor({ state: 'detached' })
+  }
+  // A message sent with pgmq's SQL interface shows up too.
+  await runSQL(`select * from pgmq.send('e2e_emails', '{"to": "ops@backline.test", "template": "digest"}')`, 'SELECT 1')
+  await page.getByRole('link', { name: 'Queues' }).click()
+  await page.getByRole('list', { name: 'Queues' }).getByRole('link', { name: /e2e_emails/ }).click()
+  const messages = page.getByRole('table', { name: 'Messages' })
+  await messages.getByText('ops@backline.test').waitFor()
+  await page.getByTestId('queue-depth').filter({ hasText: '3' }).waitFor()
+  await shot('19-queues')
+  await page.getByRole('button', { name: 'Archive message 1' }).click()
+  await page.getByRole('button', { name: 'Delete message 2' }).click()
+  await page.getByRole('dialog', { name: 'Delete message 2?' }).getByRole('button', { name: 'Delete message' }).click()
+  await page.getByTestId('queue-depth').filter({ hasText: '1' }).waitFor()
+  await page.getByRole('tab', { name: 'Archive' }).click()
+  await messages.getByText('ada@backline.test').waitFor()
+  await page.getByRole('button', { name: 'Drop queue' }).click()
+  await page.getByRole('dialog', { name: 'Drop queue e2e_emails?' }).getByRole('button', { name: 'Drop queue' }).click()
+  await page.getByRole('list', { name: 'Queues' }).getByText('e2e_emails').waitFor({ state: 'detached' })
+})
+
+step('Webhooks: an INSERT posts Supabase\'s payload to a local receiver, seen as delivered; pause and delete', async () => {
+  await runSQL('create table public.e2e_orders (id int primary key, total int)', 'CREATE TABLE')
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByRole('button', { name: 'New webhook' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New database webhook' })
+  await dialog.getByLabel('Name').fill('order placed')
+  await dialog.getByLabel('Table').selectOption('e2e_orders')
+  await dialog.getByLabel('URL').fill(hookURL)
+  await dialog.getByRole('button', { name: 'Create webhook' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await runSQL('insert into public.e2e_orders values (1, 4200)', 'INSERT 0 1')
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByTestId('delivery-state').filter({ hasText: 'delivered 200' }).waitFor({ timeout: 30_000 })
+  await page.getByRole('table', { name: 'Webhooks' }).getByText(/^1 · /).waitFor()
+  assert.equal(received.length, 1, `the receiver got ${received.length} requests`)
+  const payload = JSON.parse(received[0].body)
+  assert.deepEqual([received[0].method, received[0].url, payload.type, payload.table, payload.schema, payload.record, payload.old_record], ['POST', '/hooks/orders', 'INSERT', 'e2e_orders', 'public', { id: 1, total: 4200 }, null])
+  await shot('20-webhooks')
+  await page.getByLabel('Enabled order placed').click()
+  await page.getByRole('table', { name: 'Webhooks' }).getByText('paused').waitFor()
+  await page.getByRole('button', { name: 'Delete order placed' }).click()
+  await page.getByRole('dialog', { name: 'Delete webhook order placed?' }).getByRole('button', { name: 'Delete webhook' }).click()
+  await page.getByRole('table', { name: 'Webhooks' }).getByText('No webhooks yet.').waitFor()
+})
+
+step('Database: run a backup, then restore it into a new database (confirmed)', async () => {
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await page.getByRole('navigation', { name: 'Database sections' }).getByRole('link', { name: 'Backups' }).click()
+  await page.getByRole('button', { name: 'Run backup' }).click()
+  const row = page.getByRole('table', { name: 'Backups' }).getByRole('row').filter({ hasText: 'basalt-backup-' })
+  await row.waitFor({ timeout: 60_000 })
+  const name = (await row.getByRole('cell').first().innerText()).trim()
+  // The demo media are in the backup, bytes and all (the store is the storage service's).
+  assert.doesNotMatch(await row.innerText(), /\(0 B\)/, 'the backup holds no object bytes')
+  await row.getByRole('button', { name: `Restore ${name}` }).click()
+  const dialog = page.getByRole('dialog', { name: `Restore ${name}?` })
+  await dialog.getByLabel('New database name').fill('e2e_restored')
+  await dialog.getByRole('button', { name: 'Restore into a new database' }).click()
+  await page.getByTestId('restored').filter({ hasText: 'e2e_restored' }).waitFor({ timeout: 90_000 })
+  await shot('22-database-backups')
+})
+
+step('Cron: the job ran (cron.job_run_details), then unschedule it (confirmed)', async () => {
+  await page.getByRole('link', { name: 'Cron' }).click()
+  await page.getByRole('button', { name: 'Runs of e2e_tick' }).click()
+  // pg_cron runs minute schedules at the start of the next minute.
+  await page.getByRole('table', { name: 'Runs' }).getByText('succeeded').first().waitFor({ timeout: 90_000 })
+  await page.getByRole('table', { name: 'Cron jobs' }).getByText('succeeded').waitFor()
+  await shot('23-cron-runs')
+  await page.getByRole('button', { name: 'Unschedule e2e_tick' }).click()
+  await page.getByRole('dialog', { name: 'Unschedule e2e_tick?' }).getByRole('button', { name: 'Unschedule' }).click()
+  await page.getByRole('table', { name: 'Cron jobs' }).getByText(/No jobs yet/).waitFor()
 })
 
 let failed = 0
@@ -430,6 +591,7 @@ try {
   }
 } finally {
   await browser.close()
+  receiver.close()
   const clean = await basalt.stop()
   if (failed) console.log(basalt.tail(40))
   rmSync(dir, { recursive: true, force: true })

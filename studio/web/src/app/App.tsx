@@ -5,6 +5,7 @@ import { BookOpen, Database, Gauge, HardDrive, LogOut, Radio, ScrollText, Table2
 import { loadSession, signOut, type Session } from '@/lib/api'
 import { cn } from '@/lib/utils'
 import { SignIn } from './SignIn'
+import { databaseNav, databaseRoutes } from './databaseScreens'
 
 // Each screen is its own chunk: the first page loads the shell and Home.
 const Home = lazy(() => import('@/features/home/Home'))
@@ -25,6 +26,7 @@ const nav = [
   { to: '/realtime', label: 'Realtime', icon: Radio },
   { to: '/logs', label: 'Logs', icon: ScrollText },
   { to: '/docs', label: 'API', icon: BookOpen },
+  ...databaseNav,
 ]
 
 /** App is Studio's shell: the session gate, the navigation and the screens. */
@@ -51,7 +53,7 @@ function Shell({ session }: { session: Session }) {
             <NavLink
               key={n.to}
               to={n.to}
-              end={n.end}
+              end={'end' in n && n.end}
               className={({ isActive }) => cn('flex items-center gap-2 rounded-md px-2 py-1.5 text-sm', isActive ? 'bg-accent text-foreground' : 'text-muted-foreground hover:bg-accent/60 hover:text-foreground')}
             >
               <n.icon className="size-4" /> {n.label}
@@ -92,6 +94,7 @@ function Shell({ session }: { session: Session }) {
             <Route path="/logs" element={<Logs />} />
             <Route path="/docs" element={<ApiDocs />} />
             <Route path="/docs/:table" element={<ApiDocs />} />
+            {databaseRoutes}
             <Route path="*" element={<div className="p-6 text-muted-foreground">No such page.</div>} />
           </Routes>
         </Suspense>

@@ -3,37 +3,44 @@ import { Button } from './button'
 import { Dialog, DialogContent } from './dialog'
 import { ErrorText } from './misc'
 
-/** ConfirmDialog asks before a destructive action; the action's error shows inside. */
+/**
+ * ConfirmDialog asks before a destructive action: what it does, a button
+ * naming it, the server's refusal when there is one.
+ */
 export function ConfirmDialog({
+  open,
   title,
   description,
-  action,
+  confirm,
+  onConfirm,
+  onCancel,
   pending,
   error,
-  onConfirm,
-  onClose,
+  destructive = true,
   children,
 }: {
+  open: boolean
   title: string
   description: string
-  action: string
+  confirm: string
+  onConfirm: () => void
+  onCancel: () => void
   pending?: boolean
   error?: unknown
-  onConfirm: () => void
-  onClose: () => void
+  destructive?: boolean
   children?: ReactNode
 }) {
   return (
-    <Dialog open onOpenChange={(o) => !o && onClose()}>
+    <Dialog open={open} onOpenChange={(o) => !o && onCancel()}>
       <DialogContent title={title} description={description}>
         {children}
         <ErrorText error={error} />
         <div className="flex justify-end gap-2">
-          <Button variant="outline" onClick={onClose}>
+          <Button variant="outline" onClick={onCancel}>
             Cancel
           </Button>
-          <Button variant="destructive" disabled={pending} onClick={onConfirm}>
-            {action}
+          <Button variant={destructive ? 'destructive' : 'default'} disabled={pending} onClick={onConfirm}>
+            {confirm}
           </Button>
         </div>
       </DialogContent>

@@ -139,13 +139,14 @@ export function UserPanel({ id, onClose }: { id: string; onClose: () => void }) 
       )}
       {confirm === 'ban' && u && (
         <ConfirmDialog
+          open
           title={`Ban ${u.email || u.id}?`}
           description="A banned user cannot sign in or refresh a session. The change is written to the audit log."
-          action="Ban user"
+          confirm="Ban user"
           pending={ban.isPending}
           error={ban.error}
           onConfirm={() => ban.mutate(banFor)}
-          onClose={() => setConfirm(null)}
+          onCancel={() => setConfirm(null)}
         >
           <Select aria-label="Ban duration" value={banFor} onChange={(e) => setBanFor(e.target.value)}>
             {banDurations.map((d) => (
@@ -158,13 +159,14 @@ export function UserPanel({ id, onClose }: { id: string; onClose: () => void }) 
       )}
       {confirm === 'delete' && u && (
         <ConfirmDialog
+          open
           title={`Delete ${u.email || u.id}?`}
           description="The user, their identities, factors and sessions are deleted for good. The change is written to the audit log."
-          action="Delete user"
+          confirm="Delete user"
           pending={remove.isPending}
           error={remove.error}
           onConfirm={() => remove.mutate()}
-          onClose={() => setConfirm(null)}
+          onCancel={() => setConfirm(null)}
         />
       )}
     </aside>

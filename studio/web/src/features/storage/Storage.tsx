@@ -143,13 +143,14 @@ function BucketDialog({ bucket, onClose, onDone }: { bucket: Bucket | null; onCl
         </form>
         {confirm && (
           <ConfirmDialog
+            open
             title={confirm === 'empty' ? `Empty ${bucket!.name}?` : `Delete ${bucket!.name}?`}
             description={confirm === 'empty' ? 'Every file in the bucket is deleted.' : 'Only an empty bucket can be deleted.'}
-            action={confirm === 'empty' ? 'Empty bucket' : 'Delete bucket'}
+            confirm={confirm === 'empty' ? 'Empty bucket' : 'Delete bucket'}
             pending={destroy.isPending}
             error={destroy.error}
             onConfirm={() => destroy.mutate(confirm)}
-            onClose={() => setConfirm(null)}
+            onCancel={() => setConfirm(null)}
           />
         )}
       </DialogContent>
@@ -265,13 +266,14 @@ function Browser({ bucket }: { bucket: Bucket }) {
       )}
       {deleting && (
         <ConfirmDialog
+          open
           title={`Delete ${deleting}?`}
           description="The file is deleted from the bucket. The change is written to the audit log."
-          action="Delete file"
+          confirm="Delete file"
           pending={remove.isPending}
           error={remove.error}
           onConfirm={() => remove.mutate(deleting)}
-          onClose={() => setDeleting(null)}
+          onCancel={() => setDeleting(null)}
         />
       )}
       {folder !== null && (
