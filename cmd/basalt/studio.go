@@ -71,7 +71,7 @@ func (s *stack) mountStudio(ctx context.Context, mode config.Mode, p pools, reg 
 	}
 	svc, err := studio.New(ctx, s.studioCfg, studio.Deps{
 		Admin: p.admin, User: p.user, Keys: s.keys, API: s.handler, Metrics: reg,
-		ProjectURL: s.cfg.PublicURL, Log: s.log, Migrations: migrationSources(s.cfg.SQLDir), Backups: backups,
+		ProjectURL: s.cfg.PublicURL, Log: s.log, Migrations: migrationSources(s.cfg.SQLDir, s.cfg.PublicDefaultGrants), Backups: backups,
 	})
 	if err != nil {
 		return err
