@@ -264,8 +264,12 @@ describe('player bar', () => {
     await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(1))
     act(() => usePlayerStore.getState().playQueue([track, second], 0))
     await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(2))
+    // The expanded player lists what comes next.
+    fireEvent.click(buttons('Expand player')[0])
+    expect(within(await screen.findByTestId('up-next')).getByRole('button').textContent).toBe('Abuja Mornings · Ada')
     fireEvent.click(buttons('Next')[0])
     await waitFor(() => expect(screen.getAllByText('Abuja Mornings').length).toBeGreaterThan(0))
+    expect(screen.queryByTestId('up-next')).toBeNull()
     await waitFor(() => expect(backend.calls('rpc/start_play').map((c) => (c.body as { p_track_id: string }).p_track_id)).toEqual([track.id, track.id, second.id]))
     // At the end of the last track, repeat off: the player stops and asks nothing more.
     fireEvent.ended(audio())
@@ -279,6 +283,7 @@ describe('player bar', () => {
   })
 
   it('asks nothing for a track restored from the device until it plays', async () => {
+    fakeMedia()
     signIn({ id: FAN })
     const api = installFakeApi(streamWorld({ tables: { favorites: [], notifications: [] }, rpc: { get_app_bootstrap: () => ({ settings: { coming_soon: false, countdown_target: null }, user: { id: FAN, role: 'fan', profile: null, role_profile: null, suspended: false, suspended_reason: null, unread_notifications: 0, session_recorded: true } }) } }))
     usePlayerStore.setState({ currentTrack: track, queue: [track], index: 0, isPlaying: false })

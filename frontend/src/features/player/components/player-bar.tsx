@@ -17,6 +17,7 @@ import { DEFAULT_VOLUME, usePlayerStore } from '@/stores/player-store'
 import { useIsLiked, useToggleLike } from '../api/favorites'
 import { useListenRules } from '../hooks/use-listen-rules'
 import { useMediaSession } from '../hooks/use-media-session'
+import { UpNext } from './up-next'
 
 /** AUTO_COLLAPSE_MS: the expanded player collapses after 5 s without interaction. */
 export const AUTO_COLLAPSE_MS = 5000
@@ -164,6 +165,7 @@ function ExpandedPlayer() {
             <LikeButton withLabel />
             <AddToPlaylist track={track} withLabel onOpenChange={setHolding} />
           </div>
+          <UpNext />
           {track.isSponsored && track.sponsorName && (
             <div className="flex w-full items-center gap-3 rounded-lg border border-amber-500/40 bg-amber-500/10 p-3">
               <Link to={sponsorHref}>
