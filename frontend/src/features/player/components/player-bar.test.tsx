@@ -197,6 +197,19 @@ describe('player bar', () => {
     expect(audio().paused).toBe(true)
   })
 
+  it('ends a queued preview after 10 s and goes on to the next track, a play of its own', async () => {
+    const preview = clientTrack({ isPreview: true })
+    const after = clientTrack({ id: '00000000-0000-4000-8000-00000000c003', title: 'Enugu Rain' })
+    const { backend } = await start('fan', preview, { tables: { tracks: [trackRow(), trackRow({ id: after.id })] } })
+    act(() => usePlayerStore.getState().playQueue([preview, after], 0))
+    await seconds(10)
+    await screen.findByText('Preview ended - 10-second preview has finished')
+    await seconds(1)
+    await waitFor(() => expect(screen.getAllByText('Enugu Rain').length).toBeGreaterThan(0))
+    await waitFor(() => expect((backend.calls('rpc/start_play').at(-1)?.body as { p_track_id: string }).p_track_id).toBe(after.id))
+    expect(audio().paused).toBe(false)
+  })
+
   it("counts a fan's stream once 30 s have really played, pauses not included", async () => {
     const { backend } = await start('fan')
     await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(1))
