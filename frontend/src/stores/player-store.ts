@@ -86,6 +86,17 @@ function go(set: Set, get: Get, step: Step) {
   else set({ isPlaying: false })
 }
 
+// The store changes several times a second while a track plays (its
+// progress); what is kept changes far less often, so an unchanged value is not
+// written again.
+const skippingUnchanged = (store: Storage): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> => ({
+  getItem: (k) => store.getItem(k),
+  setItem: (k, v) => {
+    if (store.getItem(k) !== v) store.setItem(k, v)
+  },
+  removeItem: (k) => store.removeItem(k),
+})
+
 const fresh = { currentTrack: null, queue: [], index: -1, unshuffled: null, isPlaying: false, isExpanded: false, currentTime: 0, duration: 0 }
 
 /** usePlayerStore is the player's state. */
@@ -142,7 +153,7 @@ export const usePlayerStore = create<PlayerState>()(
     }),
     {
       name: 'backline-player',
-      storage: createJSONStorage(() => localStorage),
+      storage: createJSONStorage(() => skippingUnchanged(localStorage)),
       partialize: (s) => ({ queue: s.queue, index: s.index, unshuffled: s.unshuffled, shuffle: s.shuffle, repeat: s.repeat, volume: s.volume, currentTrack: s.currentTrack }),
     },
   ),
