@@ -16,6 +16,7 @@ import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
 import { register as registerLayout } from './layout.mjs'
 import { register as registerOAuth } from './oauth.mjs'
+import { register as registerListening } from './listening.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -682,6 +683,7 @@ registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, r
 registerProviders(test, { app, newPage, psql })
 registerLayout(test, { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
+registerListening(test, { app, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-import { createBrowserRouter, type RouteObject } from 'react-router'
+import { createBrowserRouter, redirect, type RouteObject } from 'react-router'
 import { RequireAuth } from './guards'
 import { PageFallback } from '@/components/layouts/app-shell'
 import { queryClient } from '@/lib/query-client'
+import { useOfflineStore } from '@/stores/offline-store'
 import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
 import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
 import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
@@ -23,6 +24,17 @@ const prefetch = (...starts: (() => Promise<void>)[]) => {
   return null
 }
 
+let started = false
+// offlineStart sends the app's first page to the Offline library when it
+// starts with no network and something is downloaded; later navigations go
+// where they are asked.
+function offlineStart(path: string) {
+  const first = !started
+  started = true
+  if (!first || navigator.onLine || path === '/offline' || useOfflineStore.getState().downloads.length === 0) return undefined
+  return redirect('/offline')
+}
+
 /** routes is the route table of spec section 2. */
 export const routes: RouteObject[] = [
   {
@@ -30,7 +42,8 @@ export const routes: RouteObject[] = [
     errorElement: <RouteError />,
     HydrateFallback: PageFallback,
     // The app shell's data (settings, and the signed-in user's) in one request.
-    loader: () => prefetch(prefetchBootstrap),
+    // Started with no network and with downloads kept, the app opens the Offline library.
+    loader: ({ request }) => offlineStart(new URL(request.url).pathname) ?? prefetch(prefetchBootstrap),
     children: [
       {
         index: true,
@@ -51,6 +64,8 @@ export const routes: RouteObject[] = [
       { path: 'artists', ...page(() => import('./routes/artists')) },
       { path: 'sponsors', ...page(() => import('./routes/sponsors')) },
       { path: 'charts', ...page(() => import('./routes/charts')) },
+      // The Offline library needs no network: the installed app starts there when offline.
+      { path: 'offline', ...page(() => import('./routes/offline')) },
       { path: 'about', ...page(() => import('./routes/content/about')) },
       { path: 'faq', ...page(() => import('./routes/content/faq')) },
       { path: 'support', ...page(() => import('./routes/content/support')) },

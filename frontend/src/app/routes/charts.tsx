@@ -4,6 +4,7 @@ import { Pause, Play } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Skeleton } from '@/components/ui/skeleton'
 import { SafeImage } from '@/components/safe-image'
+import { TrackActions } from '@/components/track-actions'
 import { abbreviateNumber, formatDuration } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import { getChartTracksQueryOptions } from '@/features/tracks/api/get-tracks'
@@ -16,7 +17,7 @@ export default function ChartsPage() {
   const { data = [], isLoading, isError } = useQuery(getChartTracksQueryOptions(genre === 'All' ? undefined : genre))
   const current = usePlayerStore((s) => s.currentTrack?.id)
   const isPlaying = usePlayerStore((s) => s.isPlaying)
-  const playTrack = usePlayerStore((s) => s.playTrack)
+  const playFrom = usePlayerStore((s) => s.playFrom)
   return (
     <div>
       <h1 className="text-3xl font-bold">Charts</h1>
@@ -54,7 +55,8 @@ export default function ChartsPage() {
               </div>
               <span className="hidden shrink-0 text-sm text-muted-foreground sm:block">{formatDuration(t.duration)}</span>
               <span className="hidden w-20 shrink-0 text-right text-sm sm:block">{abbreviateNumber(t.streams)}</span>
-              <button type="button" onClick={() => playTrack(t)} aria-label={playing ? `Pause ${t.title}` : `Play ${t.title}`} className="shrink-0 rounded-full bg-primary p-2 text-white">
+              <TrackActions track={t} />
+              <button type="button" onClick={() => playFrom(data, i)} aria-label={playing ? `Pause ${t.title}` : `Play ${t.title}`} className="shrink-0 rounded-full bg-primary p-2 text-white">
                 {playing ? <Pause className="size-4" /> : <Play className="size-4" />}
               </button>
             </li>

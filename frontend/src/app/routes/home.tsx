@@ -147,11 +147,11 @@ export default function HomePage() {
         ) : popularTracks.length === 0 ? (
           <Empty text="No tracks available" />
         ) : isMobile ? (
-          <Carousel>{popularTracks.map((t) => <TrackCard key={t.id} track={t} />)}</Carousel>
+          <Carousel>{popularTracks.map((t) => <TrackCard key={t.id} track={t} list={popularTracks} />)}</Carousel>
         ) : (
           <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
             {popularTracks.map((t) => (
-              <TrackCard key={t.id} track={t} />
+              <TrackCard key={t.id} track={t} list={popularTracks} />
             ))}
           </div>
         )}
@@ -166,7 +166,7 @@ export default function HomePage() {
           ) : (
             <div className="grid grid-cols-2 gap-3">
               {recent.data!.map((t) => (
-                <TrackCard key={t.id} track={t} />
+                <TrackCard key={t.id} track={t} list={recent.data} />
               ))}
             </div>
           )}

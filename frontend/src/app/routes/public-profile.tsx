@@ -85,7 +85,7 @@ export default function PublicProfilePage() {
           ) : (
             <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
               {tracks.data!.map((t) => (
-                <TrackCard key={t.id} track={t} />
+                <TrackCard key={t.id} track={t} list={tracks.data} />
               ))}
             </div>
           )}

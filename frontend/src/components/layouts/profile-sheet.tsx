@@ -31,6 +31,9 @@ export function ProfileSheet({ open, onOpenChange }: { open: boolean; onOpenChan
           <Button asChild variant="outline" onClick={() => onOpenChange(false)}>
             <Link to="/profile">Edit Profile</Link>
           </Button>
+          <Button asChild variant="outline" onClick={() => onOpenChange(false)}>
+            <Link to="/offline">Offline library</Link>
+          </Button>
           <Button
             variant="destructive"
             onClick={() => {

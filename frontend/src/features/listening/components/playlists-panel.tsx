@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { ArrowDown, ArrowUp, GripVertical, ListPlus, Pencil, Play, Trash2, X } from 'lucide-react'
 import { toast } from 'sonner'
+import { DownloadList } from '@/components/download-list'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { Skeleton } from '@/components/ui/skeleton'
@@ -43,6 +44,7 @@ function PlaylistCard({ userId, list, addable }: { userId: string; list: Playlis
         <Button size="sm" disabled={list.tracks.length === 0} onClick={() => playQueue(list.tracks, 0)}>
           <Play /> Play all
         </Button>
+        <DownloadList name={list.name} tracks={list.tracks} />
         <Button size="icon" variant="ghost" aria-label={`Rename ${list.name}`} onClick={() => setRenaming(renaming === null ? list.name : null)}>
           <Pencil />
         </Button>

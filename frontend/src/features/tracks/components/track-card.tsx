@@ -5,18 +5,27 @@ import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
 import { AddToPlaylist } from '@/components/add-to-playlist'
 import { SafeImage } from '@/components/safe-image'
+import { TrackActions } from '@/components/track-actions'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import type { Track } from '@/types/api'
 
-/** TrackCard shows a track with everything spec section 2 lists, tags depending on the viewer. */
-export function TrackCard({ track }: { track: Track }) {
+/**
+ * TrackCard shows a track with everything spec section 2 lists, tags
+ * depending on the viewer. Played from a list (a row of cards), the rest of
+ * the list becomes the queue.
+ */
+export function TrackCard({ track, list }: { track: Track; list?: Track[] }) {
   const viewer = useAuthStore((s) => s.user)
   const role = useAuthStore((s) => s.role)
   const isCurrent = usePlayerStore((s) => s.currentTrack?.id === track.id)
   const isPlaying = usePlayerStore((s) => s.isPlaying)
-  const playTrack = usePlayerStore((s) => s.playTrack)
+  const play = () => {
+    const at = list?.findIndex((t) => t.id === track.id) ?? -1
+    if (list && at >= 0) usePlayerStore.getState().playFrom(list, at)
+    else usePlayerStore.getState().playTrack(track)
+  }
   const playingThis = isCurrent && isPlaying
   const ownTrack = viewer?.id === track.artistId
   const artistHref = track.artistUsername ? `/profiles/${track.artistUsername}` : `/profile/${track.artistId}`
@@ -38,7 +47,7 @@ export function TrackCard({ track }: { track: Track }) {
         )}
         <button
           type="button"
-          onClick={() => playTrack(track)}
+          onClick={play}
           aria-label={playingThis ? `Pause ${track.title}` : `Play ${track.title}`}
           className="absolute bottom-2 right-2 flex size-11 items-center justify-center rounded-full bg-primary text-white shadow-lg transition hover:scale-105"
         >
@@ -71,6 +80,7 @@ export function TrackCard({ track }: { track: Track }) {
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
           <AddToPlaylist track={track} className="-my-1 size-7" />
+          <TrackActions track={track} className="-my-1 size-7" />
         </div>
         {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (
           <Badge variant="sponsored" className="self-start">
