@@ -412,6 +412,9 @@ step('Realtime: join a channel and see a broadcast sent from supabase-js, and th
   await page.getByTestId('realtime-sockets').filter({ hasText: /[1-9]\d* open socket/ }).waitFor()
   await shot('21-realtime')
   await supabase.removeAllChannels()
+})
+
+
 // A receiver for the webhook: it records each request and answers 200.
 const received = []
 const receiver = createServer((req, res) => {
