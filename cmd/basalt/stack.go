@@ -226,6 +226,11 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		return err
 	}
 	s.cleanup = cleanup
+	if pv := theApp.Previews; pv != nil {
+		if err := s.appH.UsePreviews(gateway.PreviewConfig{DB: p.user, Function: pv.Function, Paths: pv.Paths, APIURL: cfg.PublicURL}); err != nil {
+			return err
+		}
+	}
 	if err := s.mountStudio(ctx, p, reg); err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}

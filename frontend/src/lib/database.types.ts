@@ -114,6 +114,7 @@ export type Database = {
           avatar_url: string | null
           bio: string | null
           created_at: string
+          follower_count: number
           genres: string[]
           id: string
           kyc_expiry_date: string | null
@@ -129,6 +130,7 @@ export type Database = {
           avatar_url?: string | null
           bio?: string | null
           created_at?: string
+          follower_count?: number
           genres?: string[]
           id: string
           kyc_expiry_date?: string | null
@@ -144,6 +146,7 @@ export type Database = {
           avatar_url?: string | null
           bio?: string | null
           created_at?: string
+          follower_count?: number
           genres?: string[]
           id?: string
           kyc_expiry_date?: string | null
@@ -403,6 +406,32 @@ export type Database = {
           },
         ]
       }
+      follows: {
+        Row: {
+          artist_id: string
+          created_at: string
+          follower_id: string
+        }
+        Insert: {
+          artist_id: string
+          created_at?: string
+          follower_id?: string
+        }
+        Update: {
+          artist_id?: string
+          created_at?: string
+          follower_id?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "follows_artist_id_fkey"
+            columns: ["artist_id"]
+            isOneToOne: false
+            referencedRelation: "artist_profiles"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       kyc_submissions: {
         Row: {
           artist_id: string
@@ -636,22 +665,31 @@ export type Database = {
       }
       playlists: {
         Row: {
+          cover_url: string | null
           created_at: string
+          description: string | null
           id: string
+          is_public: boolean
           name: string
           updated_at: string
           user_id: string
         }
         Insert: {
+          cover_url?: string | null
           created_at?: string
+          description?: string | null
           id?: string
+          is_public?: boolean
           name: string
           updated_at?: string
           user_id?: string
         }
         Update: {
+          cover_url?: string | null
           created_at?: string
+          description?: string | null
           id?: string
+          is_public?: boolean
           name?: string
           updated_at?: string
           user_id?: string
@@ -1570,6 +1608,11 @@ export type Database = {
       }
       get_fan_dashboard: { Args: never; Returns: Json }
       get_fan_first_screen: { Args: never; Returns: Json }
+      get_genre_station: {
+        Args: { p_genre: string; p_limit?: number }
+        Returns: Json
+      }
+      get_listener_home: { Args: { p_limit?: number }; Returns: Json }
       get_online_users: {
         Args: never
         Returns: {
@@ -1596,6 +1639,7 @@ export type Database = {
         }
       }
       get_platform_stats: { Args: never; Returns: Json }
+      get_playlist: { Args: { p_playlist_id?: string }; Returns: Json }
       get_sponsor_analytics: { Args: { p_days?: number }; Returns: Json }
       get_sponsor_dashboard: { Args: never; Returns: Json }
       get_sponsor_first_screen: { Args: { p_days?: number }; Returns: Json }
@@ -1631,6 +1675,7 @@ export type Database = {
       increment_track_streams: { Args: { p_track_id: string }; Returns: number }
       is_admin: { Args: never; Returns: boolean }
       is_user_suspended: { Args: { p_user_id: string }; Returns: boolean }
+      list_genres: { Args: never; Returns: Json }
       record_stream_for_duplicate_prevention: {
         Args: {
           p_device_fingerprint?: string
@@ -1665,6 +1710,10 @@ export type Database = {
       }
       respond_to_invite: {
         Args: { p_accept: boolean; p_invite_id: string }
+        Returns: Json
+      }
+      search_catalog: {
+        Args: { p_limit?: number; p_query: string }
         Returns: Json
       }
       set_track_duration: {
