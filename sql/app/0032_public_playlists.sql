@@ -9,7 +9,8 @@ ALTER TABLE public.playlists
 GRANT UPDATE (is_public, cover_url, description) ON public.playlists TO authenticated;
 GRANT SELECT ON public.playlists, public.playlist_tracks TO anon;
 
+ALTER TABLE public.playlists ADD COLUMN search_name text GENERATED ALWAYS AS (backline.fold(name)) STORED;
 CREATE INDEX playlists_search_fts_idx ON public.playlists
-  USING gin (to_tsvector('simple'::regconfig, backline.fold(name))) WHERE is_public;
+  USING gin (to_tsvector('simple'::regconfig, search_name)) WHERE is_public;
 CREATE INDEX playlists_search_trgm_idx ON public.playlists
-  USING gin (backline.fold(name) extensions.gin_trgm_ops) WHERE is_public;
+  USING gin (search_name extensions.gin_trgm_ops) WHERE is_public;

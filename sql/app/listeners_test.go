@@ -62,6 +62,7 @@ func TestSearchToleratesTyposAndAccents(t *testing.T) {
 	e.artistNamed("Wizkid")
 	e.trackOf(burna, "Last Last")
 	e.trackOf(burna, "Ye")
+	e.trackOf(burna, "Midnight in Lagos")
 	e.trackOf(asa, "Jailer")
 	e.trackOf(asa, "Bibanke")
 	hidden := e.trackOf(asa, "Bé Mí Lọ")
@@ -86,6 +87,9 @@ func TestSearchToleratesTyposAndAccents(t *testing.T) {
 	}
 	if got := search(visitor, "jailr"); !slices.Equal(names(got.Tracks), []string{"Jailer"}) {
 		t.Errorf("jailr: tracks %v", names(got.Tracks))
+	}
+	if got := search(visitor, "midnite lagos"); len(got.Tracks) == 0 || got.Tracks[0].Title != "Midnight in Lagos" {
+		t.Errorf("two words, one misspelt: tracks %v", names(got.Tracks))
 	}
 	if got := search(visitor, "las"); len(got.Tracks) == 0 || got.Tracks[0].Title != "Last Last" {
 		t.Errorf("prefix las: tracks %v", names(got.Tracks))

@@ -122,6 +122,7 @@ export type Database = {
           location: string | null
           name: string
           phone: string | null
+          search_name: string | null
           stream_count: number
           track_count: number
           updated_at: string
@@ -138,6 +139,7 @@ export type Database = {
           location?: string | null
           name?: string
           phone?: string | null
+          search_name?: string | null
           stream_count?: number
           track_count?: number
           updated_at?: string
@@ -154,6 +156,7 @@ export type Database = {
           location?: string | null
           name?: string
           phone?: string | null
+          search_name?: string | null
           stream_count?: number
           track_count?: number
           updated_at?: string
@@ -671,6 +674,7 @@ export type Database = {
           id: string
           is_public: boolean
           name: string
+          search_name: string | null
           updated_at: string
           user_id: string
         }
@@ -681,6 +685,7 @@ export type Database = {
           id?: string
           is_public?: boolean
           name: string
+          search_name?: string | null
           updated_at?: string
           user_id?: string
         }
@@ -691,6 +696,7 @@ export type Database = {
           id?: string
           is_public?: boolean
           name?: string
+          search_name?: string | null
           updated_at?: string
           user_id?: string
         }
@@ -823,6 +829,7 @@ export type Database = {
           id: string
           name: string | null
           phone: string | null
+          search_name: string | null
           updated_at: string
           website: string | null
         }
@@ -834,6 +841,7 @@ export type Database = {
           id: string
           name?: string | null
           phone?: string | null
+          search_name?: string | null
           updated_at?: string
           website?: string | null
         }
@@ -845,6 +853,7 @@ export type Database = {
           id?: string
           name?: string | null
           phone?: string | null
+          search_name?: string | null
           updated_at?: string
           website?: string | null
         }
@@ -1002,6 +1011,7 @@ export type Database = {
           moderated_by: string | null
           moderation_reason: string | null
           release_date: string | null
+          search_name: string | null
           sponsor_id: string | null
           status: string
           streams: number
@@ -1023,6 +1033,7 @@ export type Database = {
           moderated_by?: string | null
           moderation_reason?: string | null
           release_date?: string | null
+          search_name?: string | null
           sponsor_id?: string | null
           status?: string
           streams?: number
@@ -1044,6 +1055,7 @@ export type Database = {
           moderated_by?: string | null
           moderation_reason?: string | null
           release_date?: string | null
+          search_name?: string | null
           sponsor_id?: string | null
           status?: string
           streams?: number

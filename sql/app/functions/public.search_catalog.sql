@@ -5,7 +5,7 @@
 -- a stretch of it (trigram word similarity: a typo or two). Both are compared
 -- folded (backline.fold: lower case, no accents), on the indexes of
 -- 0030_search.sql. Ranking: whole-word matches first, then closeness, then
--- popularity.
+-- popularity. The names are compared as stored folded (search_name).
 --
 -- SECURITY DEFINER, so the search's helpers stay out of the API roles'
 -- reach; what it shows is spelt out: active tracks only, public playlists
@@ -14,7 +14,9 @@
 -- matching artist follow the tracks matched by title, so "burna" lists Burna
 -- Boy's songs.
 CREATE OR REPLACE FUNCTION public.search_catalog(p_query text, p_limit integer DEFAULT 6) RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, extensions, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, extensions, pg_temp
+-- 0.5 rather than pg_trgm's 0.6: "midnite lagos" is 0.52 of "Midnight in Lagos".
+SET pg_trgm.word_similarity_threshold = 0.5 AS $$
 DECLARE
   q text := backline.fold(btrim(left(coalesce(p_query, ''), 100)));
   ts tsquery;
@@ -33,10 +35,10 @@ BEGIN
 
   WITH m AS (
     SELECT a.id, a.name, a.follower_count, a.stream_count, p.username, p.avatar_url, p.is_verified,
-      (to_tsvector('simple', backline.fold(a.name)) @@ ts) AS whole,
-      word_similarity(q, backline.fold(a.name)) AS sim
+      (to_tsvector('simple', a.search_name) @@ ts) AS whole,
+      word_similarity(q, a.search_name) AS sim
     FROM public.artist_profiles a JOIN public.public_profiles p ON p.id = a.id
-    WHERE (to_tsvector('simple', backline.fold(a.name)) @@ ts OR backline.fold(a.name) %> q)
+    WHERE (to_tsvector('simple', a.search_name) @@ ts OR a.search_name %> q)
       AND NOT p.is_suspended
     ORDER BY whole DESC, sim DESC, a.stream_count DESC, a.id
     LIMIT n)
@@ -48,11 +50,11 @@ BEGIN
 
   WITH m AS (
     SELECT s.id, coalesce(nullif(s.company_name, ''), s.name, '') AS name, p.username, p.avatar_url, p.is_verified,
-      (to_tsvector('simple', backline.fold(coalesce(nullif(s.company_name, ''), s.name, ''))) @@ ts) AS whole,
-      word_similarity(q, backline.fold(coalesce(nullif(s.company_name, ''), s.name, ''))) AS sim
+      (to_tsvector('simple', s.search_name) @@ ts) AS whole,
+      word_similarity(q, s.search_name) AS sim
     FROM public.sponsor_profiles s JOIN public.public_profiles p ON p.id = s.id
-    WHERE (to_tsvector('simple', backline.fold(coalesce(nullif(s.company_name, ''), s.name, ''))) @@ ts
-           OR backline.fold(coalesce(nullif(s.company_name, ''), s.name, '')) %> q)
+    WHERE (to_tsvector('simple', s.search_name) @@ ts
+           OR s.search_name %> q)
       AND NOT p.is_suspended
     ORDER BY whole DESC, sim DESC, s.id
     LIMIT n)
@@ -62,11 +64,11 @@ BEGIN
 
   WITH m AS (
     SELECT l.id, l.name, l.cover_url, l.user_id, p.display_name AS owner_name, p.username AS owner_username,
-      (to_tsvector('simple', backline.fold(l.name)) @@ ts) AS whole,
-      word_similarity(q, backline.fold(l.name)) AS sim,
+      (to_tsvector('simple', l.search_name) @@ ts) AS whole,
+      word_similarity(q, l.search_name) AS sim,
       (SELECT count(*) FROM public.playlist_tracks pt WHERE pt.playlist_id = l.id) AS track_count
     FROM public.playlists l JOIN public.public_profiles p ON p.id = l.user_id
-    WHERE l.is_public AND (to_tsvector('simple', backline.fold(l.name)) @@ ts OR backline.fold(l.name) %> q)
+    WHERE l.is_public AND (to_tsvector('simple', l.search_name) @@ ts OR l.search_name %> q)
       AND NOT p.is_suspended
     ORDER BY whole DESC, sim DESC, l.id
     LIMIT n)
@@ -81,11 +83,11 @@ BEGIN
         SELECT m.id, row_number() OVER (ORDER BY m.whole DESC, m.sim DESC, m.streams DESC, m.id) AS k
         FROM (
           SELECT t.id, t.streams,
-            (to_tsvector('simple', backline.fold(t.title)) @@ ts) AS whole,
-            word_similarity(q, backline.fold(t.title)) AS sim
+            (to_tsvector('simple', t.search_name) @@ ts) AS whole,
+            word_similarity(q, t.search_name) AS sim
           FROM public.tracks t
           WHERE t.status = 'active'
-            AND (to_tsvector('simple', backline.fold(t.title)) @@ ts OR backline.fold(t.title) %> q)
+            AND (to_tsvector('simple', t.search_name) @@ ts OR t.search_name %> q)
             AND NOT EXISTS (SELECT 1 FROM public.public_profiles p WHERE p.id = t.artist_id AND p.is_suspended)
           ORDER BY whole DESC, sim DESC, t.streams DESC, t.id
           LIMIT n) m
