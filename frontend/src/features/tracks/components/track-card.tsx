@@ -4,6 +4,7 @@ import { Badge } from '@/components/ui/badge'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
 import { AddToPlaylist } from '@/components/add-to-playlist'
+import { ShareButton } from '@/features/discovery/components/share-button'
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber } from '@/lib/format'
@@ -70,6 +71,7 @@ export function TrackCard({ track }: { track: Track }) {
           {track.genre && <Badge variant="outline">{track.genre}</Badge>}
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
+          <ShareButton target={{ title: track.title, text: `${track.title} by ${track.artist} on Backline`, path: `/track/${track.id}` }} className="-my-1 size-7" />
           <AddToPlaylist track={track} className="-my-1 size-7" />
         </div>
         {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (
