@@ -26,7 +26,7 @@ import (
 type PreviewConfig struct {
 	// DB is the authenticator pool; the function runs as a visitor (anon),
 	// so row-level security decides what a preview may show.
-	DB pg.Batcher
+	DB pg.DB
 	// Function is the SQL function, schema.name, called with the request
 	// path; it answers a JSON object (title, description, image, type), or
 	// NULL for a path without a preview.
@@ -121,9 +121,13 @@ func (p *previews) lookup(ctx context.Context, path string) (*preview, error) {
 	v, err, _ := p.group.Do(path, func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.Timeout)
 		defer cancel()
+		// A transaction, not QueryRowAsCaller's one pipeline: that prepares
+		// the statement before the role is switched, and the connecting role
+		// may not use the function's schema.
 		var raw []byte
-		err := pg.QueryRowAsCaller(ctx, p.cfg.DB, pg.Caller{Role: "anon"}, func(row pgx.Row) error { return row.Scan(&raw) },
-			"SELECT "+p.ident+"($1)::jsonb", path)
+		err := pg.AsCaller(ctx, p.cfg.DB, pg.Caller{Role: "anon"}, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, "SELECT "+p.ident+"($1)::jsonb", path).Scan(&raw)
+		})
 		if err != nil {
 			return nil, fmt.Errorf("link preview %s: %w", path, err)
 		}

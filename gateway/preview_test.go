@@ -32,12 +32,16 @@ func TestAppLinkPreviews(t *testing.T) {
 			('hidden', 'Secret', false, NULL),
 			('absolute', 'Elsewhere', true, 'https://cdn.example.com/x.png'),
 			('script', 'Bad image', true, 'javascript:alert(1)')`,
-		`CREATE FUNCTION public.page_preview(p_path text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+		// The function lives in a schema only visitors may use, as an app's
+		// own schema is: nothing of it may run as the connecting role.
+		`CREATE SCHEMA previews`,
+		`GRANT USAGE ON SCHEMA previews TO anon`,
+		`CREATE FUNCTION previews.page_preview(p_path text) RETURNS jsonb LANGUAGE sql STABLE AS $$
 			SELECT CASE WHEN p_path = '/p/slow' THEN (SELECT NULL::jsonb FROM pg_sleep(5)) ELSE
 			(SELECT jsonb_build_object('title', title, 'description', 'seen by ' || current_user, 'image', image)
 			 FROM public.pages WHERE '/p/' || slug = p_path) END $$`,
-		`REVOKE ALL ON FUNCTION public.page_preview(text) FROM PUBLIC`,
-		`GRANT EXECUTE ON FUNCTION public.page_preview(text) TO anon`,
+		`REVOKE ALL ON FUNCTION previews.page_preview(text) FROM PUBLIC`,
+		`GRANT EXECUTE ON FUNCTION previews.page_preview(text) TO anon`,
 	} {
 		if _, err := db.Admin.Exec(ctx, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
@@ -49,10 +53,10 @@ func TestAppLinkPreviews(t *testing.T) {
 		t.Fatal(err)
 	}
 	app := gateway.NewApp(gateway.AppConfig{Dir: dir}, nil)
-	if err := app.UsePreviews(gateway.PreviewConfig{DB: db.User, Function: "public.page_preview; DROP TABLE x", Paths: []string{"/p/"}}); err == nil {
+	if err := app.UsePreviews(gateway.PreviewConfig{DB: db.User, Function: "previews.page_preview; DROP TABLE x", Paths: []string{"/p/"}}); err == nil {
 		t.Fatal("a function name that is not schema.name was taken")
 	}
-	if err := app.UsePreviews(gateway.PreviewConfig{DB: db.User, Function: "public.page_preview", Paths: []string{"/p/"},
+	if err := app.UsePreviews(gateway.PreviewConfig{DB: db.User, Function: "previews.page_preview", Paths: []string{"/p/"},
 		APIURL: "https://api.example.com", Timeout: 200 * time.Millisecond, TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}

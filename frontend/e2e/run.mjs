@@ -15,6 +15,7 @@ import { register as registerDashboards } from './dashboards.mjs'
 import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
 import { register as registerOAuth } from './oauth.mjs'
+import { register as registerListeners } from './listeners.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -680,6 +681,7 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
 registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
 registerProviders(test, { app, newPage, psql })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
+registerListeners(test, { app, newPage, mobile, desktop, rest, psql, adminCreateUser, signIn, fixture, newTrack })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------

@@ -33,15 +33,22 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_te
         UNION ALL
         (SELECT s.track_id FROM public.streams s WHERE s.user_id = h.user_id AND s.is_valid ORDER BY s.created_at DESC LIMIT 50)
       ) y
+  ), counted AS (
+    SELECT th.track_id, count(*) AS listeners FROM theirs th
+    WHERE NOT EXISTS (SELECT 1 FROM public.favorites f WHERE f.user_id = auth.uid() AND f.track_id = th.track_id)
+    GROUP BY th.track_id
+    ORDER BY count(*) DESC
+    LIMIT 500
   )
-  SELECT coalesce(array_agg(r.track_id ORDER BY r.listeners DESC, r.streams DESC, r.track_id), '{}')
+  -- Each candidate's row by its key (LIMIT 1 keeps it a lookup per track
+  -- rather than a join that may read the whole table).
+  SELECT coalesce(array_agg(r.id ORDER BY r.listeners DESC, r.streams DESC, r.id), '{}')
   FROM (
-    SELECT th.track_id, count(*) AS listeners, t.streams
-    FROM theirs th JOIN public.tracks t ON t.id = th.track_id
-    WHERE t.status = 'active' AND t.artist_id <> p_artist
-      AND NOT EXISTS (SELECT 1 FROM public.favorites f WHERE f.user_id = auth.uid() AND f.track_id = th.track_id)
-    GROUP BY th.track_id, t.streams
-    ORDER BY count(*) DESC, t.streams DESC, th.track_id
+    SELECT t.id, c.listeners, t.streams
+    FROM counted c
+      CROSS JOIN LATERAL (SELECT t.id, t.streams FROM public.tracks t
+                          WHERE t.id = c.track_id AND t.status = 'active' AND t.artist_id <> p_artist LIMIT 1) t
+    ORDER BY c.listeners DESC, t.streams DESC, t.id
     LIMIT least(greatest(p_limit, 1), 50)
   ) r
 $$;

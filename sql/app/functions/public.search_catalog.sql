@@ -5,7 +5,9 @@
 -- a stretch of it (trigram word similarity: a typo or two). Both are compared
 -- folded (backline.fold: lower case, no accents), on the indexes of
 -- 0030_search.sql. Ranking: whole-word matches first, then closeness, then
--- popularity. The names are compared as stored folded (search_name).
+-- popularity, among the first 1,000 matches of each kind (a text as broad as
+-- a common three-letter prefix matches more; the next letter narrows it). The
+-- names are compared as stored folded (search_name).
 --
 -- SECURITY DEFINER, so the search's helpers stay out of the API roles'
 -- reach; what it shows is spelt out: active tracks only, public playlists
@@ -26,6 +28,9 @@ DECLARE
   lists jsonb;
   track_ids uuid[];
   top_artist uuid;
+  -- A broad text ("lov") matches thousands of tracks; ranking reads and
+  -- scores each, so at most this many matches are ranked.
+  candidates constant integer := 1000;
 BEGIN
   IF length(q) < 2 THEN
     RETURN jsonb_build_object('query', coalesce(p_query, ''), 'tracks', '[]'::jsonb, 'people', '[]'::jsonb,
@@ -62,15 +67,17 @@ BEGIN
       'avatar_url', m.avatar_url, 'is_verified', m.is_verified) ORDER BY m.whole DESC, m.sim DESC, m.id), '[]'::jsonb)
     INTO sponsors FROM m;
 
-  WITH m AS (
-    SELECT l.id, l.name, l.cover_url, l.user_id, p.display_name AS owner_name, p.username AS owner_username,
-      (to_tsvector('simple', l.search_name) @@ ts) AS whole,
-      word_similarity(q, l.search_name) AS sim,
-      (SELECT count(*) FROM public.playlist_tracks pt WHERE pt.playlist_id = l.id) AS track_count
+  WITH c AS (
+    SELECT l.id, l.name, l.cover_url, l.user_id, l.search_name, p.display_name AS owner_name, p.username AS owner_username
     FROM public.playlists l JOIN public.public_profiles p ON p.id = l.user_id
     WHERE l.is_public AND (to_tsvector('simple', l.search_name) @@ ts OR l.search_name %> q)
       AND NOT p.is_suspended
-    ORDER BY whole DESC, sim DESC, l.id
+    LIMIT candidates
+  ), m AS (
+    SELECT c.*, (to_tsvector('simple', c.search_name) @@ ts) AS whole, word_similarity(q, c.search_name) AS sim,
+      (SELECT count(*) FROM public.playlist_tracks pt WHERE pt.playlist_id = c.id) AS track_count
+    FROM c
+    ORDER BY whole DESC, sim DESC, c.id
     LIMIT n)
   SELECT coalesce(jsonb_agg(jsonb_build_object('id', m.id, 'name', m.name, 'cover_url', m.cover_url,
       'owner_id', m.user_id, 'owner_name', m.owner_name, 'owner_username', m.owner_username,
@@ -82,14 +89,15 @@ BEGIN
       SELECT x.id, min(x.k) AS k FROM (
         SELECT m.id, row_number() OVER (ORDER BY m.whole DESC, m.sim DESC, m.streams DESC, m.id) AS k
         FROM (
-          SELECT t.id, t.streams,
-            (to_tsvector('simple', t.search_name) @@ ts) AS whole,
-            word_similarity(q, t.search_name) AS sim
-          FROM public.tracks t
-          WHERE t.status = 'active'
-            AND (to_tsvector('simple', t.search_name) @@ ts OR t.search_name %> q)
-            AND NOT EXISTS (SELECT 1 FROM public.public_profiles p WHERE p.id = t.artist_id AND p.is_suspended)
-          ORDER BY whole DESC, sim DESC, t.streams DESC, t.id
+          SELECT c.id, c.streams,
+            (to_tsvector('simple', c.search_name) @@ ts) AS whole,
+            word_similarity(q, c.search_name) AS sim
+          FROM (SELECT t.id, t.streams, t.search_name FROM public.tracks t
+                WHERE t.status = 'active'
+                  AND (to_tsvector('simple', t.search_name) @@ ts OR t.search_name %> q)
+                  AND NOT EXISTS (SELECT 1 FROM public.public_profiles p WHERE p.id = t.artist_id AND p.is_suspended)
+                LIMIT candidates) c
+          ORDER BY whole DESC, sim DESC, c.streams DESC, c.id
           LIMIT n) m
         UNION ALL
         SELECT b.id, n + row_number() OVER (ORDER BY b.streams DESC, b.id)
