@@ -12,6 +12,8 @@ import { TrackCard } from '@/features/tracks/components/track-card'
 import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
 import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
 import { ArtistCard, FanCard } from '@/features/profiles/components/people-cards'
+import { ListenerHome } from './home-listener'
+import { useAuthStore } from '@/lib/auth'
 
 /** PULL_THRESHOLD is the pull-to-refresh distance. */
 const PULL_THRESHOLD = 80
@@ -56,6 +58,7 @@ function Carousel({ children }: { children: React.ReactNode[] }) {
 /** HomePage is the landing page of spec section 2. */
 export default function HomePage() {
   const isMobile = useIsMobile()
+  const role = useAuthStore((st) => st.role)
   const qc = useQueryClient()
   const online = useOnlineUsers()
   const popular = useQuery(getTracksQueryOptions({ order: 'popular', limit: 12 }))
@@ -117,6 +120,7 @@ export default function HomePage() {
           ))}
         </dl>
       </section>
+      {role === 'fan' && <ListenerHome />}
 
       <Section
         title="Popular Tracks"

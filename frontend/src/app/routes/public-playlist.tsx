@@ -7,7 +7,7 @@ import { Skeleton } from '@/components/ui/skeleton'
 import { useAuthStore } from '@/lib/auth'
 import { usePlayerStore } from '@/stores/player-store'
 import { usePlaylistPage, useSetPlaylistPublic } from '@/features/discovery/api/discovery'
-import { ShareButton } from '@/features/discovery/components/share-button'
+import { ShareButton } from '@/components/share-button'
 import { TrackCard } from '@/features/tracks/components/track-card'
 import NotFoundPage from './not-found'
 

@@ -11,7 +11,7 @@ import { getArtistProfile, getSponsorProfile, useProfile } from '@/features/prof
 import { getTracks } from '@/features/tracks/api/get-tracks'
 import { TrackCard } from '@/features/tracks/components/track-card'
 import { FollowButton } from '@/features/discovery/components/follow-button'
-import { ShareButton } from '@/features/discovery/components/share-button'
+import { ShareButton } from '@/components/share-button'
 import NotFoundPage from './not-found'
 
 /** PublicProfilePage is /profiles/{username} and /profile/{id}. */

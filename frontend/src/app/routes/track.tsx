@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query'
 import { Skeleton } from '@/components/ui/skeleton'
 import { supabase } from '@/lib/supabase'
 import { hydrateTracks, TRACK_COLUMNS } from '@/lib/tracks'
-import { ShareButton } from '@/features/discovery/components/share-button'
+import { ShareButton } from '@/components/share-button'
 import { TrackCard } from '@/features/tracks/components/track-card'
 import NotFoundPage from './not-found'
 

@@ -6,7 +6,7 @@ import { useIsMobile } from '@/hooks/use-media-query'
 import { useScrollHide } from '@/hooks/use-scroll-hide'
 import { useAuthStore } from '@/lib/auth'
 import { cn } from '@/lib/utils'
-import { SearchBox } from '@/features/discovery/components/search-box'
+import { SearchBox } from './search-box'
 
 // Signed-in chrome loads on demand; visitors never download it.
 const UserMenu = lazy(() => import('./user-menu').then((m) => ({ default: m.UserMenu })))

@@ -1,7 +1,7 @@
 import { Share2 } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { cn } from '@/lib/utils'
-import { shareLink, type ShareTarget } from '../lib/share'
+import { shareLink, type ShareTarget } from '@/lib/share'
 
 /** ShareButton shares a page: the share sheet where there is one, else the link is copied. */
 export function ShareButton({ target, withLabel = false, className }: { target: ShareTarget; withLabel?: boolean; className?: string }) {
