@@ -239,6 +239,16 @@ func TestPublicPlaylistsAndLikedSongs(t *testing.T) {
 		t.Errorf("own cover: %v", err)
 	}
 
+	// A cover an artist's track and playlist share stays when the track lets it go.
+	e.exec(`INSERT INTO storage.objects (bucket_id, name, owner) VALUES ('covers', $1 || '/shared.jpg', $1::uuid)`, w.artist)
+	shared := "/storage/v1/object/public/covers/" + w.artist + "/shared.jpg"
+	e.exec(`UPDATE public.tracks SET cover_url = $2 WHERE id = $1`, w.plainTrack, shared)
+	e.exec(`INSERT INTO public.playlists (user_id, name, cover_url) VALUES ($1, 'Studio picks', $2)`, w.artist, shared)
+	e.exec(`UPDATE public.tracks SET cover_url = NULL WHERE id = $1`, w.plainTrack)
+	if n := scalar[int64](e, `SELECT count(*) FROM storage.objects WHERE bucket_id = 'covers' AND name = $1 || '/shared.jpg'`, w.artist); n != 1 {
+		t.Errorf("the playlist's cover was deleted with the track's")
+	}
+
 	// Liked songs: the caller's favorites as a playlist, newest like first.
 	e.exec(`INSERT INTO public.favorites (user_id, track_id, created_at) VALUES ($1, $2, now() - interval '1 hour'), ($1, $3, now())`, w.fan, w.track, w.plainTrack)
 	liked := rpcJSON[playlistAnswer](t, e, fan, `SELECT public.get_playlist()`)

@@ -269,7 +269,7 @@ func TestPolicies(t *testing.T) {
 }
 
 // TestMediaPolicies checks the storage policies of 0005: media is public to
-// read; users write only into their own folder; audio and covers only artists.
+// read; users write only into their own folder; audio only artists.
 func TestMediaPolicies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -290,6 +290,8 @@ func TestMediaPolicies(t *testing.T) {
 		{"artist cannot upload into another folder", user(w.artist), put, []any{"tracks", w.artist2 + "/song.mp3"}, 0, denied},
 		{"fan uploads an avatar", user(w.fan), put, []any{"avatars", w.fan + "/me.png"}, 1, ""},
 		{"fan cannot upload audio", user(w.fan), put, []any{"tracks", w.fan + "/song.mp3"}, 0, denied},
+		{"fan uploads a playlist cover", user(w.fan), put, []any{"covers", w.fan + "/mix.jpg"}, 1, ""},
+		{"fan cannot upload a cover into another folder", user(w.fan), put, []any{"covers", w.fan2 + "/mix.jpg"}, 0, denied},
 		{"fan cannot upload into another folder", user(w.fan), put, []any{"avatars", w.fan2 + "/me.png"}, 0, denied},
 		{"visitor cannot upload", anon, put, []any{"avatars", "x/me.png"}, 0, denied},
 		{"another artist cannot replace the cover", user(w.artist2), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 0, ""},

@@ -1,12 +1,13 @@
 import { Link, useParams } from 'react-router'
-import { Globe, Heart, ListMusic, Lock, Play } from 'lucide-react'
+import { Globe, Heart, ImageUp, ListMusic, Lock, Play } from 'lucide-react'
 import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { SafeImage } from '@/components/safe-image'
 import { Skeleton } from '@/components/ui/skeleton'
 import { useAuthStore } from '@/lib/auth'
 import { usePlayerStore } from '@/stores/player-store'
-import { usePlaylistPage, useSetPlaylistPublic } from '@/features/discovery/api/discovery'
+import { usePlaylistPage, useUpdatePlaylist } from '@/features/discovery/api/discovery'
+import { uploadCover } from '@/features/studio/api/tracks'
 import { ShareButton } from '@/components/share-button'
 import { TrackCard } from '@/features/tracks/components/track-card'
 import NotFoundPage from './not-found'
@@ -17,8 +18,9 @@ export default function PublicPlaylistPage() {
   const liked = id === 'liked'
   const userId = useAuthStore((s) => s.user?.id)
   const { data, isLoading } = usePlaylistPage(liked ? null : id)
-  const setPublic = useSetPlaylistPublic()
+  const update = useUpdatePlaylist()
   const playTrack = usePlayerStore((s) => s.playTrack)
+  const fail = (e: unknown) => toast.error(e instanceof Error ? e.message : 'Could not change the playlist')
   if (isLoading) return <Skeleton className="h-64" />
   if (!data) return <NotFoundPage />
   const { playlist, tracks } = data
@@ -48,15 +50,36 @@ export default function PublicPlaylistPage() {
             </Button>
           )}
           {own && playlist.id && (
-            <Button
-              variant="outline"
-              disabled={setPublic.isPending}
-              onClick={() =>
-                setPublic.mutate({ id: playlist.id!, isPublic: !playlist.is_public }, { onError: (e) => toast.error(e instanceof Error ? e.message : 'Could not change the playlist') })
-              }
-            >
-              {playlist.is_public ? <Lock /> : <Globe />} {playlist.is_public ? 'Make private' : 'Make public'}
-            </Button>
+            <>
+              <Button
+                variant="outline"
+                disabled={update.isPending}
+                onClick={() => update.mutate({ id: playlist.id!, is_public: !playlist.is_public }, { onError: fail })}
+              >
+                {playlist.is_public ? <Lock /> : <Globe />} {playlist.is_public ? 'Make private' : 'Make public'}
+              </Button>
+              <Button asChild variant="outline">
+                <label className="cursor-pointer">
+                  <ImageUp /> Cover
+                  <input
+                    type="file"
+                    accept="image/jpeg,image/png,image/webp"
+                    aria-label="Playlist cover file"
+                    className="sr-only"
+                    onChange={async (e) => {
+                      const file = e.target.files?.[0]
+                      if (!file || !userId) return
+                      try {
+                        const url = await uploadCover(userId, file)
+                        update.mutate({ id: playlist.id!, cover_url: url }, { onError: fail })
+                      } catch (err) {
+                        fail(err)
+                      }
+                    }}
+                  />
+                </label>
+              </Button>
+            </>
           )}
           {playlist.is_public && playlist.id && <ShareButton withLabel target={{ title: playlist.name, text: `${playlist.name} on Backline`, path: `/playlists/${playlist.id}` }} />}
         </div>

@@ -90,12 +90,12 @@ export async function getPlaylist(id: string | null): Promise<PlaylistPage | nul
 
 export const usePlaylistPage = (id: string | null) => useQuery({ queryKey: ['playlistPage', id], queryFn: () => getPlaylist(id) })
 
-/** setPlaylistPublic makes the owner's playlist public or private. */
-export function useSetPlaylistPublic() {
+/** useUpdatePlaylist changes the owner's playlist: public or private, its cover (an upload in their folder of covers). */
+export function useUpdatePlaylist() {
   const qc = useQueryClient()
   return useMutation({
-    mutationFn: async ({ id, isPublic }: { id: string; isPublic: boolean }) => {
-      const { error } = await supabase().from('playlists').update({ is_public: isPublic }).eq('id', id)
+    mutationFn: async ({ id, ...change }: { id: string; is_public?: boolean; cover_url?: string | null }) => {
+      const { error } = await supabase().from('playlists').update(change).eq('id', id)
       if (error) throw error
     },
     onSuccess: (_d, v) => void qc.invalidateQueries({ queryKey: ['playlistPage', v.id] }),
