@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
@@ -171,11 +172,11 @@ func (p *previews) store(path string, pv *preview, now time.Time) {
 func (p *previews) tags(pv *preview, pageURL string) string {
 	var b strings.Builder
 	meta := func(attr, key, value string) {
-		if value != "" {
+		if value = oneLine(value); value != "" {
 			fmt.Fprintf(&b, "<meta %s=\"%s\" content=\"%s\">\n", attr, key, html.EscapeString(value))
 		}
 	}
-	fmt.Fprintf(&b, "<title>%s</title>\n", html.EscapeString(pv.Title))
+	fmt.Fprintf(&b, "<title>%s</title>\n", html.EscapeString(oneLine(pv.Title)))
 	meta("name", "description", pv.Description)
 	meta("property", "og:title", pv.Title)
 	meta("property", "og:description", pv.Description)
@@ -216,6 +217,19 @@ func (p *previews) absolute(image string) string {
 	}
 	return u.String()
 }
+
+// oneLine is s as one line of at most previewMaxRunes: control characters
+// and runs of spaces become one space, as previews show them.
+func oneLine(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(s); len(r) > previewMaxRunes {
+		s = string(r[:previewMaxRunes-1]) + "…"
+	}
+	return s
+}
+
+// previewMaxRunes bounds a value: chat apps show a line or two.
+const previewMaxRunes = 300
 
 func firstNonEmpty(a, b string) string {
 	if a != "" {
