@@ -13,7 +13,7 @@ export function register(test, h) {
       .join('')
       .replace(/^./, (c) => c.toUpperCase())
 
-  test('listeners: search with a typo finds the track and plays it (390 px, the Search tab)', async () => {
+  test('listeners: search with a typo finds the track and plays it (390 px, the Search tab; 1440 px, the top bar)', async () => {
     const { artistId } = await fixture()
     const name = `${word()}ọ́la`
     const t = await newTrack({ artistId, label: 'Search' })
@@ -34,6 +34,13 @@ export function register(test, h) {
     await page.getByRole('searchbox', { name: 'Search' }).fill('')
     await page.getByRole('list', { name: 'Recent searches' }).getByText(typo).waitFor()
     await context.close()
+
+    // At 1440 px the top bar's box searches as one types.
+    const wide = await newPage(desktop)
+    await wide.page.goto(app)
+    await wide.page.getByRole('searchbox', { name: 'Search tracks, artists, sponsors and playlists' }).pressSequentially(typo)
+    await wide.page.getByTestId('search-tracks').getByRole('button', { name: `Play ${name} Anthem` }).waitFor({ timeout: 15000 })
+    await wide.context.close()
   })
 
   test('listeners: share a track and open the link in a new context; a crawler gets its preview', async () => {

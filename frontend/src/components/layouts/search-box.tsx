@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useLocation, useNavigate, useSearchParams } from 'react-router'
 import { Search } from 'lucide-react'
 import { cn } from '@/lib/utils'
@@ -9,11 +9,14 @@ export function SearchBox({ className }: { className?: string }) {
   const { pathname } = useLocation()
   const [params] = useSearchParams()
   const onSearch = pathname === '/search'
-  const [text, setText] = useState(onSearch ? (params.get('q') ?? '') : '')
-  // Leaving the page clears the box; the search page's own field may change q.
+  const q = onSearch ? (params.get('q') ?? '') : ''
+  const [text, setText] = useState(q)
+  const input = useRef<HTMLInputElement>(null)
+  // Leaving the page clears the box, and a search chosen on the page (a
+  // recent one) shows in it; while one types, the box is the source.
   useEffect(() => {
-    setText(onSearch ? (params.get('q') ?? '') : '')
-  }, [onSearch, params])
+    if (document.activeElement !== input.current) setText(q)
+  }, [q])
   return (
     <form
       role="search"
@@ -25,6 +28,7 @@ export function SearchBox({ className }: { className?: string }) {
     >
       <Search className="pointer-events-none absolute left-2.5 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
       <input
+        ref={input}
         type="search"
         value={text}
         aria-label="Search tracks, artists, sponsors and playlists"
