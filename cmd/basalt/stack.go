@@ -254,6 +254,11 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		return err
 	}
 	s.cleanup = func() { stopKeys(); cleanup() }
+	if pv := theApp.Previews; pv != nil {
+		if err := s.appH.UsePreviews(gateway.PreviewConfig{DB: p.user, Function: pv.Function, Paths: pv.Paths, APIURL: cfg.PublicURL}); err != nil {
+			return err
+		}
+	}
 	if err := s.mountStudio(ctx, mode, p, reg, getenv); err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}

@@ -17,6 +17,7 @@ import { register as registerProviders } from './providers.mjs'
 import { register as registerLayout } from './layout.mjs'
 import { register as registerOAuth } from './oauth.mjs'
 import { register as registerListening } from './listening.mjs'
+import { register as registerListeners } from './listeners.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -684,6 +685,7 @@ registerProviders(test, { app, newPage, psql })
 registerLayout(test, { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
 registerListening(test, { app, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture })
+registerListeners(test, { app, newPage, mobile, desktop, rest, psql, adminCreateUser, signIn, fixture, newTrack })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------

@@ -78,12 +78,16 @@ export const routes: RouteObject[] = [
       { path: 'oauth/consent', ...page(() => import('./routes/oauth-consent')) },
       { path: 'profiles/:username', ...page(() => import('./routes/public-profile')) },
       { path: 'profile/:id', ...page(() => import('./routes/public-profile')) },
+      { path: 'search', ...page(() => import('./routes/search')) },
+      { path: 'track/:id', ...page(() => import('./routes/track')) },
+      { path: 'playlists/:id', ...page(() => import('./routes/public-playlist')) },
       {
         element: <RequireAuth />,
         children: [
           { path: 'profile', ...page(() => import('./routes/own-profile')) },
           { path: 'favorites', ...page(() => import('./routes/favorites')) },
           { path: 'playlist', ...page(() => import('./routes/playlist')) },
+          { path: 'following', ...page(() => import('./routes/following')) },
           { path: 'verification', ...page(() => import('./routes/verification')) },
           { path: 'verification/success', ...page(() => import('./routes/verification-success')) },
           { path: 'dashboard', ...page(() => import('./routes/dashboard-redirect')) },

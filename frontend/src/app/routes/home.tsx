@@ -14,6 +14,7 @@ import { TrackCard } from '@/features/tracks/components/track-card'
 import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
 import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
 import { ArtistCard, FanCard } from '@/features/profiles/components/people-cards'
+import { ListenerHome } from './home-listener'
 
 /** PULL_THRESHOLD is the pull-to-refresh distance. */
 const PULL_THRESHOLD = 80
@@ -131,6 +132,7 @@ export default function HomePage() {
           ))}
         </dl>
       </section>
+      {role === 'fan' && <ListenerHome />}
 
       <Section
         title="Popular Tracks"

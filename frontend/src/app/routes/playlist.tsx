@@ -28,7 +28,11 @@ export default function PlaylistPage() {
           <PlaylistsPanel userId={userId} liked={data} />
         </section>
       )}
-      <h2 className="mt-8 text-xl font-bold">Liked tracks</h2>
+      <h2 className="mt-8 text-xl font-bold">
+        <Link to="/playlists/liked" className="hover:underline">
+          Liked tracks
+        </Link>
+      </h2>
       <p className="text-muted-foreground">
         {data.length} tracks · {formatDuration(total)}
       </p>

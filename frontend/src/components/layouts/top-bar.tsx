@@ -6,6 +6,7 @@ import { useIsMobile } from '@/hooks/use-media-query'
 import { useScrollHide } from '@/hooks/use-scroll-hide'
 import { useAuthStore } from '@/lib/auth'
 import { cn } from '@/lib/utils'
+import { SearchBox } from './search-box'
 
 // Signed-in chrome loads on demand; visitors never download it.
 const UserMenu = lazy(() => import('./user-menu').then((m) => ({ default: m.UserMenu })))
@@ -43,7 +44,8 @@ export function TopBar({ signedInExtras }: { signedInExtras?: React.ReactNode })
             </NavLink>
           ))}
         </nav>
-        <div className="ml-auto flex items-center gap-2">
+        <SearchBox className="ml-auto hidden md:block" />
+        <div className="ml-auto flex items-center gap-2 md:ml-0">
           {user ? (
             <>
               {signedInExtras}

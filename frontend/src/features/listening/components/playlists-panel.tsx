@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { Link } from 'react-router'
 import { ArrowDown, ArrowUp, GripVertical, ListPlus, Pencil, Play, Trash2, X } from 'lucide-react'
 import { toast } from 'sonner'
 import { DownloadList } from '@/components/download-list'
@@ -26,7 +27,11 @@ function PlaylistCard({ userId, list, addable }: { userId: string; list: Playlis
     <section className="rounded-xl border border-border bg-card p-3" data-testid="playlist" aria-label={list.name}>
       <div className="flex flex-wrap items-center gap-2">
         {renaming === null ? (
-          <h3 className="min-w-0 flex-1 truncate font-semibold">{list.name}</h3>
+          <h3 className="min-w-0 flex-1 truncate font-semibold">
+            <Link to={`/playlists/${list.id}`} className="hover:underline">
+              {list.name}
+            </Link>
+          </h3>
         ) : (
           <form
             className="flex flex-1 gap-2"

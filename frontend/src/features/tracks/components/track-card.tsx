@@ -4,6 +4,7 @@ import { Badge } from '@/components/ui/badge'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
 import { AddToPlaylist } from '@/components/add-to-playlist'
+import { ShareButton } from '@/components/share-button'
 import { SafeImage } from '@/components/safe-image'
 import { TrackActions } from '@/components/track-actions'
 import { useAuthStore } from '@/lib/auth'
@@ -79,6 +80,7 @@ export function TrackCard({ track, list }: { track: Track; list?: Track[] }) {
           {track.genre && <Badge variant="outline">{track.genre}</Badge>}
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
+          <ShareButton target={{ title: track.title, text: `${track.title} by ${track.artist} on Backline`, path: `/track/${track.id}` }} className="-my-1 size-7" />
           <AddToPlaylist track={track} className="-my-1 size-7" />
           <TrackActions track={track} className="-my-1 size-7" />
         </div>
