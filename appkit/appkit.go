@@ -33,6 +33,18 @@ type App struct {
 	// API up in process: the place to generate demo files that seed rows
 	// point at. It must be idempotent: dev runs it on every start.
 	DevData func(ctx context.Context, dev Dev) error
+	// Previews names the SQL function that writes link previews (Open
+	// Graph tags) of the app's pages for crawlers; nil for none.
+	Previews *Previews
+}
+
+// Previews are an app's link previews: Function (schema.name) is called as
+// a visitor with the path of a page under one of Paths and answers a JSON
+// object with title, description, image (a URL or a path on the API) and
+// type, or NULL for a page without one.
+type Previews struct {
+	Function string
+	Paths    []string
 }
 
 // Env is what an app's functions may use.

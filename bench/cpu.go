@@ -62,12 +62,31 @@ func CountDatabaseCPU(pid int) { databasePID.Store(int64(pid)) }
 // from /proc/<pid>/stat. A backend that exited between two readings takes
 // its time with it, so the figure is a floor.
 func processTreeCPU(root int) (time.Duration, bool) {
+	procs := ProcessTree(root)
+	var sum time.Duration
+	for _, p := range procs {
+		sum += p.CPU
+	}
+	return sum, len(procs) > 0
+}
+
+// Process is one process of a tree: its id, CPU time so far (user and
+// system) and command line (arguments joined by spaces; PostgreSQL's
+// backends name their role and state there).
+type Process struct {
+	PID     int
+	CPU     time.Duration
+	Cmdline string
+}
+
+// ProcessTree lists root and its direct children (a PostgreSQL
+// postmaster's backends), from /proc.
+func ProcessTree(root int) []Process {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, false
+		return nil
 	}
-	var ticks int64
-	found := false
+	var out []Process
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -97,10 +116,11 @@ func processTreeCPU(root int) (time.Duration, bool) {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		ticks += ut + st
-		found = true
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		out = append(out, Process{PID: pid, CPU: time.Duration(ut+st) * clockTick,
+			Cmdline: strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " "))})
 	}
-	return time.Duration(ticks) * clockTick, found
+	return out
 }
 
 // ProcessRSS is the resident set size of process pid in bytes, from the

@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/basaltdev/basalt/gateway"
+	"github.com/basaltdev/basalt/internal/accesslog"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/replica"
 	"github.com/basaltdev/basalt/internal/telemetry"
@@ -78,6 +79,12 @@ func exposedMetrics(t *testing.T) map[string]metricDoc {
 		t.Fatal(err)
 	}
 	rt.SlotLagBytes.WithLabelValues("s").Set(0)
+	// The access log writer's, as the binary registers them.
+	access, err := accesslog.New(pool, accesslog.Config{}, nil, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer access.Close()
 	// The read replica's series, as registered with BASALT_READ_REPLICA_URL.
 	router := replica.New(replica.Config{}, pool, pool, slog.New(slog.DiscardHandler))
 	defer router.Close()

@@ -5,10 +5,6 @@ import react from '@vitejs/plugin-react'
 import tailwindcss from '@tailwindcss/vite'
 import { VitePWA } from 'vite-plugin-pwa'
 
-// API paths served by the gateway. The service worker must never answer them
-// from a cache or with the app shell: they carry personal data.
-const apiPaths = [/^\/auth\//, /^\/rest\//, /^\/functions\//, /^\/storage\//, /^\/realtime\//, /^\/env\.js$/, /^\/config\.json$/]
-
 export default defineConfig({
   plugins: [
     react(),
@@ -18,7 +14,6 @@ export default defineConfig({
       // the app, which asks it to skip waiting and reloads.
       registerType: 'prompt',
       injectRegister: false,
-      filename: 'sw.js',
       includeAssets: ['favicon.png', 'default-cover.png'],
       manifest: {
         name: 'Backline',
@@ -35,38 +30,12 @@ export default defineConfig({
           { src: '/maskable-512x512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
         ],
       },
-      workbox: {
-        globPatterns: ['**/*.{js,css,html,png,svg,woff2}'],
-        navigateFallback: '/index.html',
-        navigateFallbackDenylist: apiPaths,
-        cleanupOutdatedCaches: true,
-        runtimeCaching: [
-          {
-            // Track covers and avatars from storage (public objects only).
-            urlPattern: ({ url, request }) =>
-              url.pathname.startsWith('/storage/v1/object/public/') && request.destination === 'image',
-            handler: 'CacheFirst',
-            options: {
-              cacheName: 'covers',
-              expiration: { maxEntries: 300, maxAgeSeconds: 30 * 24 * 3600 },
-              cacheableResponse: { statuses: [0, 200] },
-            },
-          },
-          {
-            // Audio files; range requests are served from the cached full body.
-            urlPattern: ({ url, request }) =>
-              url.pathname.startsWith('/storage/v1/object/public/') &&
-              (request.destination === 'audio' || /\.(mp3|m4a|aac|ogg|wav|opus)$/i.test(url.pathname)),
-            handler: 'CacheFirst',
-            options: {
-              cacheName: 'audio',
-              expiration: { maxEntries: 60, maxAgeSeconds: 7 * 24 * 3600 },
-              cacheableResponse: { statuses: [200] },
-              rangeRequests: true,
-            },
-          },
-        ],
-      },
+      // The worker is ours (src/sw/sw.ts: offline downloads answered first,
+      // with byte ranges); the plugin injects the precache list into it.
+      strategies: 'injectManifest',
+      srcDir: 'src/sw',
+      filename: 'sw.ts',
+      injectManifest: { globPatterns: ['**/*.{js,css,html,png,svg,woff2}'] },
     }),
   ],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
@@ -82,7 +51,7 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/, priority: 3 },
-            { name: 'query', test: /node_modules[\\/]@tanstack[\\/]/, priority: 2 },
+            { name: 'query', test: /node_modules[\\/]@tanstack[\\/](query-core|react-query)[\\/]/, priority: 2 },
             { name: 'router', test: /node_modules[\\/]react-router[\\/]/, priority: 2 },
             // Small helpers the first paint needs and most pages share, in one
             // chunk rather than a dozen tiny ones.

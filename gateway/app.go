@@ -11,6 +11,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,6 +41,8 @@ type App struct {
 	// hundred KB of JavaScript that gzip shrinks about four times, which is
 	// what keeps the first paint fast on slow mobile networks.
 	gz http.Handler
+	// previews answers crawlers with link previews; nil until UsePreviews.
+	previews atomic.Pointer[previews]
 }
 
 var _ http.Handler = (*App)(nil)
@@ -52,6 +55,18 @@ func NewApp(cfg AppConfig, log *slog.Logger) *App {
 	a := &App{cfg: cfg, log: log}
 	a.gz = gzhttp.GzipHandler(http.HandlerFunc(a.serve))
 	return a
+}
+
+// UsePreviews turns on link previews for crawlers (see PreviewConfig). The
+// app server starts before the database is reached, so they are turned on
+// once it is.
+func (a *App) UsePreviews(cfg PreviewConfig) error {
+	p, err := newPreviews(cfg)
+	if err != nil {
+		return err
+	}
+	a.previews.Store(p)
+	return nil
 }
 
 // Cache policies. Hashed file names change with their content, so they may
@@ -112,6 +127,9 @@ func (a *App) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if a.servePreview(w, r, fsys) {
+		return
+	}
 	if !a.serveFile(w, r, fsys, "index.html") {
 		w.Header().Set("Cache-Control", cacheNone)
 		http.Error(w, "no frontend build found in "+a.cfg.Dir+" (build the frontend first)", http.StatusNotFound)
@@ -155,5 +173,58 @@ func (a *App) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name
 		modTime = time.Time{} // always revalidate by content, never by date
 	}
 	http.ServeContent(w, r, base, modTime, rs)
+	return true
+}
+
+// shellTitle is the app shell's own title, replaced in a preview.
+var (
+	shellTitle = regexp.MustCompile(`(?is)<title>.*?</title>\s*`)
+	shellHead  = regexp.MustCompile(`(?i)<head(\s[^>]*)?>`)
+)
+
+// servePreview answers a crawler asking for a page with a preview: the app
+// shell with the page's Open Graph tags at the top of its head. False when
+// the request is not one, or the page has no preview (or the database did
+// not answer in time): the shell is served as it is.
+func (a *App) servePreview(w http.ResponseWriter, r *http.Request, fsys fs.FS) bool {
+	p := a.previews.Load()
+	if p == nil {
+		return false
+	}
+	for _, prefix := range p.cfg.Paths {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			// Shared caches must keep the crawlers' answer apart.
+			w.Header().Add("Vary", "User-Agent")
+			break
+		}
+	}
+	if !p.wants(r) {
+		return false
+	}
+	pv, err := p.lookup(r.Context(), r.URL.Path)
+	if err != nil {
+		a.log.Warn("app server: link preview", "err", err)
+		return false
+	}
+	if pv == nil {
+		return false
+	}
+	shell, err := fs.ReadFile(fsys, "index.html")
+	if err != nil {
+		return false
+	}
+	page := shellTitle.ReplaceAllString(string(shell), "")
+	tags := p.tags(pv, requestURL(r))
+	if loc := shellHead.FindStringIndex(page); loc != nil {
+		page = page[:loc[1]] + "\n" + tags + page[loc[1]:]
+	} else {
+		page = tags + page
+	}
+	w.Header().Set("Cache-Control", cacheNone)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if r.Method == http.MethodHead {
+		return true
+	}
+	_, _ = w.Write([]byte(page))
 	return true
 }

@@ -48,3 +48,37 @@ func FuzzClientIP(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPreviewTags: whatever the app's function answers (titles and images
+// come from users), the head it writes holds only the tags it means to:
+// every value is escaped, and an image is an http(s) URL or nothing.
+func FuzzPreviewTags(f *testing.F) {
+	f.Add("Tom & \"Jerry\"", "<script>alert(1)</script>", "/storage/v1/object/public/covers/a b.jpg", "music.song", "http://h/track/1")
+	f.Add("x", "", "javascript:alert(1)", "", "")
+	f.Add("'\"><img src=x onerror=alert(1)>", "\x00\n", "//evil.example/x.png", "a\"b", "http://h/p?q=\"<")
+	f.Fuzz(func(t *testing.T, title, description, image, kind, pageURL string) {
+		p := &previews{cfg: PreviewConfig{APIURL: "https://api.example.com"}}
+		out := p.tags(&preview{Title: title, Description: description, Image: image, Type: kind}, pageURL)
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			switch {
+			case strings.HasPrefix(line, "<title>") && strings.HasSuffix(line, "</title>"):
+				if inner := line[len("<title>") : len(line)-len("</title>")]; strings.ContainsAny(inner, "<>") {
+					t.Fatalf("unescaped title %q", line)
+				}
+			case strings.HasPrefix(line, "<meta ") && strings.HasSuffix(line, "\">"):
+				// <meta name|property="key" content="value">: exactly four quotes.
+				if strings.Count(line, "\"") != 4 || strings.ContainsAny(line[1:len(line)-1], "<>") {
+					t.Fatalf("a value escaped its attribute: %q", line)
+				}
+				if strings.Contains(line, "image\" content=") {
+					v := line[strings.Index(line, "content=\"")+len("content=\"") : len(line)-2]
+					if !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+						t.Fatalf("image %q is not an http(s) URL", v)
+					}
+				}
+			default:
+				t.Fatalf("unexpected line %q in %q", line, out)
+			}
+		}
+	})
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/basaltdev/basalt/internal/accesslog"
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/telemetry"
@@ -44,6 +45,10 @@ type Config struct {
 	Version string
 	// Now is the clock used to check token expiry (default time.Now).
 	Now func() time.Time
+	// AccessLog, when set, receives every access log entry as well, to keep
+	// it searchable (internal/accesslog stores it in Postgres). Add must not
+	// block: it runs on the request's goroutine.
+	AccessLog interface{ Add(accesslog.Entry) }
 	// Registry is where the gateway registers its metrics and what /metrics
 	// serves; the binary passes the one its pool collectors and services
 	// register on too. Nil: a registry of the gateway's own.
@@ -286,6 +291,12 @@ func (g *Gateway) serveService(w http.ResponseWriter, r *http.Request, rt *route
 		// not a service is mounted yet.
 		writeError(w, http.StatusNotFound, "no Route matched with those values")
 		return
+	}
+	if rec, ok := w.(*recorder); ok && caller != nil {
+		rec.role = caller.APIKeyRole
+		if caller.Claims != nil {
+			rec.userID, rec.role = caller.Claims.Subject, caller.Claims.Role
+		}
 	}
 	r2 := r.WithContext(jwt.NewContext(r.Context(), caller))
 	u := *r.URL

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/accesslog"
 	"github.com/basaltdev/basalt/internal/httpx"
 )
 
@@ -72,6 +73,8 @@ type recorder struct {
 	bytes       int64
 	wroteHeader bool
 	hijacked    bool
+	// userID and role are the caller's, once its token verified.
+	userID, role string
 }
 
 // WriteHeader records the first status code and passes it on.
@@ -193,18 +196,27 @@ func (g *Gateway) finish(r *http.Request, w *recorder, service, id string, start
 	}
 	elapsed := time.Since(start)
 	g.metrics.observe(service, r.Method, status, elapsed, in, w.bytes)
+	query := redactQuery(r.URL.RawQuery)
+	ms := float64(elapsed.Microseconds()) / 1000
 	g.log.LogAttrs(r.Context(), levelFor(status), "request",
 		slogString("request_id", id),
 		slogString("method", r.Method),
 		slogString("path", r.URL.Path),
-		slogString("query", redactQuery(r.URL.RawQuery)),
+		slogString("query", query),
 		slogInt("status", status),
 		slogInt64("bytes", w.bytes),
-		slogFloat("duration_ms", float64(elapsed.Microseconds())/1000),
+		slogFloat("duration_ms", ms),
 		slogString("service", service),
 		slogString("client_ip", r.Header.Get(httpx.ClientIPHeader)),
 		slogString("user_agent", r.UserAgent()),
 	)
+	if g.cfg.AccessLog != nil {
+		g.cfg.AccessLog.Add(accesslog.Entry{
+			At: start, RequestID: id, Service: service, Method: r.Method, Path: r.URL.Path, Query: query,
+			Status: status, Bytes: w.bytes, DurationMS: ms, ClientIP: r.Header.Get(httpx.ClientIPHeader),
+			UserAgent: r.UserAgent(), UserID: w.userID, Role: w.role,
+		})
+	}
 	return status
 }
 

@@ -19,7 +19,7 @@ type tokenCache struct {
 }
 
 func newTokenCache(max int) *tokenCache {
-	return &tokenCache{max: max, entries: make(map[string]*jwt.Claims, max)}
+	return &tokenCache{max: max, entries: map[string]*jwt.Claims{}}
 }
 
 // get returns the cached claims of token when they are still valid at now.

@@ -3,6 +3,7 @@ package realtime_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -462,5 +463,59 @@ func TestPostgresChangesSelect(t *testing.T) {
 	rec, _ := json.Marshal(ev.Data.Record)
 	if string(rec) != `{"body":"only this","id":1}` || len(ev.Data.Columns) != 2 {
 		t.Errorf("record %s columns %s", rec, ev.Data.Columns)
+	}
+}
+
+// TestChangesToManySubscribers: twenty users subscribe to one table, so
+// their row checks are split over connections; a row every user may see
+// reaches all of them once, and a row only one user may see reaches that
+// one alone.
+func TestChangesToManySubscribers(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: true, MaxEventsPerSecond: 1 << 20})
+	ctx := context.Background()
+	if _, err := b.db.Admin.Exec(ctx, `
+		CREATE TABLE public.posts (id bigint PRIMARY KEY, owner uuid NOT NULL, shared bool NOT NULL);
+		ALTER TABLE public.posts ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY "shared or own" ON public.posts FOR SELECT TO authenticated USING (shared OR owner = auth.uid());
+		GRANT SELECT ON public.posts TO authenticated;
+		ALTER PUBLICATION supabase_realtime ADD TABLE public.posts;`); err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	users := make([]string, n)
+	subs := make([]*client, n)
+	for i := range n {
+		users[i] = fmt.Sprintf("00000000-0000-0000-0000-%012d", 100+i)
+		subs[i] = b.dial(t, "2.0.0")
+		subscribe(t, subs[i], "realtime:posts", b.token(t, "authenticated", users[i], time.Hour),
+			map[string]any{"event": "INSERT", "schema": "public", "table": "posts"})
+	}
+	if _, err := b.db.Admin.Exec(ctx, `INSERT INTO public.posts VALUES (1, $1, true)`, users[0]); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range subs {
+		if ev := nextChange(t, c); ev.Data.Record["id"] != float64(1) {
+			t.Fatalf("user %d got %v, want the shared row", i, ev.Data.Record)
+		}
+	}
+	for _, only := range []int{13, 2} {
+		id := 10 + only
+		if _, err := b.db.Admin.Exec(ctx, `INSERT INTO public.posts VALUES ($1, $2, false)`, id, users[only]); err != nil {
+			t.Fatal(err)
+		}
+		if ev := nextChange(t, subs[only]); ev.Data.Record["id"] != float64(id) {
+			t.Fatalf("user %d got %v, want its own row %d", only, ev.Data.Record, id)
+		}
+	}
+	// Nobody else got the private rows, and nobody got anything twice: a
+	// shared sentinel row, committed last, is everyone's next change.
+	if _, err := b.db.Admin.Exec(ctx, `INSERT INTO public.posts VALUES (99, $1, true)`, users[0]); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range subs {
+		if ev := nextChange(t, c); ev.Data.Record["id"] != float64(99) {
+			t.Fatalf("user %d got %v, want the sentinel row 99", i, ev.Data.Record)
+		}
 	}
 }

@@ -75,7 +75,7 @@ func (c *conn) send(f frame) {
 		c.mu.Unlock()
 		return
 	}
-	if c.queued+len(f.data) > c.s.cfg.MaxQueueBytes {
+	if c.queued+len(f.wire) > c.s.cfg.MaxQueueBytes {
 		queued := c.queued
 		c.mu.Unlock()
 		c.s.log.Warn("realtime: dropping slow client", "err", errQueueFull, "queued_bytes", queued)
@@ -83,7 +83,7 @@ func (c *conn) send(f frame) {
 		return
 	}
 	c.queue = append(c.queue, f)
-	c.queued += len(f.data)
+	c.queued += len(f.wire)
 	start := !c.writing
 	c.writing = true
 	c.mu.Unlock()
@@ -112,8 +112,15 @@ func (c *conn) push(joinRef json.RawMessage, topic, event string, payload json.R
 }
 
 // writeLoop drains the queue into the socket and ends when it is empty.
+// Everything queued when it looks is written with one system call (the
+// frames are already encoded, so a batch is a vector of byte slices, many
+// of them shared with other sockets); control frames, written by the
+// websocket library from the read loop, go out between two such writes,
+// never inside one (a net.Conn serialises its writes).
 func (c *conn) writeLoop() {
 	var batch []frame
+	var vec net.Buffers
+	nc := c.ws.NetConn()
 	for {
 		c.mu.Lock()
 		if len(c.queue) == 0 || c.closed {
@@ -124,18 +131,18 @@ func (c *conn) writeLoop() {
 		batch, c.queue = c.queue, batch[:0]
 		c.queued = 0
 		c.mu.Unlock()
-		for i, f := range batch {
-			typ := websocket.TextMessage
-			if f.binary {
-				typ = websocket.BinaryMessage
-			}
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if err := c.ws.WriteMessage(typ, f.data); err != nil {
-				c.abort(writeCause(err))
-				return
-			}
-			batch[i] = frame{}
+		vec = vec[:0]
+		for _, f := range batch {
+			vec = append(vec, f.wire)
 		}
+		bufs := vec // WriteTo consumes the slice it is called on
+		_ = nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := bufs.WriteTo(nc); err != nil {
+			c.abort(writeCause(err))
+			return
+		}
+		clear(batch)
+		clear(vec)
 	}
 }
 

@@ -22,7 +22,7 @@ func TestChannelCrashSendsPhxError(t *testing.T) {
 	}
 	c.handle(&message{JoinRef: json.RawMessage(`"7"`), Ref: json.RawMessage(`"8"`), Topic: "realtime:bad",
 		Event: "presence", Payload: json.RawMessage(`{"type":"presence","event":"track","payload":{}}`)})
-	if len(c.queue) != 1 || string(c.queue[0].data) != `["7","7","realtime:bad","phx_error",{}]` {
+	if len(c.queue) != 1 || string(c.queue[0].payload()) != `["7","7","realtime:bad","phx_error",{}]` {
 		t.Fatalf("queue %v, want one phx_error", c.queue)
 	}
 	if c.channels["realtime:bad"] != nil || c.channels["realtime:ok"] == nil {

@@ -2,6 +2,7 @@ package realtime
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,41 +161,87 @@ func quote(s string) json.RawMessage {
 	return b
 }
 
-// frame is one encoded server frame.
+// frame is one server message as it goes on the wire: the websocket frame
+// header (unmasked, as a server sends it) followed by the payload. A
+// message fanned out to a topic is encoded once and the same bytes are
+// queued on every subscriber's socket; nothing writes to them afterwards.
 type frame struct {
-	binary bool
-	data   []byte
+	wire []byte
+	hdr  int // header length: the payload is wire[hdr:]
+}
+
+// payload is the message inside the frame.
+func (f frame) payload() []byte { return f.wire[f.hdr:] }
+
+// maxHeader is the longest websocket frame header a server writes (no
+// mask): 2 bytes, plus 8 for a 64-bit length.
+const maxHeader = 10
+
+// Websocket opcodes of the frames the writer sends (RFC 6455, 5.2).
+const (
+	opText   = 0x1
+	opBinary = 0x2
+)
+
+// newBuffer starts an encoding with room for the frame header in front.
+func newBuffer(size int) *bytes.Buffer {
+	b := bytes.NewBuffer(make([]byte, maxHeader, maxHeader+size))
+	return b
+}
+
+// finish puts the header in front of the payload written after
+// newBuffer's reserved room and returns the frame, without copying the
+// payload.
+func finish(b []byte, opcode byte) frame {
+	n := len(b) - maxHeader
+	var h [maxHeader]byte
+	h[0] = 0x80 | opcode // FIN: every message is one frame
+	hl := 2
+	switch {
+	case n < 126:
+		h[1] = byte(n)
+	case n <= 0xffff:
+		h[1] = 126
+		binary.BigEndian.PutUint16(h[2:], uint16(n))
+		hl = 4
+	default:
+		h[1] = 127
+		binary.BigEndian.PutUint64(h[2:], uint64(n))
+		hl = 10
+	}
+	start := maxHeader - hl
+	copy(b[start:], h[:hl])
+	return frame{wire: b[start:], hdr: hl}
 }
 
 // encodeText encodes a server message for a text frame. v1 objects carry no
 // join_ref, as Phoenix's V1 serializer; v2 arrays always do.
 func encodeText(vsn string, joinRef, ref json.RawMessage, topic, event string, payload json.RawMessage) frame {
-	var b bytes.Buffer
-	b.Grow(len(topic) + len(event) + len(payload) + 48)
+	b := newBuffer(len(topic) + len(event) + len(payload) + 48)
 	if vsn == vsn2 {
 		b.WriteByte('[')
-		writeRaw(&b, joinRef)
+		writeRaw(b, joinRef)
 		b.WriteByte(',')
-		writeRaw(&b, ref)
+		writeRaw(b, ref)
 		b.WriteByte(',')
-		writeString(&b, topic)
+		writeString(b, topic)
 		b.WriteByte(',')
-		writeString(&b, event)
+		writeString(b, event)
 		b.WriteByte(',')
 		b.Write(payload)
 		b.WriteByte(']')
-		return frame{data: b.Bytes()}
+		return finish(b.Bytes(), opText)
 	}
 	b.WriteString(`{"topic":`)
-	writeString(&b, topic)
+	writeString(b, topic)
 	b.WriteString(`,"event":`)
-	writeString(&b, event)
+	writeString(b, event)
 	b.WriteString(`,"payload":`)
 	b.Write(payload)
 	b.WriteString(`,"ref":`)
-	writeRaw(&b, ref)
+	writeRaw(b, ref)
 	b.WriteByte('}')
-	return frame{data: b.Bytes()}
+	return finish(b.Bytes(), opText)
 }
 
 func writeRaw(b *bytes.Buffer, raw json.RawMessage) {
@@ -207,10 +254,28 @@ func writeRaw(b *bytes.Buffer, raw json.RawMessage) {
 
 // writeString writes s as a JSON string without HTML escaping.
 func writeString(b *bytes.Buffer, s string) {
+	if plainASCII(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	b.Truncate(b.Len() - 1) // Encode adds a newline
+}
+
+// plainASCII reports whether s is printable ASCII with nothing JSON
+// escapes: its JSON string is s in quotes. Topics and event names nearly
+// always are, and skip the encoder.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // encodeUserBroadcast builds a kind-4 frame; ok is false when a field is
@@ -219,13 +284,13 @@ func encodeUserBroadcast(topic string, ub *userBroadcast, meta []byte) (frame, b
 	if len(topic) > 255 || len(ub.Event) > 255 || len(meta) > 255 {
 		return frame{}, false
 	}
-	b := make([]byte, 0, 5+len(topic)+len(ub.Event)+len(meta)+len(ub.Payload))
+	b := make([]byte, maxHeader, maxHeader+5+len(topic)+len(ub.Event)+len(meta)+len(ub.Payload))
 	b = append(b, kindUserBroadcast, byte(len(topic)), byte(len(ub.Event)), byte(len(meta)), ub.Encoding)
 	b = append(b, topic...)
 	b = append(b, ub.Event...)
 	b = append(b, meta...)
 	b = append(b, ub.Payload...)
-	return frame{binary: true, data: b}, true
+	return finish(b, opBinary), true
 }
 
 // encodeUserBroadcastPush builds a kind-3 frame as realtime-js sends it; the

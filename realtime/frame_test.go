@@ -81,7 +81,7 @@ func FuzzDecodeFrame(f *testing.F) {
 			}
 			// A kind-4 frame of it carries the same fields at their offsets.
 			if f, ok := encodeUserBroadcast(m.Topic, ub, nil); ok {
-				d := f.data
+				d := f.payload()
 				if d[0] != kindUserBroadcast || int(d[1]) != len(m.Topic) || int(d[2]) != len(ub.Event) ||
 					!bytes.Equal(d[5+len(m.Topic)+len(ub.Event):], ub.Payload) {
 					t.Fatalf("kind 4 frame % x", d)
@@ -95,11 +95,11 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 		// Server frames built from the decoded fields are valid JSON.
 		out := encodeText(vsn, m.JoinRef, m.Ref, m.Topic, m.Event, payload)
-		if !json.Valid(out.data) {
-			t.Fatalf("encoded invalid JSON %s from %q", out.data, data)
+		if !json.Valid(out.payload()) {
+			t.Fatalf("encoded invalid JSON %s from %q", out.payload(), data)
 		}
 		if vsn == vsn2 {
-			back, err := decodeV2(out.data)
+			back, err := decodeV2(out.payload())
 			if err != nil || back.Topic != m.Topic || back.Event != m.Event {
 				t.Fatalf("v2 round trip %v %+v", err, back)
 			}

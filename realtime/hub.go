@@ -22,6 +22,9 @@ type hub struct {
 type topicState struct {
 	subs     map[*channel]struct{}
 	presence *presenceState
+	// list is subs as a slice, made by the first fan-out after a change
+	// and shared, read-only, by every fan-out until the next one.
+	list []*channel
 }
 
 func newHub() *hub { return &hub{topics: map[tkey]*topicState{}} }
@@ -40,6 +43,7 @@ func (h *hub) join(ch *channel, fn func(p *presenceState)) {
 		h.topics[ch.key] = ts
 	}
 	ts.subs[ch] = struct{}{}
+	ts.list = nil
 	if fn != nil {
 		fn(ts.presence)
 	}
@@ -54,24 +58,38 @@ func (h *hub) unsubscribe(ch *channel) {
 		return
 	}
 	delete(ts.subs, ch)
+	ts.list = nil
 	if len(ts.subs) == 0 && ts.presence.empty() {
 		delete(h.topics, ch.key)
 	}
 }
 
-// subscribers returns a snapshot of a topic's local subscribers.
+// subscribers returns a topic's local subscribers. The slice is shared by
+// every caller until the topic's subscribers change: read it, never write.
 func (h *hub) subscribers(k tkey) []*channel {
 	h.mu.RLock()
-	defer h.mu.RUnlock()
 	ts := h.topics[k]
 	if ts == nil {
+		h.mu.RUnlock()
 		return nil
 	}
-	out := make([]*channel, 0, len(ts.subs))
-	for ch := range ts.subs {
-		out = append(out, ch)
+	list := ts.list
+	h.mu.RUnlock()
+	if list != nil {
+		return list
 	}
-	return out
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ts = h.topics[k]; ts == nil {
+		return nil
+	}
+	if ts.list == nil {
+		ts.list = make([]*channel, 0, len(ts.subs))
+		for ch := range ts.subs {
+			ts.list = append(ts.list, ch)
+		}
+	}
+	return ts.list
 }
 
 // broadcast delivers a user broadcast to the topic's subscribers; from (the

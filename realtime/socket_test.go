@@ -415,3 +415,43 @@ func TestStaleLeave(t *testing.T) {
 		t.Errorf("current leave = %s", got)
 	}
 }
+
+// TestFramesOfEverySize sends broadcasts whose frames fall on each side of
+// the websocket length encodings (7-bit, 16-bit, 64-bit) as one burst, so
+// the server writes many frames in one go: each arrives whole, in order,
+// with its payload intact, in both protocol versions.
+func TestFramesOfEverySize(t *testing.T) {
+	t.Parallel()
+	b := setup(t, realtime.Config{PostgresChanges: false, MaxEventsPerSecond: 1 << 30})
+	subs := map[string]*client{"1.0.0": b.dial(t, "1.0.0"), "2.0.0": b.dial(t, "2.0.0")}
+	for _, c := range subs {
+		c.join("1", "realtime:sizes", map[string]any{"config": map[string]any{}})
+	}
+	sender := b.dial(t, "2.0.0")
+	sender.join("1", "realtime:sizes", map[string]any{"config": map[string]any{}})
+	var sizes []int
+	for _, edge := range []int{125, 126, 65535, 65536} {
+		for d := -70; d <= 70; d += 35 {
+			sizes = append(sizes, edge+d)
+		}
+	}
+	sizes = append(sizes, 1, 300_000)
+	for i, n := range sizes {
+		f := fmt.Sprintf(`["1",null,"realtime:sizes","broadcast",{"type":"broadcast","event":"e","payload":{"i":%d,"p":%q}}]`, i, strings.Repeat("x", n))
+		if err := sender.ws.WriteMessage(websocket.TextMessage, []byte(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for vsn, c := range subs {
+		for i, n := range sizes {
+			data, bin, err := c.frame(10 * time.Second)
+			if err != nil || bin {
+				t.Fatalf("%s: frame %d: %v (binary %v)", vsn, i, err, bin)
+			}
+			want := fmt.Sprintf(`"payload":{"i":%d,"p":"%s"}`, i, strings.Repeat("x", n))
+			if !strings.Contains(string(data), want) || !json.Valid(data) {
+				t.Fatalf("%s: frame %d of %d bytes is not broadcast %d of %d bytes", vsn, i, len(data), i, n)
+			}
+		}
+	}
+}

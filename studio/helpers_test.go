@@ -20,7 +20,7 @@ import (
 
 func TestMain(m *testing.M) {
 	bcryptCost = bcrypt.MinCost
-	pgtest.Main(m)
+	pgtest.Main(m, pgtest.WithCron())
 }
 
 // fakeAPI stands in for the gateway behind Studio's in-process calls: it
@@ -77,11 +77,17 @@ func testConfig() Config {
 // operator, testEmail.
 func newEnv(t *testing.T, edit func(*Config)) *env {
 	t.Helper()
+	return newEnvOn(t, pgtest.NewDB(t), edit)
+}
+
+// newEnvOn is newEnv on a database of the caller's choosing.
+func newEnvOn(t *testing.T, db *pgtest.DB, edit func(*Config)) *env {
+	t.Helper()
 	cfg := testConfig()
 	if edit != nil {
 		edit(&cfg)
 	}
-	e := &env{t: t, db: pgtest.NewDB(t), cfg: cfg, api: &fakeAPI{}}
+	e := &env{t: t, db: db, cfg: cfg, api: &fakeAPI{}}
 	var err error
 	if e.keys, err = jwt.Generate(time.Now()); err != nil {
 		t.Fatal(err)
@@ -98,7 +104,8 @@ func newEnv(t *testing.T, edit func(*Config)) *env {
 // newService builds another Studio on the same database: another node.
 func (e *env) newService() *Service {
 	e.t.Helper()
-	svc, err := New(context.Background(), e.cfg, Deps{Admin: e.db.Admin, User: e.db.User, Keys: e.keys, API: e.api, ProjectURL: "http://api.test"})
+	svc, err := New(context.Background(), e.cfg, Deps{Admin: e.db.Admin, User: e.db.User, Keys: e.keys, API: e.api, ProjectURL: "http://api.test",
+		Migrations: testMigrations})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -230,4 +237,10 @@ func (e *env) auditCount() int {
 		e.t.Fatal(err)
 	}
 	return n
+}
+
+// addUser creates an auth user with an id and email.
+func (e *env) addUser(id, email string) {
+	e.t.Helper()
+	e.exec(`INSERT INTO auth.users (instance_id, id, aud, role, email) VALUES ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', $2)`, id, email)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -149,8 +150,13 @@ func bootstrap(ctx context.Context, db pg.DB, cfg Config) error {
 }
 
 // dummyHash is compared against when the email is unknown, so a sign-in
-// takes as long whether or not the account exists.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not a real password at all"), bcryptCost)
+// takes as long whether or not the account exists. It is made on first
+// use, not at package init: a hash at this cost is a quarter of a second of
+// CPU that every start of the binary, whatever the command, would pay.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("not a real password at all"), bcryptCost)
+	return h
+})
 
 // errBadCredentials is the one answer to a wrong email or password.
 var errBadCredentials = errors.New("invalid email or password")
@@ -161,12 +167,15 @@ func checkCredentials(ctx context.Context, db pg.DB, email, password string) (Op
 	if err != nil {
 		return Operator{}, errBadCredentials
 	}
+	// Made before the lookup, so the first sign-in pays for it whether or
+	// not the account exists.
+	dummy := dummyHash()
 	var op Operator
 	var hash *string
 	err = db.QueryRow(ctx, `SELECT id::text, email, password_hash FROM basalt.studio_operators WHERE email = $1`, e).
 		Scan(&op.ID, &op.Email, &hash)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && hash == nil) {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummy, []byte(password))
 		return Operator{}, errBadCredentials
 	}
 	if err != nil {

@@ -3,7 +3,6 @@ package studio
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -27,25 +26,13 @@ func (s *Service) project(w http.ResponseWriter, r *http.Request) error {
 // 1000), ?before= (an id, for the next page), ?action= (a prefix).
 func (s *Service) auditLog(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit := int64(100)
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			return badRequest("limit must be a positive number")
-		}
-		limit = min(n, 1000)
-	}
-	var before *int64
-	if v := q.Get("before"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return badRequest("before must be an audit row's id")
-		}
-		before = &n
+	limit, before, err := keysetPage(q)
+	if err != nil {
+		return err
 	}
 	action := strings.ReplaceAll(strings.ReplaceAll(q.Get("action"), `\`, `\\`), "%", `\%`)
 	var out json.RawMessage
-	err := s.d.Admin.QueryRow(r.Context(), `SELECT coalesce(json_agg(a ORDER BY a.id DESC), '[]') FROM (
+	err = s.d.Admin.QueryRow(r.Context(), `SELECT coalesce(json_agg(a ORDER BY a.id DESC), '[]') FROM (
 		SELECT id, at, actor, action, target, detail, ip, request_id, status FROM basalt.studio_audit
 		WHERE ($1::int8 IS NULL OR id < $1) AND action LIKE $2 || '%'
 		ORDER BY id DESC LIMIT $3) a`, before, action, limit).Scan(&out)

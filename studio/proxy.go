@@ -7,24 +7,26 @@ import (
 	"github.com/basaltdev/basalt/internal/httpx"
 )
 
-// proxyAPI forwards a call under prefix to the API in process, in the
-// reference's shape (GoTrue's admin API at /auth/v1/admin/...), with the
-// service-role key added here: the browser never holds it.
-func (s *Service) proxyAPI(prefix string) func(http.ResponseWriter, *http.Request) error {
+// proxyAPI forwards a call to the same path of the API in process: Studio
+// serves the reference's shapes at the reference's paths (GoTrue's admin
+// API at /auth/v1/admin/..., the storage API at /storage/v1/...), and adds
+// the service-role key here: the browser never holds it. The path is sent
+// as it came, escaped (a storage object's name may hold %2F or spaces).
+func (s *Service) proxyAPI() func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if s.d.API == nil {
 			return &httpError{http.StatusServiceUnavailable, errorBody{Error: "the API is not reachable from Studio"}}
 		}
-		target := prefix + r.PathValue("path")
+		noteAudit(r.Context(), r.URL.Path, nil)
+		target := r.URL.EscapedPath()
 		if r.URL.RawQuery != "" {
 			target += "?" + r.URL.RawQuery
 		}
-		noteAudit(r.Context(), strings.TrimSuffix(prefix, "/")+"/"+r.PathValue("path"), nil)
 		req, err := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
 		if err != nil {
 			return badRequest("%s", err.Error())
 		}
-		for _, h := range []string{"Content-Type", "Accept", "Range", "X-Upsert", "Cache-Control"} {
+		for _, h := range forwardedHeaders {
 			if v := r.Header.Get(h); v != "" {
 				req.Header.Set(h, v)
 			}
@@ -37,6 +39,12 @@ func (s *Service) proxyAPI(prefix string) func(http.ResponseWriter, *http.Reques
 		return nil
 	}
 }
+
+// forwardedHeaders are the request headers the reference APIs read that a
+// call through Studio keeps (TUS's among them); the rest, cookies and CSRF
+// token first, stay here.
+var forwardedHeaders = []string{"Content-Type", "Accept", "Range", "X-Upsert", "Cache-Control",
+	"Tus-Resumable", "Upload-Length", "Upload-Offset", "Upload-Metadata", "Upload-Defer-Length", "Upload-Concat"}
 
 // noCORS drops the API's CORS headers: Studio's answers are for its own
 // origin only.

@@ -29,14 +29,13 @@ type route struct {
 // defaultMaxBody bounds JSON bodies of routes that set no limit.
 const defaultMaxBody = 64 << 10
 
+// storageMaxBody bounds an upload through Studio; the storage service
+// applies its own (and each bucket's) limit below it.
+const storageMaxBody = 1 << 30
+
 // routeTable lists every endpoint Studio serves.
 func (s *Service) routeTable() []route {
-	read := func(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, h: h}
-	}
-	write := func(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
-		return route{Method: method, Pattern: pattern, Action: action, h: h}
-	}
+	read, write := readRoute, writeRoute
 	rowsMax := int64(8 << 20)
 	sqlMax := s.cfg.MaxQueryBytes + 16<<10
 	rts := []route{
@@ -81,18 +80,52 @@ func (s *Service) routeTable() []route {
 		{Method: "POST", Pattern: "/api/snippets", Action: "snippet.create", MaxBody: sqlMax, h: s.createSnippet},
 		{Method: "PATCH", Pattern: "/api/snippets/{id}", Action: "snippet.update", MaxBody: sqlMax, h: s.updateSnippet},
 		write("DELETE", "/api/snippets/{id}", "snippet.delete", s.deleteSnippet),
+		read("GET", "/api/logs", s.accessLogs),
+		read("GET", "/api/logs/functions", s.functionLogs),
+		read("GET", "/api/realtime", s.realtimeStatus),
+		write("POST", "/api/realtime/token", "realtime.token", s.realtimeToken),
+		read("GET", "/api/auth/users/{id}/sessions", s.userSessions),
+		write("DELETE", "/api/auth/users/{id}/sessions/{sid}", "auth.session_revoke", s.revokeSession),
+
+		// GoTrue's settings in force, its invite and recovery mails.
+		read("GET", "/auth/v1/settings", s.proxyAPI()),
+		write("POST", "/auth/v1/invite", "auth.invite", s.proxyAPI()),
+		write("POST", "/auth/v1/recover", "auth.recover", s.proxyAPI()),
 	}
+	rts = append(rts, s.databaseRoutes()...)
 	// GoTrue's admin API, as Supabase's dashboard calls it, with the
 	// service-role key added here.
 	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
-		rt := route{Method: m, Pattern: "/auth/v1/admin/{path...}", h: s.proxyAPI("/auth/v1/admin/")}
+		rt := route{Method: m, Pattern: "/auth/v1/admin/{path...}", h: s.proxyAPI()}
 		if m != "GET" {
 			rt.Action = "auth.admin"
 			rt.MaxBody = 1 << 20
 		}
 		rts = append(rts, rt)
 	}
+	// The storage API, as Supabase's dashboard calls it: buckets, objects,
+	// signed URLs, and resumable uploads (TUS: POST, HEAD, PATCH under
+	// /storage/v1/upload/resumable, each chunk up to storageMaxBody); the
+	// key is added here.
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		rt := route{Method: m, Pattern: "/storage/v1/{path...}", h: s.proxyAPI()}
+		if m != "GET" {
+			rt.Action = "storage"
+			rt.MaxBody = storageMaxBody
+		}
+		rts = append(rts, rt)
+	}
 	return rts
+}
+
+// readRoute is an operator's read.
+func readRoute(method, pattern string, h func(http.ResponseWriter, *http.Request) error) route {
+	return route{Method: method, Pattern: pattern, h: h}
+}
+
+// writeRoute is an operator's write, audited as action.
+func writeRoute(method, pattern, action string, h func(http.ResponseWriter, *http.Request) error) route {
+	return route{Method: method, Pattern: pattern, Action: action, h: h}
 }
 
 // wrap applies a route's access rule, body limit and audit.

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/migrate"
 	"github.com/basaltdev/basalt/internal/ratelimit"
 	"github.com/basaltdev/basalt/internal/telemetry"
 )
@@ -38,6 +40,12 @@ type Deps struct {
 	API http.Handler
 	// Metrics is what /metrics serves; Home reads the request counters.
 	Metrics prometheus.Gatherer
+	// Migrations are the migration sources `basalt migrate` applies (the
+	// platform's and the project's), which the Database screen lists.
+	Migrations []migrate.Source
+	// Backups runs `basalt backup` and `basalt restore` for the Database
+	// screen; nil leaves them to the command line.
+	Backups Backups
 	// ProjectURL is the API URL clients use.
 	ProjectURL string
 	Log        *slog.Logger
@@ -52,6 +60,7 @@ type Service struct {
 	mux     *http.ServeMux
 	routes  []route
 	probes  probeCounts
+	csp     string
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -67,7 +76,8 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 	if err := bootstrap(ctx, d.Admin, cfg); err != nil {
 		return nil, fmt.Errorf("studio operator from the environment: %w", err)
 	}
-	s := &Service{cfg: cfg, d: d, log: d.Log, limiter: ratelimit.New(d.Admin, nil), mux: http.NewServeMux()}
+	s := &Service{cfg: cfg, d: d, log: d.Log, limiter: ratelimit.New(d.Admin, nil), mux: http.NewServeMux(),
+		csp: contentSecurityPolicy(d.ProjectURL)}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))
@@ -88,13 +98,28 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
-		"img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	h.Set("Content-Security-Policy", s.csp)
 	if !s.hostAllowed(r) {
 		writeError(w, http.StatusMisdirectedRequest, "Studio does not answer for host "+r.Host)
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// contentSecurityPolicy lets the app load only its own files and call
+// only Studio, and the API's realtime websocket (the inspector joins
+// channels there, with a token Studio signed).
+func contentSecurityPolicy(projectURL string) string {
+	connect := "'self'"
+	if u, err := url.Parse(projectURL); err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") {
+		ws := "ws://"
+		if u.Scheme == "https" {
+			ws = "wss://"
+		}
+		connect += " " + ws + u.Host
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+		"media-src 'self' blob:; connect-src " + connect + "; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 }
 
 // clientIP is the socket peer, or the last entry of the trusted proxy

@@ -144,7 +144,7 @@ func run(p plan, stdout io.Writer) (bool, error) {
 		_ = os.RemoveAll(tmp)
 	}()
 	t0 := time.Now()
-	bin, err := buildBasalt(ctx, root, tmp, *binFlag)
+	bin, err := bench.BuildBasalt(ctx, root, tmp, *binFlag)
 	if err != nil {
 		return false, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basaltdev/basalt/bench"
 	"github.com/basaltdev/basalt/internal/pgcluster"
 )
 
@@ -46,25 +46,11 @@ type stack struct {
 	runs int // processes started so far
 }
 
-// buildBasalt compiles cmd/basalt into dir, unless bin names a binary.
-func buildBasalt(ctx context.Context, root, dir, bin string) (string, error) {
-	if bin != "" {
-		return bin, nil
-	}
-	out := filepath.Join(dir, "basalt")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/basalt")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/basalt: %w\n%s", err, b)
-	}
-	return out, nil
-}
-
 // newStack prepares a private data dir and free loopback ports.
 func newStack(root, bin, tmp string) (*stack, error) {
 	ports := make([]int, 3)
 	for i := range ports {
-		p, err := freePort()
+		p, err := bench.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -87,15 +73,6 @@ func newStack(root, bin, tmp string) (*stack, error) {
 		"REALTIME_MAX_EVENTS_PER_SECOND=20000",
 	)
 	return s, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // start runs `basalt dev` and waits until it is ready: its state names

@@ -17,11 +17,11 @@ import (
 	"github.com/basaltdev/basalt/storage/fsbackend"
 )
 
-// TestBackupRestoreCommands backs up a DATABASE_URL project with file
-// storage, restores it into a new embedded cluster (--data-dir), and backs
-// that up again: the second backup lists the same objects with the same
-// checksums, and the restored bytes sit where basalt dev reads them.
-func TestBackupRestoreCommands(t *testing.T) {
+// backupSource is a project to back up (skipping without PostgreSQL's
+// programs): public.notes with one row, and bucket docs with a.txt
+// ("hello") in a file store, whose folder it returns.
+func backupSource(t *testing.T) (*pgtest.DB, string) {
+	t.Helper()
 	if _, err := pgcluster.FindBinDir(); err != nil {
 		if os.Getenv("PGTEST_REQUIRED") != "" {
 			t.Fatal(err)
@@ -46,6 +46,16 @@ func TestBackupRestoreCommands(t *testing.T) {
 	if err := fs.Put(ctx, storage.ObjectKey("docs", "a.txt", "v1"), strings.NewReader("hello"), 5, "text/plain"); err != nil {
 		t.Fatal(err)
 	}
+	return src, srcStore
+}
+
+// TestBackupRestoreCommands backs up a DATABASE_URL project with file
+// storage, restores it into a new embedded cluster (--data-dir), and backs
+// that up again: the second backup lists the same objects with the same
+// checksums, and the restored bytes sit where basalt dev reads them.
+func TestBackupRestoreCommands(t *testing.T) {
+	ctx := context.Background()
+	src, srcStore := backupSource(t)
 	tmp, err := os.MkdirTemp("", "bbak")
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,9 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	// its own; Ctrl-C during it still cancels through ctx.
 	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	if err := devTemplate(getenv, cfg.SQLDir, cfg.PublicDefaultGrants, log).fill(startCtx, cluster); err != nil {
+		return err
+	}
 	if err := startEmbedded(startCtx, cluster); err != nil {
 		return err
 	}

@@ -78,14 +78,18 @@ func devRun(t *testing.T, getenv func(string) string, dataDir string) (stop func
 	return func() error { cancel(); return <-done }, out
 }
 
-func TestDevLifecycle(t *testing.T) {
+// devTempDir is a folder for a `basalt dev` test, removed afterwards,
+// that the cluster's server user can enter; without server binaries the
+// test is skipped (failed under PGTEST_REQUIRED).
+func devTempDir(t *testing.T, prefix string) string {
+	t.Helper()
 	if _, err := pgcluster.FindBinDir(); err != nil {
 		if os.Getenv("PGTEST_REQUIRED") != "" {
 			t.Fatal(err)
 		}
 		t.Skip(err)
 	}
-	tmp, err := os.MkdirTemp("", "bdev")
+	tmp, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +97,14 @@ func TestDevLifecycle(t *testing.T) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sqlDir := filepath.Join(tmp, "sql")
-	for name, body := range map[string]string{
-		"app/0001_notes.sql": `CREATE TABLE public.notes (id int PRIMARY KEY, body text);`,
-		"seed/01_notes.sql":  `INSERT INTO public.notes VALUES (1, 'seeded') ON CONFLICT (id) DO NOTHING;`,
-		"seed/02_more.sql":   `INSERT INTO public.notes VALUES (2, (SELECT body FROM public.notes WHERE id = 1) || ' again') ON CONFLICT (id) DO NOTHING;`,
-	} {
-		p := filepath.Join(sqlDir, name)
+	return tmp
+}
+
+// writeFiles writes files (path below root: contents), making folders.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -107,6 +112,16 @@ func TestDevLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestDevLifecycle(t *testing.T) {
+	tmp := devTempDir(t, "bdev")
+	sqlDir := filepath.Join(tmp, "sql")
+	writeFiles(t, sqlDir, map[string]string{
+		"app/0001_notes.sql": `CREATE TABLE public.notes (id int PRIMARY KEY, body text);`,
+		"seed/01_notes.sql":  `INSERT INTO public.notes VALUES (1, 'seeded') ON CONFLICT (id) DO NOTHING;`,
+		"seed/02_more.sql":   `INSERT INTO public.notes VALUES (2, (SELECT body FROM public.notes WHERE id = 1) || ' again') ON CONFLICT (id) DO NOTHING;`,
+	})
 	vars := map[string]string{
 		"BASALT_API_PORT": freePort(t), "BASALT_DB_PORT": freePort(t), "BASALT_APP_PORT": freePort(t),
 		"BASALT_SQL_DIR": sqlDir, "BASALT_APP_DIR": filepath.Join(tmp, "dist"),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -72,6 +73,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return stopServing(cancel, served, err)
 	}
 	apiURL, appURL := s.urls()
+	// Start-up's garbage (migrations read, the schema cache built, the
+	// pools' first connections) goes back to the system now rather than
+	// when the scavenger gets to it, so an idle node holds only what it uses.
+	debug.FreeOSMemory()
 	log.Info("basalt serve ready", "api_url", apiURL, "app_url", appURL, "studio_url", s.studioURL(), "listen", s.api.Addr().String())
 	err = <-served
 	s.close() // services stop before the pools they use close

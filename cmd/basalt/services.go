@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/basaltdev/basalt/internal/accesslog"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -99,6 +100,8 @@ func checkSettings(base error, getenv func(string) string) error {
 	_, err = studio.ConfigFromEnv(getenv, false)
 	errs = append(errs, err)
 	_, err = netsend.ConfigFromEnv(getenv)
+	errs = append(errs, err)
+	_, err = accesslog.ConfigFromEnv(getenv)
 	errs = append(errs, err)
 	if theApp.CheckSettings != nil {
 		errs = append(errs, theApp.CheckSettings(getenv))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/basaltdev/basalt/internal/accesslog"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -220,7 +221,25 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		cleanup()
 		return fmt.Errorf("api keys: %w", err)
 	}
+	logCfg, err := accesslog.ConfigFromEnv(getenv)
+	if err != nil {
+		stopKeys()
+		cleanup()
+		return err
+	}
+	host, _ := os.Hostname()
+	logCfg.Node = net.JoinHostPort(host, strconv.Itoa(s.api.Addr().(*net.TCPAddr).Port))
+	access, err := accesslog.New(p.admin, logCfg, s.log, reg)
+	if err != nil {
+		stopKeys()
+		cleanup()
+		return err
+	}
+	// The access log is written until the last request is answered.
+	stopServices := cleanup
+	cleanup = func() { stopServices(); access.Close() }
 	s.handler, err = gateway.New(gateway.Config{
+		AccessLog:          access,
 		CORSOrigins:        cfg.CORSOrigins,
 		TrustedProxyHeader: cfg.TrustedProxyHeader,
 		Version:            buildVersion(),
@@ -235,7 +254,12 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		return err
 	}
 	s.cleanup = func() { stopKeys(); cleanup() }
-	if err := s.mountStudio(ctx, p, reg); err != nil {
+	if pv := theApp.Previews; pv != nil {
+		if err := s.appH.UsePreviews(gateway.PreviewConfig{DB: p.user, Function: pv.Function, Paths: pv.Paths, APIURL: cfg.PublicURL}); err != nil {
+			return err
+		}
+	}
+	if err := s.mountStudio(ctx, mode, p, reg, getenv); err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
 	s.front.Set(s.handler)

@@ -49,13 +49,29 @@ func (s *stack) listenStudio(mode config.Mode, getenv func(string) string) error
 
 // mountStudio builds Studio over the pools, with the gateway to call in
 // process and the registry /metrics serves.
-func (s *stack) mountStudio(ctx context.Context, p pools, reg *prometheus.Registry) error {
+func (s *stack) mountStudio(ctx context.Context, mode config.Mode, p pools, reg *prometheus.Registry, getenv func(string) string) error {
 	if s.studio == nil {
 		return nil
 	}
+	// The object store is the storage service's: under dev, its default
+	// folder in the data dir unless the environment names one.
+	storageEnv := getenv
+	if mode == config.Dev {
+		dir := devDefaults(deps{Config: s.cfg})["STORAGE_FILE_DIR"]
+		storageEnv = func(k string) string {
+			if v := getenv(k); v != "" || k != "STORAGE_FILE_DIR" {
+				return v
+			}
+			return dir
+		}
+	}
+	backups, err := newStudioBackups(ctx, p.admin, s.cfg.DataDir, storageEnv, s.log)
+	if err != nil {
+		return fmt.Errorf("backups: %w", err)
+	}
 	svc, err := studio.New(ctx, s.studioCfg, studio.Deps{
 		Admin: p.admin, User: p.user, Keys: s.keys, API: s.handler, Metrics: reg,
-		ProjectURL: s.cfg.PublicURL, Log: s.log,
+		ProjectURL: s.cfg.PublicURL, Log: s.log, Migrations: migrationSources(s.cfg.SQLDir, s.cfg.PublicDefaultGrants), Backups: backups,
 	})
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 
 /** register adds the journeys to the suite; h carries run.mjs's helpers. */
 export function register(test, h) {
-  const { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance } = h
+  const { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, pngImage, balance } = h
   const people = {}
   const stamp = Date.now()
   const make = async (role) => {
@@ -84,6 +84,10 @@ export function register(test, h) {
     await page.getByRole('heading', { name: 'Artist Dashboard' }).waitFor()
     await page.getByRole('button', { name: 'Upload track' }).click()
     await page.setInputFiles('#track-audio', { name: 'dash-tone.wav', mimeType: 'audio/wav', buffer: toneWav(60) })
+    // The dialog reads the file's length in the browser before uploading anything.
+    await page.getByTestId('audio-length').getByText('1:00').waitFor({ timeout: 10000 })
+    await page.setInputFiles('#track-cover', { name: 'dash-cover.png', mimeType: 'image/png', buffer: pngImage(64, [30, 120, 200]) })
+    await page.getByRole('img', { name: 'Cover preview' }).waitFor()
     await page.fill('#track-title', trackTitle)
     await page.selectOption('#track-genre', 'Afrobeats')
     await page.getByRole('button', { name: 'Upload', exact: true }).click()
@@ -215,8 +219,25 @@ export function register(test, h) {
     }, null, { timeout: 5000 })
     await a.context.close()
     await s.context.close()
+    // The fan listens on past the stream's 30 s and pauses: the player
+    // reports the whole listen, which the history then shows.
+    await page.waitForFunction(() => document.querySelector('[data-testid="player-audio"]')?.currentTime >= 36, null, { timeout: 30000 })
+    const reported = page.waitForResponse((r) => r.url().includes('/rest/v1/rpc/record_listen'))
+    await page.getByRole('button', { name: 'Pause' }).first().click()
+    assert.equal((await reported).status(), 200)
+    const played = await page.evaluate(() => document.querySelector('[data-testid="player-audio"]').currentTime)
+    const listened = Number(psql(`SELECT listened_seconds FROM public.play_sessions WHERE user_id = '${fan.id}' AND stream_id IS NOT NULL ORDER BY started_at DESC LIMIT 1`))
+    assert.ok(listened >= 35 && listened <= Math.ceil(played) + 1, `the play kept ${listened} s of ${played} s played`)
     await page.goto(`${app}/dashboard/fan`)
-    await page.getByTestId('history-item').filter({ hasText: trackTitle }).getByText(/Counted/).waitFor()
+    const listen = page.getByTestId('history-item').filter({ hasText: trackTitle })
+    await listen.getByText(/Counted/).waitFor()
+    await listen.getByText(`listened ${Math.floor(listened / 60)}:${String(listened % 60).padStart(2, '0')}`).waitFor()
+    // The cover the artist uploaded, from the history itself.
+    const [{ cover_url: cover }] = await rest(`tracks?title=eq.${encodeURIComponent(trackTitle)}&select=cover_url`)
+    assert.match(cover, /^\/storage\/v1\/object\/public\/covers\/[^/]+\/.+/)
+    await listen.scrollIntoViewIfNeeded()
+    const img = await listen.locator('img').elementHandle()
+    await page.waitForFunction(([el, path]) => el.src.endsWith(path) && el.complete && el.naturalWidth > 0, [img, cover], { timeout: 10000 })
     await page.getByTestId('reset-countdown').waitFor()
     await shoot(page, 'dashboard-fan')
     await noSidewaysScroll(page, '/charts')

@@ -14,8 +14,11 @@ import { serveDist } from './serve.mjs'
 import { register as registerDashboards } from './dashboards.mjs'
 import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
+import { register as registerLayout } from './layout.mjs'
 import { register as registerOAuth } from './oauth.mjs'
 import { register as registerUpload } from './upload.mjs'
+import { register as registerListening } from './listening.mjs'
+import { register as registerListeners } from './listeners.mjs'
 
 const here = new URL('.', import.meta.url).pathname
 const shots = `${here}screenshots`
@@ -678,10 +681,13 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
   }
 })
 
-registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, balance })
+registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, toneWav, pngImage, balance })
 registerProviders(test, { app, newPage, psql })
+registerLayout(test, { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
 registerUpload(test, { app, newPage, mobile, rest, adminCreateUser, confirmUser, signIn, toneWav })
+registerListening(test, { app, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture })
+registerListeners(test, { app, newPage, mobile, desktop, rest, psql, adminCreateUser, signIn, fixture, newTrack })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 
 // ---------------------------------------------------------------------------

@@ -11,6 +11,9 @@ import (
 // media its seed rows point at. Its schema and seed are SQL files.
 func App() appkit.App {
 	return appkit.App{Name: "backline", Functions: appFunctions, DevData: seedDemoMedia,
+		// Shared tracks, people and public playlists show a preview in chat
+		// apps (sql/app/functions/backline.og_meta.sql).
+		Previews: &appkit.Previews{Function: "backline.og_meta", Paths: []string{"/track/", "/profiles/", "/playlists/"}},
 		CheckSettings: func(getenv func(string) string) error {
 			_, err := ConfigFromEnv(getenv)
 			return err

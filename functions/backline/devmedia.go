@@ -3,6 +3,7 @@ package backline
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -50,29 +51,73 @@ func seedDemoMedia(ctx context.Context, dev appkit.Dev) error {
 	}); err != nil {
 		return fmt.Errorf("read tracks: %w", err)
 	}
-	for _, t := range tracks {
-		if path, ok := strings.CutPrefix(t.Audio, publicObjectPrefix); ok {
-			seconds := min(max(t.Duration, 30), demomedia.MaxSeconds)
-			wav, err := demomedia.WAV(path, seconds)
-			if err != nil {
-				return err
+	// The files are made on every core while the ones before them upload
+	// (the audio is most of a fresh dev start's CPU); at most one per core
+	// is made and not yet uploaded, so memory stays bounded.
+	made := make([]chan trackMedia, len(tracks))
+	for i := range made {
+		made[i] = make(chan trackMedia, 1)
+	}
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for i, t := range tracks {
+			select {
+			case slots <- struct{}{}:
+			case <-done:
+				return
 			}
-			if err := dev.Upload(ctx, path, "audio/wav", wav); err != nil {
+			go func() { made[i] <- makeMedia(t.Title, t.Audio, t.Cover, t.Duration) }()
+		}
+	}()
+	for i := range tracks {
+		m := <-made[i]
+		if m.err != nil {
+			return m.err
+		}
+		for _, f := range m.files {
+			if err := dev.Upload(ctx, f.path, f.contentType, f.body); err != nil {
 				return err
 			}
 		}
-		if path, ok := strings.CutPrefix(t.Cover, publicObjectPrefix); ok {
-			jpg, err := demomedia.Cover(path, t.Title, 512)
-			if err != nil {
-				return err
-			}
-			if err := dev.Upload(ctx, path, "image/jpeg", jpg); err != nil {
-				return err
-			}
-		}
+		<-slots
 	}
 	if len(tracks) > 0 {
 		dev.Log.Info("generated demo media", "tracks", len(tracks))
 	}
 	return nil
+}
+
+// trackMedia is one track's generated files.
+type trackMedia struct {
+	files []mediaFile
+	err   error
+}
+
+type mediaFile struct {
+	path, contentType string
+	body              []byte
+}
+
+// makeMedia generates the audio and the cover of a track whose URLs point
+// into public storage.
+func makeMedia(title, audio, cover string, duration int) trackMedia {
+	var m trackMedia
+	if path, ok := strings.CutPrefix(audio, publicObjectPrefix); ok {
+		seconds := min(max(duration, 30), demomedia.MaxSeconds)
+		wav, err := demomedia.WAV(path, seconds)
+		if err != nil {
+			return trackMedia{err: err}
+		}
+		m.files = append(m.files, mediaFile{path, "audio/wav", wav})
+	}
+	if path, ok := strings.CutPrefix(cover, publicObjectPrefix); ok {
+		jpg, err := demomedia.Cover(path, title, 512)
+		if err != nil {
+			return trackMedia{err: err}
+		}
+		m.files = append(m.files, mediaFile{path, "image/jpeg", jpg})
+	}
+	return m
 }

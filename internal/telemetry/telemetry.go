@@ -18,11 +18,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -44,6 +46,23 @@ type Config struct {
 	Endpoint string
 	// Headers are sent with every export (OTEL_EXPORTER_OTLP_HEADERS).
 	Headers map[string]string
+	// Timeout bounds one export, retries included
+	// (OTEL_EXPORTER_OTLP_TIMEOUT; 0: 10 s).
+	Timeout time.Duration
+	// Gzip compresses exports (OTEL_EXPORTER_OTLP_COMPRESSION=gzip).
+	Gzip bool
+	// CAFile verifies the collector's certificate
+	// (OTEL_EXPORTER_OTLP_CERTIFICATE); ClientCertFile and ClientKeyFile
+	// are presented to it (OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE, _KEY).
+	CAFile, ClientCertFile, ClientKeyFile string
+}
+
+// timeout is Timeout or the specification's default.
+func (c Config) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return 10 * time.Second
 }
 
 // ConfigFromEnv reads the tracing settings. Traces are exported when
@@ -90,6 +109,28 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		r.Fail("OTEL_EXPORTER_OTLP_HEADERS: %v", err)
 	}
 	c.Headers = h
+	// Each setting has a traces-only variant that wins over the general one.
+	setting := func(name string) string {
+		return r.String("OTEL_EXPORTER_OTLP_TRACES_"+name, r.String("OTEL_EXPORTER_OTLP_"+name, ""))
+	}
+	if ms := setting("TIMEOUT"); ms != "" {
+		n, err := strconv.Atoi(ms)
+		if err != nil || n < 0 {
+			r.Fail("OTEL_EXPORTER_OTLP_TIMEOUT=%q: want milliseconds", ms)
+		}
+		c.Timeout = time.Duration(n) * time.Millisecond
+	}
+	switch comp := strings.ToLower(setting("COMPRESSION")); comp {
+	case "gzip":
+		c.Gzip = true
+	case "", "none":
+	default:
+		r.Fail("OTEL_EXPORTER_OTLP_COMPRESSION=%q: want gzip or none", comp)
+	}
+	c.CAFile, c.ClientCertFile, c.ClientKeyFile = setting("CERTIFICATE"), setting("CLIENT_CERTIFICATE"), setting("CLIENT_KEY")
+	if (c.ClientCertFile == "") != (c.ClientKeyFile == "") {
+		r.Fail("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY go together")
+	}
 	return c, r.Err()
 }
 
@@ -124,7 +165,11 @@ func Setup(ctx context.Context, cfg Config, version string) (shutdown func(conte
 	if !cfg.Traces {
 		return func(context.Context) error { return nil }, nil
 	}
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(cfg.Endpoint), otlptracehttp.WithHeaders(cfg.Headers))
+	client, err := newOTLPClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := otlptrace.New(ctx, client)
 	if err != nil {
 		return nil, fmt.Errorf("otlp trace exporter: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -44,6 +45,14 @@ func TestConfigFromEnv(t *testing.T) {
 			want: telemetry.Config{Endpoint: "http://localhost:4318/v1/traces"}},
 		{name: "headers", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_HEADERS": "api-key=s3cr%20t, x-team = core"},
 			want: telemetry.Config{Traces: true, Endpoint: "http://localhost:4318/v1/traces", Headers: map[string]string{"api-key": "s3cr t", "x-team": "core"}}},
+		{name: "timeout, compression and certificates, the traces variant first", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp",
+			"OTEL_EXPORTER_OTLP_TIMEOUT": "2500", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "500", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+			"OTEL_EXPORTER_OTLP_CERTIFICATE": "/ca.pem", "OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE": "/c.pem", "OTEL_EXPORTER_OTLP_CLIENT_KEY": "/k.pem"},
+			want: telemetry.Config{Traces: true, Endpoint: "http://localhost:4318/v1/traces", Timeout: 500 * time.Millisecond, Gzip: true,
+				CAFile: "/ca.pem", ClientCertFile: "/c.pem", ClientKeyFile: "/k.pem"}},
+		{name: "bad timeout", env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "10s"}, wantErr: "want milliseconds"},
+		{name: "unknown compression", env: map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"}, wantErr: "want gzip or none"},
+		{name: "client certificate without key", env: map[string]string{"OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE": "/c.pem"}, wantErr: "go together"},
 		{name: "unknown exporter", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, wantErr: `OTEL_TRACES_EXPORTER="zipkin"`},
 		{name: "grpc is not built in", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, wantErr: "only http/protobuf"},
 		{name: "bad endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "otel:4318"}, wantErr: "want an absolute http(s) URL"},

@@ -118,11 +118,21 @@ func (e *Engine) process(ctx context.Context, ch *Change) {
 	}
 	visible := e.visibility(ctx, rel, ch, ev, matched)
 	out := newOutput(rel, ch, ev)
+	// A payload depends on the subscriber's role and on which of its
+	// bindings matched (a binding's id stands for its parameters):
+	// subscribers alike share one.
+	shared := map[string]json.RawMessage{}
 	for i, m := range matched {
 		if !visible[i] {
 			continue
 		}
-		m.sub.deliver(out.payload(ctx, e, m))
+		key := m.sub.caller.Load().Role + fmt.Sprint(m.ids)
+		p, ok := shared[key]
+		if !ok {
+			p = out.payload(ctx, e, m)
+			shared[key] = p
+		}
+		m.sub.deliver(p)
 	}
 }
 
@@ -155,10 +165,11 @@ func candidatesFor(subs []*Subscriber, rel *relInfo, ch *Change) []candidate {
 	return out
 }
 
-// evaluation is what one query computed for a change: the typed records
-// and each distinct filter's result.
+// evaluation is what was computed for a change, here or by one query:
+// the records as to_jsonb renders them (by column) and each distinct
+// filter's result.
 type evaluation struct {
-	record, old json.RawMessage
+	record, old map[string]json.RawMessage
 	filters     map[filter]bool
 }
 
@@ -172,7 +183,8 @@ func (ev *evaluation) passes(b *sbinding) bool {
 }
 
 // evaluate casts the change's text values to their column types (records
-// as to_jsonb renders them) and runs every filter, in one query.
+// as to_jsonb renders them) and runs every filter: here when every value
+// and filter allows it (local.go), else in one query.
 func (e *Engine) evaluate(ctx context.Context, rel *relInfo, ch *Change, cands []candidate) (*evaluation, error) {
 	var fs []filter
 	seen := map[filter]bool{}
@@ -186,6 +198,39 @@ func (e *Engine) evaluate(ctx context.Context, rel *relInfo, ch *Change, cands [
 			}
 		}
 	}
+	if ev, ok := evaluateLocally(rel, ch, fs); ok {
+		return ev, nil
+	}
+	return e.evaluateSQL(ctx, rel, ch, fs)
+}
+
+// evaluateLocally is evaluate without PostgreSQL; false when a value or a
+// filter needs it.
+func evaluateLocally(rel *relInfo, ch *Change, fs []filter) (*evaluation, bool) {
+	ev := &evaluation{filters: make(map[filter]bool, len(fs))}
+	var ok bool
+	if ev.record, ok = localRecord(rel, ch.New, ch.Unchanged); !ok {
+		return nil, false
+	}
+	if ev.old, ok = localRecord(rel, ch.Old, nil); !ok {
+		return nil, false
+	}
+	row := ch.New
+	if ch.Type == "DELETE" {
+		row = ch.Old
+	}
+	for _, f := range fs {
+		r, ok := localFilter(rel, f, row)
+		if !ok {
+			return nil, false
+		}
+		ev.filters[f] = r
+	}
+	return ev, true
+}
+
+// evaluateSQL is evaluate in one query.
+func (e *Engine) evaluateSQL(ctx context.Context, rel *relInfo, ch *Change, fs []filter) (*evaluation, error) {
 	unchanged := map[int]bool{}
 	for _, i := range ch.Unchanged {
 		unchanged[i] = true
@@ -212,8 +257,8 @@ func (e *Engine) evaluate(ctx context.Context, rel *relInfo, ch *Change, cands [
 	}
 	q := "SELECT " + strings.Join(sel, ", ")
 	dst := make([]any, 2+len(fs))
-	ev := &evaluation{filters: map[filter]bool{}}
-	dst[0], dst[1] = &ev.record, &ev.old
+	var record, old json.RawMessage
+	dst[0], dst[1] = &record, &old
 	results := make([]bool, len(fs))
 	for i := range fs {
 		dst[2+i] = &results[i]
@@ -221,6 +266,9 @@ func (e *Engine) evaluate(ctx context.Context, rel *relInfo, ch *Change, cands [
 	if err := e.admin.QueryRow(ctx, q, args...).Scan(dst...); err != nil {
 		return nil, err
 	}
+	ev := &evaluation{filters: make(map[filter]bool, len(fs))}
+	_ = json.Unmarshal(record, &ev.record)
+	_ = json.Unmarshal(old, &ev.old)
 	for i, f := range fs {
 		ev.filters[f] = results[i]
 	}
@@ -336,28 +384,101 @@ func (e *Engine) visibility(ctx context.Context, rel *relInfo, ch *Change, ev *e
 	if len(callers) == 0 {
 		return out
 	}
-	var conds []string
-	for i, col := range rel.Cols {
-		if col.PK {
-			conds = append(conds, fmt.Sprintf("%s = ($1::text[])[%d]::%s", pgx.Identifier{col.Name}.Sanitize(), i+1, col.Type))
-		}
-	}
-	e.waitVisible(ctx, ch.Xid)
-	q := "SELECT EXISTS (SELECT 1 FROM " + pgx.Identifier{rel.Schema, rel.Table}.Sanitize() +
-		" WHERE " + strings.Join(conds, " AND ") + ")"
-	seen := make([]bool, len(callers))
-	err := pg.QueryRowsAsCallers(ctx, e.user, callers, func(i int, row pgx.Row) error {
-		return row.Scan(&seen[i])
-	}, q, ch.New)
-	if err != nil {
-		e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
-	}
+	seen := e.checkRows(ctx, rel, ch, callers)
 	for i := range ms {
 		if which[i] >= 0 {
 			out[i] = seen[which[i]]
 		}
 	}
 	return out
+}
+
+// checkRows reports, per caller, whether the changed row is visible to it.
+// The slot sends a transaction once its commit record is flushed, a moment
+// before other sessions see it. A lone caller's check also tells whether
+// its own snapshot saw the transaction (checkLone): the common case, a
+// subscription filtered to the caller's rows, costs one round trip. For
+// several callers that test would cost more in every statement than one
+// wait for the transaction before them all; their checks then go out in
+// one pipeline.
+func (e *Engine) checkRows(ctx context.Context, rel *relInfo, ch *Change, callers []pg.Caller) []bool {
+	var key []*string // the key's values, in column order
+	for i, col := range rel.Cols {
+		if col.PK && i < len(ch.New) {
+			key = append(key, ch.New[i])
+		}
+	}
+	if len(callers) == 1 {
+		return []bool{e.checkLone(ctx, rel, ch, callers[0], key)}
+	}
+	e.waitVisible(ctx, ch.Xid)
+	seen := make([]bool, len(callers))
+	err := pg.QueryRowsAsCallers(ctx, e.user, callers, func(i int, row pgx.Row) error {
+		var visible bool
+		return row.Scan(&visible, &seen[i])
+	}, rel.checkSQL(false), key, int64(ch.Xid))
+	if err != nil {
+		e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
+	}
+	return seen
+}
+
+// checkLone is checkRows for one caller, asked again while its statement's
+// snapshot does not see the transaction yet (after 0.1 ms, doubling up to
+// 50 ms, for about two seconds at most).
+func (e *Engine) checkLone(ctx context.Context, rel *relInfo, ch *Change, caller pg.Caller, key []*string) bool {
+	q := rel.checkSQL(true)
+	delay := 100 * time.Microsecond
+	for range visibleAttempts {
+		var visible, seen bool
+		err := pg.QueryRowAsCaller(ctx, e.user, caller, func(row pgx.Row) error {
+			return row.Scan(&visible, &seen)
+		}, q, key, int64(ch.Xid))
+		if err != nil {
+			e.log.Warn("realtime: row-level security check", "table", rel.Schema+"."+rel.Table, "err", err)
+			return false
+		}
+		if visible || ctx.Err() != nil {
+			return seen
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+	e.log.Warn("realtime: transaction not visible", "xid", ch.Xid, "table", rel.Schema+"."+rel.Table)
+	return false
+}
+
+// visibleAttempts bounds how often a row check is repeated while its
+// transaction is not visible yet.
+const visibleAttempts = 50
+
+// checkSQL is the row check of the table: whether the statement's snapshot
+// sees transaction $2 (its 32-bit id widened with the current epoch; 0:
+// unknown, taken as seen; not tested unless folded: then always true), and
+// whether a row with the change's key ($1, the key columns' text values in
+// column order) is visible to the caller.
+func (r *relInfo) checkSQL(folded bool) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.check[folded] != "" {
+		return r.check[folded]
+	}
+	var conds []string
+	for _, col := range r.Cols {
+		if col.PK {
+			conds = append(conds, fmt.Sprintf("%s = ($1::text[])[%d]::%s", pgx.Identifier{col.Name}.Sanitize(), len(conds)+1, col.Type))
+		}
+	}
+	exists := `EXISTS (SELECT 1 FROM ` + pgx.Identifier{r.Schema, r.Table}.Sanitize() + ` WHERE ` + strings.Join(conds, " AND ") + `)`
+	r.check[false] = `SELECT $2::bigint IS NOT NULL, ` + exists
+	r.check[true] = `
+WITH s AS (SELECT pg_current_snapshot() AS snap, pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax)
+SELECT $2::bigint = 0 OR pg_visible_in_snapshot(
+  ((((s.xmax >> 32) - CASE WHEN $2::bigint > (s.xmax & 4294967295) THEN 1 ELSE 0 END) << 32) | $2::bigint)::text::xid8,
+  s.snap),
+  ` + exists + `
+FROM s`
+	return r.check[folded]
 }
 
 // filtersReadable reports whether the role (privs: its SELECT privilege by
@@ -384,9 +505,7 @@ type output struct {
 }
 
 func newOutput(rel *relInfo, ch *Change, ev *evaluation) *output {
-	o := &output{rel: rel, ch: ch, ev: ev}
-	_ = json.Unmarshal(ev.record, &o.record)
-	_ = json.Unmarshal(ev.old, &o.old)
+	o := &output{rel: rel, ch: ch, ev: ev, record: ev.record, old: ev.old}
 	size := 0
 	for _, v := range ch.New {
 		if v != nil {
@@ -419,16 +538,13 @@ SELECT pg_visible_in_snapshot(
   s.snap) FROM s`
 
 // waitVisible waits until a decoded transaction is visible to new
-// snapshots. The slot sends a transaction once its commit record is
-// flushed, a moment before other sessions see it, and a row-level security
-// check in that moment would not find the row (or would find its previous
-// version).
+// snapshots (see checkRows), asking as the folded check does.
 func (e *Engine) waitVisible(ctx context.Context, xid uint32) {
 	if xid == 0 || e.lastVisible.Load() == int64(xid) {
 		return
 	}
 	delay := 100 * time.Microsecond
-	for range 50 {
+	for range visibleAttempts {
 		var ok bool
 		if err := e.admin.QueryRow(ctx, visibleSQL, int64(xid)).Scan(&ok); err != nil {
 			e.log.Warn("realtime: transaction visibility", "xid", xid, "err", err)

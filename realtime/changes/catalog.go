@@ -18,6 +18,7 @@ type column struct {
 	TypName string // pg_type.typname: int8, _text (what "columns" shows)
 	Type    string // format_type: what values are cast to
 	PK      bool
+	kind    valueKind // whether the engine can evaluate it itself (local.go)
 }
 
 // relInfo is what the engine needs to know about a published table.
@@ -27,9 +28,11 @@ type relInfo struct {
 	Table  string
 	Cols   []column
 	RLS    bool
-	// privs caches, per role, which columns the role may SELECT.
+	// privs caches, per role, which columns the role may SELECT; check
+	// holds the row check's statements (checkSQL).
 	mu    sync.Mutex
 	privs map[string][]bool
+	check map[bool]string
 }
 
 func (r *relInfo) hasPK() bool {
@@ -66,11 +69,14 @@ SELECT n.nspname, c.relname, c.relrowsecurity,
   array_agg(a.attname::text ORDER BY a.attnum),
   array_agg(t.typname::text ORDER BY a.attnum),
   array_agg(format_type(a.atttypid, a.atttypmod) ORDER BY a.attnum),
-  array_agg(coalesce(a.attnum = ANY(i.indkey), false) ORDER BY a.attnum)
+  array_agg(coalesce(a.attnum = ANY(i.indkey), false) ORDER BY a.attnum),
+  array_agg(t.typtype::text ORDER BY a.attnum),
+  array_agg(coalesce(co.collisdeterministic, true) ORDER BY a.attnum)
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
 JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_collation co ON co.oid = a.attcollation
 LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
 WHERE c.oid = $1
 GROUP BY n.nspname, c.relname, c.relrowsecurity`
@@ -84,15 +90,17 @@ func (c *relCache) get(ctx context.Context, oid uint32, ncols int) (*relInfo, er
 	if r != nil && (ncols < 0 || len(r.Cols) == ncols) {
 		return r, nil
 	}
-	r = &relInfo{OID: oid, privs: map[string][]bool{}}
-	var names, typnames, types []string
-	var pks []bool
-	err := c.db.QueryRow(ctx, relInfoSQL, oid).Scan(&r.Schema, &r.Table, &r.RLS, &names, &typnames, &types, &pks)
+	r = &relInfo{OID: oid, privs: map[string][]bool{}, check: map[bool]string{}}
+	var names, typnames, types, typtypes []string
+	var pks, deterministic []bool
+	err := c.db.QueryRow(ctx, relInfoSQL, oid).Scan(&r.Schema, &r.Table, &r.RLS, &names, &typnames, &types, &pks,
+		&typtypes, &deterministic)
 	if err != nil {
 		return nil, fmt.Errorf("read table %d: %w", oid, err)
 	}
 	for i := range names {
-		r.Cols = append(r.Cols, column{Name: names[i], TypName: typnames[i], Type: types[i], PK: pks[i]})
+		r.Cols = append(r.Cols, column{Name: names[i], TypName: typnames[i], Type: types[i], PK: pks[i],
+			kind: kindOf(typnames[i], typtypes[i][0], deterministic[i])})
 	}
 	c.mu.Lock()
 	c.m[oid] = r
@@ -194,12 +202,20 @@ func (e *Engine) validate(ctx context.Context, b *sbinding) error {
 
 // column finds a column by name.
 func (r *relInfo) column(name string) *column {
-	for i := range r.Cols {
-		if r.Cols[i].Name == name {
-			return &r.Cols[i]
-		}
+	if i := r.columnIndex(name); i >= 0 {
+		return &r.Cols[i]
 	}
 	return nil
+}
+
+// columnIndex is a column's place in the row, -1 when there is none.
+func (r *relInfo) columnIndex(name string) int {
+	for i := range r.Cols {
+		if r.Cols[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // pgMessage words a database error as "<SQLSTATE> <message>".

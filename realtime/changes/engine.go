@@ -119,6 +119,7 @@ type Engine struct {
 	// streaming is set while this node reads the slot; elsewhere is set
 	// while another node holds the lock.
 	streaming, elsewhere atomic.Bool
+
 	// lastVisible is the last transaction seen visible (see waitVisible).
 	lastVisible atomic.Int64
 

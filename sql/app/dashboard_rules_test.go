@@ -396,7 +396,8 @@ func TestPlaylists(t *testing.T) {
 		{"another fan cannot rename", fan2, `UPDATE public.playlists SET name = 'Mine' WHERE id = $1`, []any{list}, 0, ""},
 		{"nobody makes a playlist for someone else", fan2, `INSERT INTO public.playlists (name, user_id) VALUES ('x', $1)`, []any{w.fan}, 0, denied},
 		{"owner cannot give the playlist away", fan, `UPDATE public.playlists SET user_id = $2 WHERE id = $1`, []any{list, w.fan2}, 0, denied},
-		{"visitor sees nothing", anon, `SELECT * FROM public.playlists`, nil, 0, denied},
+		{"visitor sees no private playlist", anon, `SELECT * FROM public.playlists`, nil, 0, ""},
+		{"visitor sees no private playlist track", anon, `SELECT * FROM public.playlist_tracks`, nil, 0, ""},
 		{"owner renames", fan, `UPDATE public.playlists SET name = 'Night drive' WHERE id = $1`, []any{list}, 1, ""},
 	})
 	reorder := `SELECT public.reorder_playlist($1, $2::uuid[])`

@@ -94,13 +94,15 @@ func TestArtistFirstScreen(t *testing.T) {
 	e.fund(w.sponsor, 500)
 	e.exec(`SELECT public.transfer_funds($1, $2, 50, 'pay-first', 'sponsored_stream', NULL, $3)`, w.sponsor, w.artist, w.track)
 	kyc := e.submitKYC(w.artist)
-	call := `SELECT public.get_artist_first_screen('day', current_date - 29, current_date)::text`
+	// The statement's days are Lagos days: near midnight UTC, current_date
+	// is the day before the transfer's.
+	call := `SELECT public.get_artist_first_screen('day', (now() AT TIME ZONE 'Africa/Lagos')::date - 29, (now() AT TIME ZONE 'Africa/Lagos')::date)::text`
 
 	got := e.mustJSON(user(w.artist), call)
 	if diff := cmp.Diff(e.mustJSON(user(w.artist), `SELECT public.get_artist_dashboard()::text`), got["dashboard"]); diff != "" {
 		t.Errorf("dashboard (-separate +first screen):\n%s", diff)
 	}
-	statement := e.mustRows(user(w.artist), `SELECT period_start::text, streams, amount FROM public.get_earnings_statement('day', current_date - 29, current_date)`)
+	statement := e.mustRows(user(w.artist), `SELECT period_start::text, streams, amount FROM public.get_earnings_statement('day', (now() AT TIME ZONE 'Africa/Lagos')::date - 29, (now() AT TIME ZONE 'Africa/Lagos')::date)`)
 	rows := got["statement"].([]any)
 	if len(rows) != len(statement) || len(rows) != 30 {
 		t.Fatalf("statement has %d periods, want %d", len(rows), len(statement))

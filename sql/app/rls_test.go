@@ -269,7 +269,7 @@ func TestPolicies(t *testing.T) {
 }
 
 // TestMediaPolicies checks the storage policies of 0005: media is public to
-// read; users write only into their own folder; audio and covers only artists.
+// read; users write only into their own folder; audio only artists.
 func TestMediaPolicies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -290,6 +290,8 @@ func TestMediaPolicies(t *testing.T) {
 		{"artist cannot upload into another folder", user(w.artist), put, []any{"tracks", w.artist2 + "/song.mp3"}, 0, denied},
 		{"fan uploads an avatar", user(w.fan), put, []any{"avatars", w.fan + "/me.png"}, 1, ""},
 		{"fan cannot upload audio", user(w.fan), put, []any{"tracks", w.fan + "/song.mp3"}, 0, denied},
+		{"fan uploads a playlist cover", user(w.fan), put, []any{"covers", w.fan + "/mix.jpg"}, 1, ""},
+		{"fan cannot upload a cover into another folder", user(w.fan), put, []any{"covers", w.fan2 + "/mix.jpg"}, 0, denied},
 		{"fan cannot upload into another folder", user(w.fan), put, []any{"avatars", w.fan2 + "/me.png"}, 0, denied},
 		{"visitor cannot upload", anon, put, []any{"avatars", "x/me.png"}, 0, denied},
 		{"another artist cannot replace the cover", user(w.artist2), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 0, ""},
@@ -312,17 +314,19 @@ func TestFunctionPrivileges(t *testing.T) {
 		"service only": list(`NOT has_function_privilege('authenticated', p.oid, 'EXECUTE')
 			AND has_function_privilege('service_role', p.oid, 'EXECUTE')`),
 		"invoker rights": list(`NOT p.prosecdef`),
-		// Policies call backline.active_uid(); nothing else in the schema
-		// is the API roles'.
+		// Policies call backline.active_uid(), whoever writes a name computes
+		// its search index entry with backline.fold, and the app server asks
+		// backline.og_meta for link previews as a visitor; nothing else in
+		// the schema is the API roles'.
 		"backline callable": scalar[string](e, `SELECT coalesce(string_agg(p.proname, ',' ORDER BY p.proname), '') FROM pg_proc p
 			JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'backline'
 			AND (has_function_privilege('anon', p.oid, 'EXECUTE') OR has_function_privilege('authenticated', p.oid, 'EXECUTE'))`),
 	}
 	want := map[string]string{
-		"anon":              "get_app_bootstrap,get_app_setting,get_app_text_setting,get_platform_stats,get_top_fans,has_valid_kyc,is_admin,verification_active",
+		"anon":              "get_app_bootstrap,get_app_setting,get_app_text_setting,get_genre_station,get_platform_stats,get_playlist,get_top_fans,has_valid_kyc,is_admin,list_genres,search_catalog,verification_active",
 		"service only":      "complete_payment,set_track_duration,transfer_funds",
 		"invoker rights":    "get_app_bootstrap,get_artist_first_screen,get_fan_first_screen,get_sponsor_first_screen,has_valid_kyc,verification_active",
-		"backline callable": "active_uid,caller_is_active",
+		"backline callable": "active_uid,caller_is_active,fold,og_meta",
 	}
 	for k, w := range want {
 		if got[k] != w {

@@ -48,14 +48,14 @@ export function registerAdminTests(h) {
     return body
   }
 
-  /** adminPage signs the admin in and opens a section. */
+  /** adminPage signs the admin in and opens a section (with its query string, if any). */
   async function adminPage(section, viewport = desktop) {
     const a = await adminAccount()
     const { context, page } = await newPage(viewport)
     await signIn(page, a.email, a.password)
     assert.match(page.url(), /\/dashboard\/admin/)
     await page.goto(`${app}/dashboard/admin/${section}`)
-    await page.getByTestId(`admin-section-${section}`).waitFor()
+    await page.getByTestId(`admin-section-${section.split('?')[0]}`).waitFor()
     return { context, page }
   }
 
@@ -108,9 +108,9 @@ export function registerAdminTests(h) {
     console.log(`    the fan's open tab showed Account Suspended ${Date.now() - suspended} ms after the suspension`)
     assert.equal(navigations, 0, "the fan's tab navigated")
     await panel.getByText('Suspended: Chargeback fraud').waitFor()
-    // The audit trail shows it in the activity feed.
+    // The audit trail shows it in the activity feed, as a sentence naming the fan.
     await page.goto(`${app}/dashboard/admin/activities?kind=admin`)
-    await page.getByTestId('admin-activity').getByText(/suspended a user: Chargeback fraud/).first().waitFor()
+    await page.getByTestId('admin-activity').getByText(`suspended ${fan.username}: Chargeback fraud`).first().waitFor()
     await fanTab.context.close()
     await context.close()
   })
@@ -222,7 +222,7 @@ export function registerAdminTests(h) {
     const { context, page } = await adminPage('tracks')
     await page.fill('#track-search', track.title)
     await page.getByRole('button', { name: 'Search' }).first().click()
-    await page.locator(`[data-row="${track.id}"]`).getByRole('button', { name: 'Hide' }).click()
+    await page.locator(`[data-row="${track.id}"]`).getByRole('button', { name: 'Hide', exact: true }).click()
     await confirmDialog(page, 'Hide track', 'Reported as stolen')
     await page.getByText('Track hidden').waitFor()
     await page.locator(`[data-row="${track.id}"]`).getByText('hidden').waitFor()
@@ -232,6 +232,25 @@ export function registerAdminTests(h) {
     await visitor.page.getByTestId('track-card').first().waitFor({ timeout: 15000 })
     assert.equal(await visitor.page.getByText(track.title).count(), 0, 'the hidden track is gone from the home page')
     await visitor.context.close()
+  })
+
+  test('admin: the activity feed writes a payment as what it charged, VAT and fee included', async () => {
+    const sponsor = await person('sponsor', 'payer')
+    // An amount no other journey uses: VAT is 7.5% rounded to whole naira.
+    const payment = await rpcAs(sponsor, 'create_payment', { p_provider: 'sandbox', p_purpose: 'topup', p_amount: 5123 })
+    assert.deepEqual([payment.amount, payment.vat, payment.fee, payment.total], [5123, 384, 1000, 6507])
+    psql(`SELECT public.complete_payment('sandbox', '${payment.tx_ref}', NULL, 6507, 'successful', NULL)`)
+    const { context, page } = await adminPage('activities?kind=payment')
+    const feed = page.getByTestId('admin-activity')
+    await feed.getByText('Started a payment of ₦6,507 for a wallet top-up (₦5,123 + ₦384 VAT + ₦1,000 fee)').first().waitFor()
+    await feed.getByText('Topped up their wallet with ₦5,123, paying ₦6,507 (₦5,123 + ₦384 VAT + ₦1,000 fee)').first().waitFor()
+    // The figures come with the feed: no read of the payments beside it.
+    const reads = []
+    page.on('request', (r) => r.url().includes('/rest/v1/payments') && reads.push(r.url()))
+    await page.reload()
+    await feed.getByText('Topped up their wallet with ₦5,123, paying ₦6,507 (₦5,123 + ₦384 VAT + ₦1,000 fee)').first().waitFor()
+    assert.deepEqual(reads, [])
+    await context.close()
   })
 
   test('admin: system status shows the database healthy and the API up', async () => {

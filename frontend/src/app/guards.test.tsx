@@ -7,6 +7,7 @@ import { useSuspensionUpdates } from '@/hooks/use-suspension'
 import { useAuthStore } from '@/lib/auth'
 import { Answer, type BackendSetup } from '@/test/fake-backend'
 import { Location, renderApp, signIn, installFakeApi } from '@/test/app'
+import { useSignOut } from '@/components/layouts/use-sign-out'
 import { RequireAuth } from './guards'
 
 const USER = '00000000-0000-4000-8000-0000000000f1'
@@ -24,13 +25,26 @@ function Shell() {
 
 const page = (path: string, title: string) => ({ path, element: <h1>{title}</h1> })
 
+/** AccountPage is a signed-in page with the user menu's Sign out. */
+function AccountPage() {
+  const onSignOut = useSignOut()
+  return (
+    <>
+      <h1>Your account</h1>
+      <button type="button" onClick={() => void onSignOut()}>
+        Sign out
+      </button>
+    </>
+  )
+}
+
 const routes = [
   {
     element: <Shell />,
     children: [
       page('/', 'Home page'),
       page('/login', 'Login page'),
-      { element: <RequireAuth />, children: [page('/profile', 'Your profile')] },
+      { element: <RequireAuth />, children: [page('/profile', 'Your profile'), { path: '/account', element: <AccountPage /> }] },
       { element: <RequireAuth roles={['sponsor']} />, children: [page('/transactions', 'Transactions'), page('/dashboard/sponsor', 'Sponsor dashboard')] },
       { element: <RequireAuth roles={['fan']} />, children: [page('/dashboard/fan', 'Fan dashboard')] },
       { element: <RequireAuth roles={['admin']} />, children: [page('/dashboard/admin', 'Admin dashboard')] },
@@ -135,6 +149,22 @@ describe('route guards', () => {
     expect(backend.calls('auth/logout', 'POST')).toHaveLength(1)
     expect(useAuthStore.getState().user).toBeNull()
     expect(localStorage.getItem('sb-backend-auth-token')).toBeNull()
+  })
+
+  it('goes home on sign-out without showing Authentication Required on the way', async () => {
+    api('fan')
+    renderApp(routes, '/account')
+    await heading('Your account')
+    // Everything the page shows from the click to home, however briefly.
+    const seen: string[] = []
+    const watch = new MutationObserver(() => seen.push(document.body.textContent ?? ''))
+    watch.observe(document.body, { childList: true, subtree: true, characterData: true })
+    fireEvent.click(screen.getByRole('button', { name: 'Sign out' }))
+    await heading('Home page')
+    watch.disconnect()
+    expect(location()).toBe('/')
+    expect(useAuthStore.getState().user).toBeNull()
+    expect(seen.filter((t) => t.includes('Authentication Required') || t.includes('Go to Login'))).toEqual([])
   })
 
   it('keeps the user on the screen with the spec text when signing out fails', async () => {

@@ -1,4 +1,4 @@
-import { Link, Outlet } from 'react-router'
+import { Link, Navigate, Outlet, useLocation } from 'react-router'
 import { Lock, ShieldAlert, UserX } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { PageFallback } from '@/components/layouts/app-shell'
@@ -70,7 +70,11 @@ export default function ProtectedOutlet({ roles }: { roles?: Role[] }) {
   const role = useAuthStore((s) => s.role)
   const settled = useRoleSettled()
   const suspension = useSuspension(user?.id)
+  const { key } = useLocation()
+  const signedOutHere = useAuthStore((s) => s.signedOutFrom !== null && s.signedOutFrom === key)
   if (loading) return <PageFallback />
+  // Signing out from this page leaves for home: it does not ask for a sign-in on the way.
+  if (!user && signedOutHere) return <Navigate to="/" replace />
   if (!user) return <AuthRequired />
   // The role and the suspension come together, from the app shell's bootstrap.
   if (!settled || suspension.isLoading) return <PageFallback />

@@ -1,8 +1,11 @@
 import { lazy, Suspense, useEffect } from 'react'
 import { QueryClientProvider } from '@tanstack/react-query'
+import { useIsMobile } from '@/hooks/use-media-query'
 import { useAuthStore } from '@/lib/auth'
 import { queryClient } from '@/lib/query-client'
 import { supabase } from '@/lib/supabase'
+import { toastBottom } from '@/lib/toast-offset'
+import { usePlayerStore } from '@/stores/player-store'
 import { loadShell } from './bootstrap'
 
 // The toaster is not part of the first paint: it loads right after, and
@@ -40,15 +43,24 @@ function AuthListener() {
   return null
 }
 
+/** Toasts keeps the toasts clear of the bottom navigation and the player bar. */
+function Toasts() {
+  const mobile = useIsMobile()
+  const player = usePlayerStore((s) => !!s.currentTrack)
+  return (
+    <Suspense fallback={null}>
+      <Toaster bottom={toastBottom({ mobile, player })} />
+    </Suspense>
+  )
+}
+
 /** AppProvider wires the query cache, toasts and the auth listener (tooltips bring their own provider). */
 export function AppProvider({ children }: { children: React.ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <AuthListener />
       {children}
-      <Suspense fallback={null}>
-        <Toaster />
-      </Suspense>
+      <Toasts />
     </QueryClientProvider>
   )
 }

@@ -1,4 +1,4 @@
-import { createBrowserRouter, type RouteObject } from 'react-router'
+import { createBrowserRouter, redirect, type RouteObject } from 'react-router'
 import { RequireAuth } from './guards'
 import { PageFallback } from '@/components/layouts/app-shell'
 import { queryClient } from '@/lib/query-client'
@@ -23,6 +23,19 @@ const prefetch = (...starts: (() => Promise<void>)[]) => {
   return null
 }
 
+let started = false
+// offlineStart sends the app's first page to the Offline library when it
+// starts with no network and something is downloaded; later navigations go
+// where they are asked. The list of downloads loads only when offline.
+async function offlineStart(path: string) {
+  const first = !started
+  started = true
+  if (!first || navigator.onLine || path === '/offline') return undefined
+  const { useOfflineStore } = await import('@/stores/offline-store')
+  if (useOfflineStore.getState().downloads.length === 0) return undefined
+  return redirect('/offline')
+}
+
 /** routes is the route table of spec section 2. */
 export const routes: RouteObject[] = [
   {
@@ -30,7 +43,8 @@ export const routes: RouteObject[] = [
     errorElement: <RouteError />,
     HydrateFallback: PageFallback,
     // The app shell's data (settings, and the signed-in user's) in one request.
-    loader: () => prefetch(prefetchBootstrap),
+    // Started with no network and with downloads kept, the app opens the Offline library.
+    loader: async ({ request }) => (await offlineStart(new URL(request.url).pathname)) ?? prefetch(prefetchBootstrap),
     children: [
       {
         index: true,
@@ -51,6 +65,8 @@ export const routes: RouteObject[] = [
       { path: 'artists', ...page(() => import('./routes/artists')) },
       { path: 'sponsors', ...page(() => import('./routes/sponsors')) },
       { path: 'charts', ...page(() => import('./routes/charts')) },
+      // The Offline library needs no network: the installed app starts there when offline.
+      { path: 'offline', ...page(() => import('./routes/offline')) },
       { path: 'about', ...page(() => import('./routes/content/about')) },
       { path: 'faq', ...page(() => import('./routes/content/faq')) },
       { path: 'support', ...page(() => import('./routes/content/support')) },
@@ -63,12 +79,16 @@ export const routes: RouteObject[] = [
       { path: 'oauth/consent', ...page(() => import('./routes/oauth-consent')) },
       { path: 'profiles/:username', ...page(() => import('./routes/public-profile')) },
       { path: 'profile/:id', ...page(() => import('./routes/public-profile')) },
+      { path: 'search', ...page(() => import('./routes/search')) },
+      { path: 'track/:id', ...page(() => import('./routes/track')) },
+      { path: 'playlists/:id', ...page(() => import('./routes/public-playlist')) },
       {
         element: <RequireAuth />,
         children: [
           { path: 'profile', ...page(() => import('./routes/own-profile')) },
           { path: 'favorites', ...page(() => import('./routes/favorites')) },
           { path: 'playlist', ...page(() => import('./routes/playlist')) },
+          { path: 'following', ...page(() => import('./routes/following')) },
           { path: 'verification', ...page(() => import('./routes/verification')) },
           { path: 'verification/success', ...page(() => import('./routes/verification-success')) },
           { path: 'dashboard', ...page(() => import('./routes/dashboard-redirect')) },

@@ -2,6 +2,7 @@
 import { fireEvent, render } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
 import { setEnv } from '@/config/env'
+import { useSettingsStore } from '@/stores/settings-store'
 import { SafeImage } from './safe-image'
 
 setEnv({ SUPABASE_URL: 'https://api.backline.test', SUPABASE_ANON_KEY: 'anon' })
@@ -14,6 +15,16 @@ describe('SafeImage', () => {
     expect(el.getAttribute('src')).toBe('https://api.backline.test/storage/v1/render/image/public/covers/a1/c.png?width=96&height=96&resize=cover')
     expect(el.getAttribute('width')).toBe('48')
     expect(el.getAttribute('height')).toBe('48')
+  })
+  it('asks for a small rendition with the data saver on', () => {
+    useSettingsStore.setState({ dataSaver: true })
+    try {
+      const el = img(<SafeImage src="/storage/v1/object/public/covers/a1/c.png" alt="" size={320} />)
+      expect(el.getAttribute('src')).toBe('https://api.backline.test/storage/v1/render/image/public/covers/a1/c.png?width=48&height=48&resize=cover')
+      expect(el.getAttribute('width')).toBe('320')
+    } finally {
+      useSettingsStore.setState({ dataSaver: false })
+    }
   })
   it('loads lazily unless the image is above the fold', () => {
     expect(img(<SafeImage src={null} alt="" size={200} />).getAttribute('loading')).toBe('lazy')

@@ -1,5 +1,6 @@
 import { useState } from 'react'
-import { imageUrl } from '@/lib/media'
+import { coverAt } from '@/lib/data-saver'
+import { useSettingsStore } from '@/stores/settings-store'
 import { coverOrDefault, DEFAULT_IMAGE } from '@/lib/utils'
 
 type Props = Omit<React.ComponentProps<'img'>, 'src' | 'width' | 'height'> & {
@@ -12,11 +13,13 @@ type Props = Omit<React.ComponentProps<'img'>, 'src' | 'width' | 'height'> & {
  * SafeImage shows a stored square image (a cover) at the size it is shown,
  * through storage's image transform, and the default image for a missing,
  * placeholder or broken source. It loads lazily unless told otherwise:
- * pass loading="eager" for an image above the fold.
+ * pass loading="eager" for an image above the fold. With the data saver on
+ * it asks for a small rendition.
  */
 export function SafeImage({ src, alt, size, loading = 'lazy', ...props }: Props) {
   const [failed, setFailed] = useState<string | null>(null)
-  const wanted = coverOrDefault(imageUrl(src, size))
+  const dataSaver = useSettingsStore((s) => s.dataSaver)
+  const wanted = coverOrDefault(coverAt(src, size, dataSaver))
   const shown = failed === wanted ? DEFAULT_IMAGE : wanted
   return <img src={shown} alt={alt} width={size} height={size} loading={loading} decoding="async" onError={() => setFailed(wanted)} {...props} />
 }

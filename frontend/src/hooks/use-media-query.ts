@@ -1,14 +1,17 @@
 import { useSyncExternalStore } from 'react'
 
+// Where there is no matchMedia (an old browser, a test's DOM), no query matches.
+const media = (query: string) => (typeof window.matchMedia === 'function' ? window.matchMedia(query) : null)
+
 /** useMediaQuery tracks a CSS media query. */
 export function useMediaQuery(query: string): boolean {
   return useSyncExternalStore(
     (cb) => {
-      const m = window.matchMedia(query)
-      m.addEventListener('change', cb)
-      return () => m.removeEventListener('change', cb)
+      const m = media(query)
+      m?.addEventListener('change', cb)
+      return () => m?.removeEventListener('change', cb)
     },
-    () => window.matchMedia(query).matches,
+    () => media(query)?.matches ?? false,
     () => false,
   )
 }

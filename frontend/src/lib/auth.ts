@@ -18,10 +18,15 @@ interface AuthState {
   loading: boolean
   /** recovering is set by the PASSWORD_RECOVERY event. */
   recovering: boolean
+  /** sessionRead is true once the stored session has been read: until then nobody is known to be signed out. */
+  sessionRead: boolean
+  /** signedOutFrom is the history entry (location key) a sign-out started on, until the next sign-in. */
+  signedOutFrom: string | null
   setSession: (s: Session | null) => void
   setRole: (r: Role | null, userId: string | null) => void
   setLoading: (l: boolean) => void
   setRecovering: (r: boolean) => void
+  setSignedOutFrom: (key: string | null) => void
   clear: () => void
 }
 
@@ -33,10 +38,13 @@ export const useAuthStore = create<AuthState>((set) => ({
   roleFor: null,
   loading: true,
   recovering: false,
-  setSession: (session) => set({ session, user: session?.user ?? null }),
+  sessionRead: false,
+  signedOutFrom: null,
+  setSession: (session) => set({ session, user: session?.user ?? null, sessionRead: true, ...(session ? { signedOutFrom: null } : {}) }),
   setRole: (role, roleFor) => set({ role, roleFor }),
   setLoading: (loading) => set({ loading }),
   setRecovering: (recovering) => set({ recovering }),
+  setSignedOutFrom: (signedOutFrom) => set({ signedOutFrom }),
   // Sign-out clears user, session and role at once.
   clear: () => set({ user: null, session: null, role: null, roleFor: null }),
 }))
@@ -89,13 +97,21 @@ export function settledRole(userId: string): Promise<Role | null> {
 /** useRoleSettled reports whether the role lookup for the current user has finished. */
 export const useRoleSettled = () => useAuthStore((s) => !s.user || s.roleFor === s.user.id)
 
-/** signOut ends the session; the listener clears the store. */
-export async function signOut(): Promise<{ ok: boolean }> {
+/**
+ * signOut ends the session; the listener clears the store. `from` is the
+ * history entry it starts on: the page there, if signed-in only, leaves
+ * for home instead of asking for a sign-in (app/guards.tsx).
+ */
+export async function signOut(from: string | null = null): Promise<{ ok: boolean }> {
+  useAuthStore.getState().setSignedOutFrom(from)
   // Remove the session record while the token is still valid.
   const removed = await supabase().rpc('remove_user_session', { p_session_id: deviceId() })
   if (removed.error) console.warn('remove session', removed.error.message)
   const { error } = await supabase().auth.signOut()
-  if (error) return { ok: false }
+  if (error) {
+    useAuthStore.getState().setSignedOutFrom(null)
+    return { ok: false }
+  }
   useAuthStore.getState().clear()
   return { ok: true }
 }

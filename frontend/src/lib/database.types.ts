@@ -114,6 +114,7 @@ export type Database = {
           avatar_url: string | null
           bio: string | null
           created_at: string
+          follower_count: number
           genres: string[]
           id: string
           kyc_expiry_date: string | null
@@ -121,6 +122,7 @@ export type Database = {
           location: string | null
           name: string
           phone: string | null
+          search_name: string | null
           stream_count: number
           track_count: number
           updated_at: string
@@ -129,6 +131,7 @@ export type Database = {
           avatar_url?: string | null
           bio?: string | null
           created_at?: string
+          follower_count?: number
           genres?: string[]
           id: string
           kyc_expiry_date?: string | null
@@ -136,6 +139,7 @@ export type Database = {
           location?: string | null
           name?: string
           phone?: string | null
+          search_name?: string | null
           stream_count?: number
           track_count?: number
           updated_at?: string
@@ -144,6 +148,7 @@ export type Database = {
           avatar_url?: string | null
           bio?: string | null
           created_at?: string
+          follower_count?: number
           genres?: string[]
           id?: string
           kyc_expiry_date?: string | null
@@ -151,6 +156,7 @@ export type Database = {
           location?: string | null
           name?: string
           phone?: string | null
+          search_name?: string | null
           stream_count?: number
           track_count?: number
           updated_at?: string
@@ -403,6 +409,32 @@ export type Database = {
           },
         ]
       }
+      follows: {
+        Row: {
+          artist_id: string
+          created_at: string
+          follower_id: string
+        }
+        Insert: {
+          artist_id: string
+          created_at?: string
+          follower_id?: string
+        }
+        Update: {
+          artist_id?: string
+          created_at?: string
+          follower_id?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "follows_artist_id_fkey"
+            columns: ["artist_id"]
+            isOneToOne: false
+            referencedRelation: "artist_profiles"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       kyc_submissions: {
         Row: {
           artist_id: string
@@ -560,6 +592,7 @@ export type Database = {
           closed_at: string | null
           id: string
           ip_address: string | null
+          listened_seconds: number | null
           outcome: Json | null
           started_at: string
           stream_id: string | null
@@ -571,6 +604,7 @@ export type Database = {
           closed_at?: string | null
           id?: string
           ip_address?: string | null
+          listened_seconds?: number | null
           outcome?: Json | null
           started_at?: string
           stream_id?: string | null
@@ -582,6 +616,7 @@ export type Database = {
           closed_at?: string | null
           id?: string
           ip_address?: string | null
+          listened_seconds?: number | null
           outcome?: Json | null
           started_at?: string
           stream_id?: string | null
@@ -636,23 +671,35 @@ export type Database = {
       }
       playlists: {
         Row: {
+          cover_url: string | null
           created_at: string
+          description: string | null
           id: string
+          is_public: boolean
           name: string
+          search_name: string | null
           updated_at: string
           user_id: string
         }
         Insert: {
+          cover_url?: string | null
           created_at?: string
+          description?: string | null
           id?: string
+          is_public?: boolean
           name: string
+          search_name?: string | null
           updated_at?: string
           user_id?: string
         }
         Update: {
+          cover_url?: string | null
           created_at?: string
+          description?: string | null
           id?: string
+          is_public?: boolean
           name?: string
+          search_name?: string | null
           updated_at?: string
           user_id?: string
         }
@@ -785,6 +832,7 @@ export type Database = {
           id: string
           name: string | null
           phone: string | null
+          search_name: string | null
           updated_at: string
           website: string | null
         }
@@ -796,6 +844,7 @@ export type Database = {
           id: string
           name?: string | null
           phone?: string | null
+          search_name?: string | null
           updated_at?: string
           website?: string | null
         }
@@ -807,6 +856,7 @@ export type Database = {
           id?: string
           name?: string | null
           phone?: string | null
+          search_name?: string | null
           updated_at?: string
           website?: string | null
         }
@@ -964,6 +1014,7 @@ export type Database = {
           moderated_by: string | null
           moderation_reason: string | null
           release_date: string | null
+          search_name: string | null
           sponsor_id: string | null
           status: string
           streams: number
@@ -985,6 +1036,7 @@ export type Database = {
           moderated_by?: string | null
           moderation_reason?: string | null
           release_date?: string | null
+          search_name?: string | null
           sponsor_id?: string | null
           status?: string
           streams?: number
@@ -1006,6 +1058,7 @@ export type Database = {
           moderated_by?: string | null
           moderation_reason?: string | null
           release_date?: string | null
+          search_name?: string | null
           sponsor_id?: string | null
           status?: string
           streams?: number
@@ -1570,6 +1623,11 @@ export type Database = {
       }
       get_fan_dashboard: { Args: never; Returns: Json }
       get_fan_first_screen: { Args: never; Returns: Json }
+      get_genre_station: {
+        Args: { p_genre: string; p_limit?: number }
+        Returns: Json
+      }
+      get_listener_home: { Args: { p_limit?: number }; Returns: Json }
       get_online_users: {
         Args: never
         Returns: {
@@ -1596,6 +1654,7 @@ export type Database = {
         }
       }
       get_platform_stats: { Args: never; Returns: Json }
+      get_playlist: { Args: { p_playlist_id?: string }; Returns: Json }
       get_sponsor_analytics: { Args: { p_days?: number }; Returns: Json }
       get_sponsor_dashboard: { Args: never; Returns: Json }
       get_sponsor_first_screen: { Args: { p_days?: number }; Returns: Json }
@@ -1631,6 +1690,11 @@ export type Database = {
       increment_track_streams: { Args: { p_track_id: string }; Returns: number }
       is_admin: { Args: never; Returns: boolean }
       is_user_suspended: { Args: { p_user_id: string }; Returns: boolean }
+      list_genres: { Args: never; Returns: Json }
+      record_listen: {
+        Args: { p_play_id: string; p_seconds: number }
+        Returns: number
+      }
       record_stream_for_duplicate_prevention: {
         Args: {
           p_device_fingerprint?: string
@@ -1665,6 +1729,10 @@ export type Database = {
       }
       respond_to_invite: {
         Args: { p_accept: boolean; p_invite_id: string }
+        Returns: Json
+      }
+      search_catalog: {
+        Args: { p_limit?: number; p_query: string }
         Returns: Json
       }
       set_track_duration: {

@@ -50,13 +50,15 @@ describe('formatDuration', () => {
 
 describe('initials', () => {
   it.each([
+    ['Kola Ade', 'KA'],
     ['Ada Lovelace', 'AL'],
-    ['ada', 'A'],
-    ['  Zenith   Sounds Limited ', 'ZS'],
-    ['Ọlá Ade', 'ỌA'],
+    ['Backline Admin Team', 'BT'],
+    ['  Zenith   Sounds Limited ', 'ZL'],
+    ['zara', 'Z'],
+    ['  DJ   Lekan ', 'DL'],
+    ['Ọlá Adé', 'ỌA'],
+    ['@tunde_b', 'TB'],
     ['', '?'],
     [null, '?'],
-  ])('%s → %s', (name, want) => {
-    expect(initials(name)).toBe(want)
-  })
+  ])('%s → %s', (name, want) => expect(initials(name)).toBe(want))
 })

@@ -47,9 +47,15 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`
 }
 
-/** initials is what an avatar shows without a photo: the first letters of the first two words ("Ada Lovelace" → "AL"), else "?". */
+/**
+ * initials are a name's first letters for an avatar without a photo: the
+ * first and last words' ("Kola Ade" is "KA"), one letter for one word, "?"
+ * for none.
+ */
 export function initials(name: string | null | undefined): string {
-  const words = (name ?? '').trim().split(/\s+/).filter(Boolean)
-  const letters = words.slice(0, 2).map((w) => [...w][0] ?? '')
-  return letters.join('').toUpperCase() || '?'
+  const words = (name ?? '').replace(/[^\p{L}\p{N}\s]/gu, ' ').trim().split(/\s+/).filter(Boolean)
+  if (words.length === 0) return '?'
+  const first = [...words[0]][0]
+  const last = words.length > 1 ? [...words[words.length - 1]][0] : ''
+  return (first + last).toUpperCase()
 }

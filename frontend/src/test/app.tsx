@@ -80,7 +80,7 @@ afterEach(async () => {
   toast.dismiss()
   queryClient.clear()
   usePlayerStore.getState().clear()
-  useAuthStore.setState({ user: null, session: null, role: null, roleFor: null, loading: true, recovering: false })
+  useAuthStore.setState({ user: null, session: null, role: null, roleFor: null, loading: true, recovering: false, sessionRead: false, signedOutFrom: null })
   localStorage.clear()
   vi.unstubAllGlobals()
   vi.restoreAllMocks()

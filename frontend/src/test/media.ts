@@ -36,3 +36,39 @@ export function fakeMedia() {
     },
   }
 }
+
+/**
+ * fakeAudioFiles lets jsdom read audio files the way a browser does: object
+ * URLs for blobs, and audio elements that report the given length (or fail,
+ * or never answer) once a source is set. vi.restoreAllMocks and
+ * vi.unstubAllGlobals put everything back.
+ */
+export function fakeAudioFiles(outcome: { duration: number } | 'error' | 'silent') {
+  const urls: string[] = []
+  const revoked: string[] = []
+  vi.stubGlobal(
+    'URL',
+    Object.assign(class extends URL {}, {
+      createObjectURL: () => {
+        urls.push(`blob:fake/${urls.length}`)
+        return urls[urls.length - 1]
+      },
+      revokeObjectURL: (u: string) => void revoked.push(u),
+    }),
+  )
+  const create = document.createElement.bind(document)
+  const setSrc = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'src')!.set!
+  vi.spyOn(document, 'createElement').mockImplementation((tag: string, options?: ElementCreationOptions) => {
+    const el = create(tag, options)
+    if (tag !== 'audio') return el
+    Object.defineProperty(el, 'duration', { get: () => (typeof outcome === 'object' ? outcome.duration : NaN) })
+    Object.defineProperty(el, 'src', {
+      set(v: string) {
+        setSrc.call(el, v)
+        if (outcome !== 'silent') queueMicrotask(() => el.dispatchEvent(new Event(outcome === 'error' ? 'error' : 'loadedmetadata')))
+      },
+    })
+    return el
+  })
+  return { urls, revoked }
+}

@@ -86,3 +86,22 @@ func TestCover(t *testing.T) {
 		t.Error("Cover(size 10) = nil error, want a refusal")
 	}
 }
+
+// BenchmarkWAV is one seeded track's audio (basalt dev generates a dozen on
+// a fresh start).
+func BenchmarkWAV(b *testing.B) {
+	for b.Loop() {
+		if _, err := demomedia.WAV("lagos-sunrise", 210); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCover is one seeded track's cover.
+func BenchmarkCover(b *testing.B) {
+	for b.Loop() {
+		if _, err := demomedia.Cover("lagos-sunrise", "Lagos Sunrise", 512); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -18,6 +18,8 @@ BEGIN
     CONTINUE WHEN o.bucket IS NULL OR o.bucket NOT IN ('tracks', 'covers')
       OR split_part(o.name, '/', 1) <> OLD.artist_id::text;
     CONTINUE WHEN EXISTS (SELECT 1 FROM public.tracks WHERE audio_url = url OR cover_url = url);
+    -- The artist's own playlist may show the same cover.
+    CONTINUE WHEN EXISTS (SELECT 1 FROM public.playlists WHERE user_id = OLD.artist_id AND cover_url = url);
     PERFORM set_config('storage.allow_delete_query', 'true', true);
     DELETE FROM storage.objects WHERE bucket_id = o.bucket AND name = o.name;
     PERFORM set_config('storage.allow_delete_query', coalesce(prior, 'false'), true);

@@ -1,4 +1,4 @@
--- Counters follow valid streams; KYC is decided by admins.
+-- Counters follow valid streams and follows; KYC is decided by admins.
 CREATE OR REPLACE FUNCTION backline.guard_artist_profile() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
@@ -8,6 +8,7 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     NEW.track_count := 0;
     NEW.stream_count := 0;
+    NEW.follower_count := 0;
     NEW.kyc_status := 'none';
     NEW.kyc_expiry_date := NULL;
     RETURN NEW;
@@ -16,6 +17,7 @@ BEGIN
   -- the stream trigger keeps the true values.
   NEW.track_count := OLD.track_count;
   NEW.stream_count := OLD.stream_count;
+  NEW.follower_count := OLD.follower_count;
   NEW.id := OLD.id;
   IF NOT public.is_admin() AND (NEW.kyc_status IS DISTINCT FROM OLD.kyc_status
       OR NEW.kyc_expiry_date IS DISTINCT FROM OLD.kyc_expiry_date) THEN

@@ -7,6 +7,12 @@ DECLARE
   uid uuid := backline.active_uid();
 BEGIN
   NEW.name := btrim(NEW.name);
+  -- A cover is an image the owner uploaded into their folder of covers.
+  IF NEW.cover_url IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.cover_url IS DISTINCT FROM OLD.cover_url)
+     AND current_setting('role', true) IN ('anon', 'authenticated')
+     AND NOT backline.own_media(NEW.cover_url, 'covers', NEW.user_id) THEN
+    RAISE EXCEPTION 'Upload the cover to your own folder first' USING ERRCODE = 'P0001';
+  END IF;
   IF current_setting('role', true) NOT IN ('anon', 'authenticated') OR TG_OP <> 'INSERT' OR NEW.user_id IS DISTINCT FROM uid THEN
     RETURN NEW;
   END IF;
@@ -17,7 +23,7 @@ BEGIN
   RETURN NEW;
 END $$;
 
-CREATE OR REPLACE TRIGGER guard_playlist BEFORE INSERT OR UPDATE OF name ON public.playlists
+CREATE OR REPLACE TRIGGER guard_playlist BEFORE INSERT OR UPDATE OF name, cover_url ON public.playlists
   FOR EACH ROW EXECUTE FUNCTION backline.guard_playlist();
 
 REVOKE ALL ON FUNCTION backline.guard_playlist() FROM PUBLIC, anon, authenticated, service_role;

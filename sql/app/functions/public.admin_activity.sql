@@ -61,10 +61,17 @@ BEGIN
     ORDER BY u.at DESC, u.key COLLATE "C" DESC
     LIMIT n
   )
+  -- A stream entry names its track's title; a payment's creation and
+  -- completion what the payment charged (the log keeps the base amount only):
+  -- amount, VAT, fee and total, read by its unique (provider, tx_ref).
   SELECT page.at, page.key, page.kind, page.action, page.actor_id, backline.person_name(page.actor_id),
     page.subject_type, page.subject_id,
     CASE WHEN page.kind = 'stream' THEN page.details || jsonb_build_object('title',
-      (SELECT t.title FROM public.tracks t WHERE t.id = page.subject_id::uuid)) ELSE page.details END
+        (SELECT t.title FROM public.tracks t WHERE t.id = page.subject_id::uuid))
+      WHEN page.kind = 'payment' AND page.subject_type = 'payment' AND page.details ? 'provider' THEN page.details || coalesce(
+        (SELECT jsonb_build_object('amount', p.amount, 'vat', p.vat, 'fee', p.fee, 'total', p.total)
+         FROM public.payments p WHERE p.provider = page.details ->> 'provider' AND p.tx_ref = page.subject_id), '{}'::jsonb)
+      ELSE page.details END
   FROM page
   ORDER BY page.at DESC, page.key COLLATE "C" DESC;
 END $$;

@@ -1,6 +1,8 @@
 -- Fan: today's allowance and when it resets (local midnight), this week's
 -- streams, top artists, and the latest listening history with the server's
--- verdict and reason.
+-- verdict and reason, each stream's cover and how long its play was listened
+-- to (`listened`: the whole listen record_listen kept, at least the
+-- stream's recorded duration).
 CREATE OR REPLACE FUNCTION public.get_fan_dashboard() RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
@@ -21,10 +23,12 @@ BEGIN
     'favorites', (SELECT count(*) FROM public.favorites WHERE user_id = uid),
     'history', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'track_id', s.track_id,
         'title', coalesce(t.title, 'Deleted track'), 'artist_name', backline.display_name(t.artist_id),
-        'created_at', s.created_at, 'duration', s.duration, 'is_valid', s.is_valid,
+        'cover_url', t.cover_url, 'created_at', s.created_at, 'duration', s.duration,
+        'listened', greatest(s.duration, ps.listened_seconds), 'is_valid', s.is_valid,
         'invalid_reason', s.invalid_reason) ORDER BY s.created_at DESC), '[]'::jsonb)
       FROM (SELECT * FROM public.streams WHERE user_id = uid ORDER BY created_at DESC LIMIT 10) s
-      LEFT JOIN public.tracks t ON t.id = s.track_id));
+      LEFT JOIN public.tracks t ON t.id = s.track_id
+      LEFT JOIN public.play_sessions ps ON ps.id = s.play_session_id));
 END $$;
 
 REVOKE ALL ON FUNCTION public.get_fan_dashboard() FROM PUBLIC, anon, authenticated, service_role;

@@ -1,17 +1,18 @@
 -- Backline's buckets in storage.objects (the buckets are made by 0005 and
 -- 0014). Media (avatars, covers, tracks) is public to read and written only
--- into the uploader's own folder (<user id>/<file>); audio and covers only
--- by artists. KYC documents are private: the artist uploads into their own
+-- into the uploader's own folder (<user id>/<file>); audio only by artists
+-- (covers by anyone: a track's or a playlist's). KYC documents are private: the artist uploads into their own
 -- folder, the artist and admins read.
 DROP POLICY IF EXISTS "anyone can read backline media" ON storage.objects;
 CREATE POLICY "anyone can read backline media" ON storage.objects
   FOR SELECT TO anon, authenticated USING (bucket_id IN ('avatars', 'covers', 'tracks'));
 
 DROP POLICY IF EXISTS "users can upload own avatars, artists own tracks and covers" ON storage.objects;
-CREATE POLICY "users can upload own avatars, artists own tracks and covers" ON storage.objects
+DROP POLICY IF EXISTS "users can upload own avatars and covers, artists own tracks" ON storage.objects;
+CREATE POLICY "users can upload own avatars and covers, artists own tracks" ON storage.objects
   FOR INSERT TO authenticated
   WITH CHECK ((storage.foldername(name))[1] = (SELECT backline.active_uid())::text
-    AND (bucket_id = 'avatars' OR (bucket_id IN ('covers', 'tracks') AND (SELECT public.current_user_role()) = 'artist')));
+    AND (bucket_id IN ('avatars', 'covers') OR (bucket_id = 'tracks' AND (SELECT public.current_user_role()) = 'artist')));
 
 DROP POLICY IF EXISTS "users can replace own media" ON storage.objects;
 CREATE POLICY "users can replace own media" ON storage.objects

@@ -4,6 +4,7 @@ import { Pause, Play } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Skeleton } from '@/components/ui/skeleton'
 import { SafeImage } from '@/components/safe-image'
+import { TrackActions } from '@/components/track-actions'
 import { abbreviateNumber, formatDuration } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import { getChartTracksQueryOptions } from '@/features/tracks/api/get-tracks'
@@ -16,7 +17,7 @@ export default function ChartsPage() {
   const { data = [], isLoading, isError } = useQuery(getChartTracksQueryOptions(genre === 'All' ? undefined : genre))
   const current = usePlayerStore((s) => s.currentTrack?.id)
   const isPlaying = usePlayerStore((s) => s.isPlaying)
-  const playTrack = usePlayerStore((s) => s.playTrack)
+  const playFrom = usePlayerStore((s) => s.playFrom)
   return (
     <div>
       <h1 className="text-3xl font-bold">Charts</h1>
@@ -40,18 +41,22 @@ export default function ChartsPage() {
         {data.map((t, i) => {
           const playing = current === t.id && isPlaying
           return (
-            <li key={t.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-4">
-              <span className="w-8 text-center text-lg font-bold text-muted-foreground">{i + 1}</span>
-              <SafeImage src={t.coverUrl} alt="" size={48} className="size-12 rounded-md object-cover" />
+            <li key={t.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-3 sm:pr-4" data-testid="chart-entry">
+              <span className="w-6 shrink-0 text-center text-lg font-bold text-muted-foreground sm:w-8">{i + 1}</span>
+              <SafeImage src={t.coverUrl} alt="" size={48} className="size-12 shrink-0 rounded-md object-cover" />
+              {/* On a phone the title has the row's width and two lines; the badge and the count go under it. */}
               <div className="min-w-0 flex-1">
-                <p className="truncate font-semibold">
-                  {t.title} {t.isSponsored && <Badge variant="sponsored">SPONSORED</Badge>}
+                <p className="line-clamp-2 font-semibold [overflow-wrap:anywhere]">{t.title}</p>
+                <p className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-sm text-muted-foreground">
+                  <span className="min-w-0 truncate">{t.artist}</span>
+                  {t.isSponsored && <Badge variant="sponsored">SPONSORED</Badge>}
+                  <span className="sm:hidden">{abbreviateNumber(t.streams)} streams</span>
                 </p>
-                <p className="truncate text-sm text-muted-foreground">{t.artist}</p>
               </div>
-              <span className="hidden text-sm text-muted-foreground sm:block">{formatDuration(t.duration)}</span>
-              <span className="w-20 text-right text-sm">{abbreviateNumber(t.streams)}</span>
-              <button type="button" onClick={() => playTrack(t)} aria-label={playing ? `Pause ${t.title}` : `Play ${t.title}`} className="rounded-full bg-primary p-2 text-white">
+              <span className="hidden shrink-0 text-sm text-muted-foreground sm:block">{formatDuration(t.duration)}</span>
+              <span className="hidden w-20 shrink-0 text-right text-sm sm:block">{abbreviateNumber(t.streams)}</span>
+              <TrackActions track={t} />
+              <button type="button" onClick={() => playFrom(data, i)} aria-label={playing ? `Pause ${t.title}` : `Play ${t.title}`} className="shrink-0 rounded-full bg-primary p-2 text-white">
                 {playing ? <Pause className="size-4" /> : <Play className="size-4" />}
               </button>
             </li>

@@ -1,12 +1,14 @@
 import { Link } from 'react-router'
+import { useQuery } from '@tanstack/react-query'
 import { Heart } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { useAuthStore } from '@/lib/auth'
-import { useFanDashboard } from '@/features/dashboards/api/dashboards'
+import { useFanDashboard, type FanDashboard as FanDashboardData } from '@/features/dashboards/api/dashboards'
 import { Allowance } from '@/features/listening/components/allowance'
 import { ListeningHistory } from '@/features/listening/components/history'
 import { PlaylistsPanel } from '@/features/listening/components/playlists-panel'
 import { useFavoriteTracks } from '@/features/tracks/api/get-favorites'
+import { getTracksByIdsQueryOptions } from '@/features/tracks/api/get-tracks'
 import { fanFirstScreen } from '../first-screen'
 import { DashboardSkeleton, Section, Stat } from './dashboard-parts'
 
@@ -14,6 +16,12 @@ import { DashboardSkeleton, Section, Stat } from './dashboard-parts'
 function FanPlaylists({ userId }: { userId: string }) {
   const liked = useFavoriteTracks(userId)
   return <PlaylistsPanel userId={userId} liked={liked.data ?? []} />
+}
+
+/** History shows the listening history (covers and listens come with it) and replays its tracks, read once the list is known. */
+function History({ items }: { items: FanDashboardData['history'] }) {
+  const tracks = useQuery(getTracksByIdsQueryOptions(items.map((h) => h.track_id)))
+  return <ListeningHistory items={items} tracks={tracks.data ?? new Map()} />
 }
 
 /** FanDashboard: today's allowance, history with reasons, stats, favorites and playlists; first screen from one call. */
@@ -48,7 +56,7 @@ export default function FanDashboard() {
             </Section>
           )}
           <Section title="Listening history">
-            <ListeningHistory items={data.history} />
+            <History items={data.history} />
           </Section>
           <Section
             title="Playlists"

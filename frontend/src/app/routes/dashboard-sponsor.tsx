@@ -2,6 +2,7 @@ import { lazy, Suspense, useState } from 'react'
 import { Link } from 'react-router'
 import { AlertTriangle, Wallet } from 'lucide-react'
 import { Button } from '@/components/ui/button'
+import { DataTable, type DataColumn } from '@/components/ui/data-table'
 import { Skeleton } from '@/components/ui/skeleton'
 import { Tabs, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { useAuthStore } from '@/lib/auth'
@@ -17,6 +18,23 @@ import { DashboardSkeleton, Section, Stat } from './dashboard-parts'
 
 // The charts library loads after the first screen.
 const SpendCharts = lazy(() => import('@/features/sponsorships/components/spend-charts'))
+
+type SponsoredArtist = NonNullable<ReturnType<typeof useSponsorDashboard>['data']>['artists'][number]
+
+const artistColumns: DataColumn<SponsoredArtist>[] = [
+  {
+    header: 'Artist',
+    width: 150,
+    cell: (a) => (
+      <Link className="hover:underline" to={`/profile/${a.artist_id}`}>
+        {a.artist_name}
+      </Link>
+    ),
+  },
+  { header: 'Tracks', priority: 4, width: 80, className: 'text-right', cell: (a) => a.tracks },
+  { header: 'Streams paid', priority: 3, width: 120, className: 'text-right tabular-nums', cell: (a) => a.streams_paid },
+  { header: 'Spent', priority: 2, width: 100, className: 'text-right tabular-nums', cell: (a) => formatNaira(Number(a.spent)) },
+]
 
 /** FIRST_DAYS is the spending period the charts open on (it comes with the first screen). */
 const FIRST_DAYS = 7
@@ -84,32 +102,7 @@ export default function SponsorDashboard() {
             {data.artists.length === 0 ? (
               <p className="text-muted-foreground">You are not sponsoring anyone yet. Invite an artist below.</p>
             ) : (
-              <div className="overflow-x-auto rounded-xl border border-border">
-                <table className="w-full min-w-[28rem] text-left text-sm" data-testid="sponsored-artists">
-                  <thead className="bg-card text-muted-foreground">
-                    <tr>
-                      <th className="p-3">Artist</th>
-                      <th className="p-3 text-right">Tracks</th>
-                      <th className="p-3 text-right">Streams paid</th>
-                      <th className="p-3 text-right">Spent</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.artists.map((a) => (
-                      <tr key={a.artist_id} className="border-t border-border">
-                        <td className="p-3">
-                          <Link className="hover:underline" to={`/profile/${a.artist_id}`}>
-                            {a.artist_name}
-                          </Link>
-                        </td>
-                        <td className="p-3 text-right">{a.tracks}</td>
-                        <td className="p-3 text-right tabular-nums">{a.streams_paid}</td>
-                        <td className="p-3 text-right tabular-nums">{formatNaira(Number(a.spent))}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable testId="sponsored-artists" columns={artistColumns} rows={data.artists} rowKey={(a) => a.artist_id} empty="" />
             )}
           </Section>
 

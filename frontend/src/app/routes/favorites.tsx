@@ -16,7 +16,7 @@ export default function FavoritesPage() {
         <Heart className="text-pink-500" /> Favorites
       </h1>
       <div className="mt-6 grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
-        {isLoading ? Array.from({ length: 6 }, (_, i) => <Skeleton key={i} className="aspect-[3/4]" />) : data.map((t) => <TrackCard key={t.id} track={t} />)}
+        {isLoading ? Array.from({ length: 6 }, (_, i) => <Skeleton key={i} className="aspect-[3/4]" />) : data.map((t) => <TrackCard key={t.id} track={t} list={data} />)}
       </div>
       {!isLoading && data.length === 0 && (
         <div className="grid grid-cols-1 justify-items-center gap-3 py-16 text-center text-muted-foreground">

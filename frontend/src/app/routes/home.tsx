@@ -4,8 +4,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { HandCoins, Mic2, RefreshCw, Users, Wallet } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
+import { dashboardPath } from '@/config/nav'
 import { useIsMobile } from '@/hooks/use-media-query'
 import { useOnlineUsers } from '@/hooks/use-online-users'
+import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber, formatNaira } from '@/lib/format'
 import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
 import { TrackCard } from '@/features/tracks/components/track-card'
@@ -17,6 +19,8 @@ const HowItWorks = lazy(() => import('./how-it-works'))
 // Top Artists and Top Fans are below the fold: their cards load after the first paint.
 const ArtistCard = lazy(() => import('@/features/profiles/components/people-cards').then((m) => ({ default: m.ArtistCard })))
 const FanCard = lazy(() => import('@/features/profiles/components/people-cards').then((m) => ({ default: m.FanCard })))
+// A fan's own sections (follows, stations) load once the role says fan.
+const ListenerHome = lazy(() => import('./home-listener').then((m) => ({ default: m.ListenerHome })))
 
 /** PULL_THRESHOLD is the pull-to-refresh distance. */
 const PULL_THRESHOLD = 80
@@ -61,6 +65,10 @@ function Carousel({ children }: { children: React.ReactNode[] }) {
 /** HomePage is the landing page of spec section 2. */
 export default function HomePage() {
   const isMobile = useIsMobile()
+  const user = useAuthStore((s) => s.user)
+  const role = useAuthStore((s) => s.role)
+  // Nobody is known to be signed out before the stored session has been read.
+  const signedOut = useAuthStore((s) => s.sessionRead && !s.user)
   const qc = useQueryClient()
   const online = useOnlineUsers()
   const popular = useQuery(getTracksQueryOptions({ order: 'popular', limit: 12 }))
@@ -102,9 +110,17 @@ export default function HomePage() {
           Artists earn ₦50 per stream from their sponsors. Sponsors back the sounds they believe in. Fans just press play.
         </p>
         <div className="mt-6 flex flex-wrap gap-3">
-          <Button asChild size="lg" className="bg-white text-violet-800 hover:bg-white/90">
-            <Link to="/register">Get Started</Link>
-          </Button>
+          {/* Joining is for visitors; a signed-in user is offered their dashboard. */}
+          {signedOut && (
+            <Button asChild size="lg" className="bg-white text-violet-800 hover:bg-white/90">
+              <Link to="/register">Get Started</Link>
+            </Button>
+          )}
+          {user && (
+            <Button asChild size="lg" className="bg-white text-violet-800 hover:bg-white/90">
+              <Link to={dashboardPath(role)}>Go to Dashboard</Link>
+            </Button>
+          )}
           <Button asChild size="lg" variant="outline" className="border-white/60">
             <Link to="/charts">Explore Charts</Link>
           </Button>
@@ -122,6 +138,11 @@ export default function HomePage() {
           ))}
         </dl>
       </section>
+      {role === 'fan' && (
+        <Suspense fallback={null}>
+          <ListenerHome />
+        </Suspense>
+      )}
 
       <Section
         title="Popular Tracks"
@@ -138,11 +159,11 @@ export default function HomePage() {
         ) : popularTracks.length === 0 ? (
           <Empty text="No tracks available" />
         ) : isMobile ? (
-          <Carousel>{popularTracks.map((t, i) => <TrackCard key={t.id} track={t} aboveFold={i < 2} />)}</Carousel>
+          <Carousel>{popularTracks.map((t, i) => <TrackCard key={t.id} track={t} list={popularTracks} aboveFold={i < 2} />)}</Carousel>
         ) : (
           <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
             {popularTracks.map((t, i) => (
-              <TrackCard key={t.id} track={t} aboveFold={i < 6} />
+              <TrackCard key={t.id} track={t} list={popularTracks} aboveFold={i < 6} />
             ))}
           </div>
         )}
@@ -157,7 +178,7 @@ export default function HomePage() {
           ) : (
             <div className="grid grid-cols-2 gap-3">
               {recent.data!.map((t) => (
-                <TrackCard key={t.id} track={t} />
+                <TrackCard key={t.id} track={t} list={recent.data} />
               ))}
             </div>
           )}
@@ -221,7 +242,7 @@ export default function HomePage() {
       </Section>
 
       <Suspense fallback={null}>
-        <HowItWorks />
+        <HowItWorks signedOut={signedOut} />
       </Suspense>
     </div>
   )

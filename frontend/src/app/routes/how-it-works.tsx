@@ -4,7 +4,7 @@ import { Button } from '@/components/ui/button'
 import { Section } from './home'
 
 /** HowItWorks is the home page's last section, loaded after its first paint. */
-export default function HowItWorks() {
+export default function HowItWorks({ signedOut }: { signedOut: boolean }) {
   return (
     <Section title="How It Works">
       <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
@@ -20,12 +20,16 @@ export default function HowItWorks() {
           </div>
         ))}
       </div>
-      <div className="mt-8 flex justify-center">
-        <Button asChild size="lg">
-          <Link to="/register">
-            <Music2 /> Join Backline
-          </Link>
-        </Button>
-      </div>
-    </Section>  )
+      {/* Joining is for visitors. */}
+      {signedOut && (
+        <div className="mt-8 flex justify-center">
+          <Button asChild size="lg">
+            <Link to="/register">
+              <Music2 /> Join Backline
+            </Link>
+          </Button>
+        </div>
+      )}
+    </Section>
+  )
 }

@@ -3,6 +3,7 @@ import { ListMusic, Pause, Play } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { SafeImage } from '@/components/safe-image'
+import { TrackActions } from '@/components/track-actions'
 import { useAuthStore } from '@/lib/auth'
 import { formatDuration } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
@@ -15,7 +16,7 @@ export default function PlaylistPage() {
   const { data = [], isLoading } = useFavoriteTracks(userId)
   const current = usePlayerStore((s) => s.currentTrack?.id)
   const isPlaying = usePlayerStore((s) => s.isPlaying)
-  const playTrack = usePlayerStore((s) => s.playTrack)
+  const playFrom = usePlayerStore((s) => s.playFrom)
   const total = data.reduce((s, t) => s + t.duration, 0)
   return (
     <div>
@@ -27,7 +28,11 @@ export default function PlaylistPage() {
           <PlaylistsPanel userId={userId} liked={data} />
         </section>
       )}
-      <h2 className="mt-8 text-xl font-bold">Liked tracks</h2>
+      <h2 className="mt-8 text-xl font-bold">
+        <Link to="/playlists/liked" className="hover:underline">
+          Liked tracks
+        </Link>
+      </h2>
       <p className="text-muted-foreground">
         {data.length} tracks · {formatDuration(total)}
       </p>
@@ -44,7 +49,8 @@ export default function PlaylistPage() {
                 <p className="truncate text-sm text-muted-foreground">{t.artist}</p>
               </div>
               <span className="text-sm text-muted-foreground">{formatDuration(t.duration)}</span>
-              <button type="button" onClick={() => playTrack(t)} className="rounded-full bg-primary p-2 text-white" aria-label={playing ? `Pause ${t.title}` : `Play ${t.title}`}>
+              <TrackActions track={t} />
+              <button type="button" onClick={() => playFrom(data, i)} className="rounded-full bg-primary p-2 text-white" aria-label={playing ? `Pause ${t.title}` : `Play ${t.title}`}>
                 {playing ? <Pause className="size-4" /> : <Play className="size-4" />}
               </button>
             </li>

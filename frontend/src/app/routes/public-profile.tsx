@@ -1,9 +1,7 @@
 import { useParams } from 'react-router'
 import { useQuery } from '@tanstack/react-query'
-import { BadgeCheck, Globe, Link2, MapPin } from 'lucide-react'
-import { toast } from 'sonner'
+import { BadgeCheck, Globe, MapPin } from 'lucide-react'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
-import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { roleBadgeClass } from '@/config/nav'
 import { useOnlineUsers } from '@/hooks/use-online-users'
@@ -12,6 +10,8 @@ import { cn } from '@/lib/utils'
 import { getArtistProfile, getSponsorProfile, useProfile } from '@/features/profiles/api/get-profiles'
 import { getTracks } from '@/features/tracks/api/get-tracks'
 import { TrackCard } from '@/features/tracks/components/track-card'
+import { FollowButton } from '@/features/discovery/components/follow-button'
+import { ShareButton } from '@/components/share-button'
 import NotFoundPage from './not-found'
 
 /** PublicProfilePage is /profiles/{username} and /profile/{id}. */
@@ -30,14 +30,6 @@ export default function PublicProfilePage() {
   if (isLoading) return <Skeleton className="h-64" />
   if (!p) return <NotFoundPage />
   const name = (role === 'sponsor' && sponsor.data?.company_name) || p.display_name || p.username || 'User'
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(window.location.href)
-      toast.success('Link copied to clipboard!')
-    } catch {
-      toast.error('Failed to copy link')
-    }
-  }
   return (
     <div>
       <div className="flex flex-col items-center gap-4 rounded-3xl border border-border bg-card p-6 text-center md:flex-row md:text-left">
@@ -69,13 +61,15 @@ export default function PublicProfilePage() {
           {p.bio && <p className="mt-3 max-w-2xl">{p.bio}</p>}
           {role === 'artist' && artist.data && (
             <p className="mt-3 text-sm text-muted-foreground">
-              {abbreviateNumber(artist.data.track_count ?? 0)} tracks · {abbreviateNumber(artist.data.stream_count ?? 0)} streams
+              {abbreviateNumber(artist.data.track_count ?? 0)} tracks · {abbreviateNumber(artist.data.stream_count ?? 0)} streams ·{' '}
+              <span data-testid="follower-count">{abbreviateNumber(artist.data.follower_count ?? 0)}</span> followers
             </p>
           )}
         </div>
-        <Button variant="outline" onClick={() => void copy()}>
-          <Link2 /> Share
-        </Button>
+        <div className="flex flex-wrap justify-center gap-2">
+          {role === 'artist' && <FollowButton artistId={p.id} />}
+          <ShareButton withLabel target={{ title: name, text: `${name} on Backline`, path: p.username ? `/profiles/${p.username}` : `/profile/${p.id}` }} />
+        </div>
       </div>
       {(role === 'artist' || role === 'sponsor') && (
         <section className="mt-8">
@@ -85,7 +79,7 @@ export default function PublicProfilePage() {
           ) : (
             <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
               {tracks.data!.map((t) => (
-                <TrackCard key={t.id} track={t} />
+                <TrackCard key={t.id} track={t} list={tracks.data} />
               ))}
             </div>
           )}

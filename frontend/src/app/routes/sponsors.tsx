@@ -56,7 +56,7 @@ export default function SponsorsPage() {
         ) : (
           <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
             {sponsored.data!.map((t) => (
-              <TrackCard key={t.id} track={t} />
+              <TrackCard key={t.id} track={t} list={sponsored.data} />
             ))}
           </div>
         )}

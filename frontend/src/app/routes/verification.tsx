@@ -3,6 +3,7 @@ import { BadgeCheck } from 'lucide-react'
 import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
+import { Skeleton } from '@/components/ui/skeleton'
 import { useAuthStore } from '@/lib/auth'
 import { formatNaira } from '@/lib/format'
 import { supabase } from '@/lib/supabase'
@@ -14,9 +15,9 @@ import { checkoutBreakdown, VERIFICATION_FEE, verificationOffer } from '@/featur
 export default function VerificationPage() {
   const role = useAuthStore((s) => s.role)
   const userId = useAuthStore((s) => s.user?.id)
-  const state = useVerificationState(userId)
+  const state = useVerificationState(role === 'fan' ? undefined : userId)
   // Not offered while a verification runs beyond its renewal days (the server refuses it too).
-  const offer = verificationOffer(state.data)
+  const offer = state.data ? verificationOffer(state.data) : null
   const [busy, setBusy] = useState(false)
   const b = checkoutBreakdown(VERIFICATION_FEE)
   const pay = async () => {
@@ -47,7 +48,7 @@ export default function VerificationPage() {
           <CardDescription>A verified badge shows fans and partners your account is authentic. It lasts one year.</CardDescription>
         </CardHeader>
         <CardContent className="grid grid-cols-1 gap-4">
-          {offer.note && (
+          {offer?.note && (
             <p className="rounded-md bg-sky-500/15 p-3 text-sm" data-testid="verification-state">
               {offer.note}
             </p>
@@ -70,8 +71,11 @@ export default function VerificationPage() {
               <dd>{formatNaira(b.total)}</dd>
             </div>
           </dl>
-          {offer.canBuy && (
-            <Button onClick={() => void pay()} disabled={busy || state.isPending}>
+          {/* Paying is offered only when the database would take the payment. */}
+          {state.isPending && <Skeleton className="h-9" />}
+          {state.isError && <p className="text-sm text-muted-foreground">Your verification could not be read. Please reload the page.</p>}
+          {offer?.canBuy && (
+            <Button onClick={() => void pay()} disabled={busy}>
               {busy ? 'Starting checkout...' : `Pay ${formatNaira(b.total)}`}
             </Button>
           )}

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useState } from 'react'
 import { Link, useLocation } from 'react-router'
-import { BarChart3, Compass, Home, LayoutDashboard, LogIn, User } from 'lucide-react'
+import { BarChart3, Compass, Home, LayoutDashboard, LogIn, Search, User } from 'lucide-react'
 import { bottomBarHidden, dashboardPath, isNavItemActive } from '@/config/nav'
 import { useAuthStore } from '@/lib/auth'
 import { cn, vibrate } from '@/lib/utils'
@@ -21,12 +21,14 @@ export function BottomNav() {
   const items = user
     ? [
         { href: '/', label: 'Home', icon: Home },
+        { href: '/search', label: 'Search', icon: Search },
         { href: dashboardPath(role), label: 'Dashboard', icon: LayoutDashboard },
         { href: '/profiles', label: 'Discover', icon: Compass },
         { href: '/charts', label: 'Charts', icon: BarChart3 },
       ]
     : [
         { href: '/', label: 'Home', icon: Home },
+        { href: '/search', label: 'Search', icon: Search },
         { href: '/charts', label: 'Charts', icon: BarChart3 },
         { href: '/profiles', label: 'Discover', icon: Compass },
         { href: '/login', label: 'Login', icon: LogIn },

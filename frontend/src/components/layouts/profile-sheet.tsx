@@ -31,6 +31,15 @@ export function ProfileSheet({ open, onOpenChange }: { open: boolean; onOpenChan
           <Button asChild variant="outline" onClick={() => onOpenChange(false)}>
             <Link to="/profile">Edit Profile</Link>
           </Button>
+          <Button asChild variant="outline" onClick={() => onOpenChange(false)}>
+            <Link to="/offline">Offline library</Link>
+          </Button>
+          <Button asChild variant="outline" onClick={() => onOpenChange(false)}>
+            <Link to="/playlists/liked">Liked songs</Link>
+          </Button>
+          <Button asChild variant="outline" onClick={() => onOpenChange(false)}>
+            <Link to="/following">Following</Link>
+          </Button>
           <Button
             variant="destructive"
             onClick={() => {

@@ -8,6 +8,8 @@ import { useAuthStore } from '@/lib/auth'
 import { cn } from '@/lib/utils'
 
 // Signed-in chrome loads on demand; visitors never download it.
+// The search field loads right after the first paint, in a box of its size.
+const SearchBox = lazy(() => import('./search-box').then((m) => ({ default: m.SearchBox })))
 const UserMenu = lazy(() => import('./user-menu').then((m) => ({ default: m.UserMenu })))
 
 /** Logo is the product mark linking home. */
@@ -23,6 +25,8 @@ export function Logo() {
 /** TopBar is the fixed top navigation; `signedInExtras` holds the nudge and the bell. */
 export function TopBar({ signedInExtras }: { signedInExtras?: React.ReactNode }) {
   const user = useAuthStore((s) => s.user)
+  // Login and Sign Up are for visitors: not shown before the stored session has been read.
+  const signedOut = useAuthStore((s) => s.sessionRead && !s.user)
   const isMobile = useIsMobile()
   const hidden = useScrollHide(isMobile)
   return (
@@ -41,7 +45,10 @@ export function TopBar({ signedInExtras }: { signedInExtras?: React.ReactNode })
             </NavLink>
           ))}
         </nav>
-        <div className="ml-auto flex items-center gap-2">
+        <Suspense fallback={<div className="ml-auto hidden h-9 w-full max-w-xs md:block" />}>
+          <SearchBox className="ml-auto hidden md:block" />
+        </Suspense>
+        <div className="ml-auto flex items-center gap-2 md:ml-0">
           {user ? (
             <>
               {signedInExtras}
@@ -50,14 +57,16 @@ export function TopBar({ signedInExtras }: { signedInExtras?: React.ReactNode })
               </Suspense>
             </>
           ) : (
-            <div className="hidden items-center gap-2 md:flex">
-              <Button asChild variant="ghost" size="sm">
-                <Link to="/login">Login</Link>
-              </Button>
-              <Button asChild size="sm">
-                <Link to="/register">Sign Up</Link>
-              </Button>
-            </div>
+            signedOut && (
+              <div className="hidden items-center gap-2 md:flex">
+                <Button asChild variant="ghost" size="sm">
+                  <Link to="/login">Login</Link>
+                </Button>
+                <Button asChild size="sm">
+                  <Link to="/register">Sign Up</Link>
+                </Button>
+              </div>
+            )
           )}
         </div>
       </div>

@@ -1,5 +1,5 @@
 import { Link } from 'react-router'
-import { LayoutDashboard, LogOut, UserPen } from 'lucide-react'
+import { HardDriveDownload, Heart, LayoutDashboard, LogOut, UserCheck, UserPen } from 'lucide-react'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuLabel, DropdownMenuSeparator, DropdownMenuTrigger } from '@/components/ui/dropdown-menu'
 import { dashboardPath, roleBadgeClass } from '@/config/nav'
@@ -42,6 +42,21 @@ export function UserMenu() {
         <DropdownMenuItem asChild>
           <Link to="/profile">
             <UserPen className="size-4" /> Edit Profile
+          </Link>
+        </DropdownMenuItem>
+        <DropdownMenuItem asChild>
+          <Link to="/offline">
+            <HardDriveDownload className="size-4" /> Offline library
+          </Link>
+        </DropdownMenuItem>
+        <DropdownMenuItem asChild>
+          <Link to="/playlists/liked">
+            <Heart className="size-4" /> Liked songs
+          </Link>
+        </DropdownMenuItem>
+        <DropdownMenuItem asChild>
+          <Link to="/following">
+            <UserCheck className="size-4" /> Following
           </Link>
         </DropdownMenuItem>
         <DropdownMenuSeparator />

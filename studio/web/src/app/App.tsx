@@ -1,22 +1,32 @@
 import { lazy, Suspense, useState } from 'react'
 import { NavLink, Route, Routes } from 'react-router'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { BookOpen, Database, Gauge, LogOut, Table2, TerminalSquare } from 'lucide-react'
+import { BookOpen, Database, Gauge, HardDrive, LogOut, Radio, ScrollText, Table2, TerminalSquare, Users } from 'lucide-react'
 import { loadSession, signOut, type Session } from '@/lib/api'
 import { cn } from '@/lib/utils'
 import { SignIn } from './SignIn'
+import { databaseNav, databaseRoutes } from './databaseScreens'
 
 // Each screen is its own chunk: the first page loads the shell and Home.
 const Home = lazy(() => import('@/features/home/Home'))
 const TableEditor = lazy(() => import('@/features/tables/TableEditor'))
 const SqlEditor = lazy(() => import('@/features/sql/SqlEditor'))
 const ApiDocs = lazy(() => import('@/features/api/ApiDocs'))
+const Auth = lazy(() => import('@/features/auth/Auth'))
+const Storage = lazy(() => import('@/features/storage/Storage'))
+const Logs = lazy(() => import('@/features/logs/Logs'))
+const Realtime = lazy(() => import('@/features/realtime/Realtime'))
 
 const nav = [
   { to: '/', label: 'Home', icon: Gauge, end: true },
   { to: '/tables', label: 'Table editor', icon: Table2 },
   { to: '/sql', label: 'SQL editor', icon: TerminalSquare },
+  { to: '/auth', label: 'Authentication', icon: Users },
+  { to: '/storage', label: 'Storage', icon: HardDrive },
+  { to: '/realtime', label: 'Realtime', icon: Radio },
+  { to: '/logs', label: 'Logs', icon: ScrollText },
   { to: '/docs', label: 'API', icon: BookOpen },
+  ...databaseNav,
 ]
 
 /** App is Studio's shell: the session gate, the navigation and the screens. */
@@ -43,7 +53,7 @@ function Shell({ session }: { session: Session }) {
             <NavLink
               key={n.to}
               to={n.to}
-              end={n.end}
+              end={'end' in n && n.end}
               className={({ isActive }) => cn('flex items-center gap-2 rounded-md px-2 py-1.5 text-sm', isActive ? 'bg-accent text-foreground' : 'text-muted-foreground hover:bg-accent/60 hover:text-foreground')}
             >
               <n.icon className="size-4" /> {n.label}
@@ -78,8 +88,13 @@ function Shell({ session }: { session: Session }) {
             <Route path="/tables" element={<TableEditor />} />
             <Route path="/tables/:schema/:table" element={<TableEditor />} />
             <Route path="/sql" element={<SqlEditor />} />
+            <Route path="/auth" element={<Auth />} />
+            <Route path="/storage" element={<Storage />} />
+            <Route path="/realtime" element={<Realtime />} />
+            <Route path="/logs" element={<Logs />} />
             <Route path="/docs" element={<ApiDocs />} />
             <Route path="/docs/:table" element={<ApiDocs />} />
+            {databaseRoutes}
             <Route path="*" element={<div className="p-6 text-muted-foreground">No such page.</div>} />
           </Routes>
         </Suspense>

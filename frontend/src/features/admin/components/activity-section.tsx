@@ -18,10 +18,12 @@ const kindTone: Record<string, string> = {
 }
 
 const columns: Column<ActivityEntry>[] = [
-  { header: 'When', cell: (a) => <span className="whitespace-nowrap">{formatDateTime(a.at)}</span> },
-  { header: 'Kind', cell: (a) => <span className={`text-xs font-semibold uppercase ${kindTone[a.kind] ?? ''}`}>{a.kind}</span> },
+  { header: 'When', priority: 3, width: 150, cell: (a) => <span className="whitespace-nowrap">{formatDateTime(a.at)}</span> },
+  { header: 'Kind', priority: 4, width: 100, cell: (a) => <span className={`text-xs font-semibold uppercase ${kindTone[a.kind] ?? ''}`}>{a.kind}</span> },
   {
     header: 'Who',
+    priority: 2,
+    width: 150,
     cell: (a) =>
       a.actor_id ? (
         <Link className="hover:underline" to={adminPath('users', { user: a.actor_id })} onClick={(e) => e.stopPropagation()}>
@@ -33,8 +35,9 @@ const columns: Column<ActivityEntry>[] = [
   },
   {
     header: 'What',
+    priority: 1,
+    width: 260,
     cell: (a) => <span className={a.action === 'stream.rejected' ? 'text-red-300' : undefined}>{describeActivity(a)}</span>,
-    className: 'min-w-64 whitespace-normal',
   },
 ]
 

@@ -31,9 +31,11 @@ export function CashoutsSection() {
   const reject = useAdminAction(rejectCashout, 'Cash-out rejected')
 
   const columns: Column<CashoutRow>[] = [
-    { header: 'Requested', cell: (c) => <span className="whitespace-nowrap">{formatDateTime(c.created_at)}</span> },
+    { header: 'Requested', priority: 3, width: 150, cell: (c) => <span className="whitespace-nowrap">{formatDateTime(c.created_at)}</span> },
     {
       header: 'Artist',
+      priority: 1,
+      width: 180,
       cell: (c) => (
         <div>
           <p className="font-medium">{c.user_name}</p>
@@ -41,9 +43,11 @@ export function CashoutsSection() {
         </div>
       ),
     },
-    { header: 'Amount', cell: (c) => <span className="font-semibold">{formatNaira(Number(c.amount))}</span>, className: 'text-right' },
+    { header: 'Amount', priority: 2, width: 100, cell: (c) => <span className="font-semibold">{formatNaira(Number(c.amount))}</span>, className: 'text-right' },
     {
       header: 'Bank',
+      priority: 4,
+      width: 170,
       cell: (c) => (
         <div className="text-xs">
           <p>{c.bank_name ?? '—'}</p>
@@ -53,22 +57,26 @@ export function CashoutsSection() {
         </div>
       ),
     },
-    { header: 'Wallet now', cell: (c) => formatNaira(Number(c.wallet_balance ?? 0)), className: 'text-right' },
+    { header: 'Wallet now', priority: 6, width: 110, cell: (c) => formatNaira(Number(c.wallet_balance ?? 0)), className: 'text-right' },
     {
       header: 'Status',
+      priority: 5,
+      width: 130,
       cell: (c) => (
         <div>
           <StatusBadge status={c.status} />
-          {c.reason && <p className="mt-1 max-w-xs whitespace-normal text-xs text-muted-foreground">{c.reason}</p>}
+          {c.reason && <p className="mt-1 max-w-xs text-xs text-muted-foreground">{c.reason}</p>}
           {c.processed_by_name && <p className="mt-1 text-xs text-muted-foreground">by {c.processed_by_name}</p>}
         </div>
       ),
     },
     {
       header: 'Actions',
+      action: true,
+      width: 180,
       cell: (c) =>
         c.status === 'pending' ? (
-          <div className="flex gap-1">
+          <div className="flex flex-wrap gap-1">
             <Button size="sm" onClick={() => setActing({ row: c, to: 'complete' })}>
               Complete
             </Button>
@@ -99,10 +107,10 @@ export function CashoutsSection() {
         <h2 className="mb-2 text-lg font-semibold">Totals per day</h2>
         <AdminTable
           columns={[
-            { header: 'Day', cell: (d) => formatDate(d.day) },
-            { header: 'Requested', cell: (d) => `${d.requested_count} · ${formatNaira(Number(d.requested_amount))}`, className: 'text-right' },
-            { header: 'Completed', cell: (d) => `${d.completed_count} · ${formatNaira(Number(d.completed_amount))}`, className: 'text-right' },
-            { header: 'Rejected', cell: (d) => `${d.rejected_count} · ${formatNaira(Number(d.rejected_amount))}`, className: 'text-right' },
+            { header: 'Day', width: 110, cell: (d) => formatDate(d.day) },
+            { header: 'Requested', width: 150, cell: (d) => `${d.requested_count} · ${formatNaira(Number(d.requested_amount))}`, className: 'text-right' },
+            { header: 'Completed', width: 150, cell: (d) => `${d.completed_count} · ${formatNaira(Number(d.completed_amount))}`, className: 'text-right' },
+            { header: 'Rejected', width: 150, cell: (d) => `${d.rejected_count} · ${formatNaira(Number(d.rejected_amount))}`, className: 'text-right' },
           ]}
           rows={t?.days ?? []}
           rowKey={(d) => d.day}

@@ -32,7 +32,7 @@ export function PanelSection({ title, children }: { title: string; children: Rea
 /** KeyValues lists label/value pairs. */
 export function KeyValues({ items }: { items: [string, React.ReactNode][] }) {
   return (
-    <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+    <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm [overflow-wrap:anywhere]">
       {items.map(([k, v]) => (
         <div key={k} className="contents">
           <dt className="text-muted-foreground">{k}</dt>

@@ -51,7 +51,7 @@ export function DateField({ id, label, value, onChange }: { id: string; label: s
       <Label htmlFor={id} className="text-xs text-muted-foreground">
         {label}
       </Label>
-      <Input id={id} type="date" value={value} onChange={(e) => onChange(e.target.value)} className="w-40" />
+      <Input id={id} type="date" value={value} onChange={(e) => onChange(e.target.value)} className="w-40 max-w-full" />
     </div>
   )
 }
@@ -64,7 +64,7 @@ export function SearchField({ id, label, value, placeholder, onSearch }: { id: s
   const [text, setText] = useState(value)
   return (
     <form
-      className="grid gap-1"
+      className="grid min-w-0 max-w-full gap-1"
       role="search"
       onSubmit={(e) => {
         e.preventDefault()
@@ -75,7 +75,7 @@ export function SearchField({ id, label, value, placeholder, onSearch }: { id: s
         {label}
       </Label>
       <div className="flex gap-2">
-        <Input id={id} value={text} placeholder={placeholder} onChange={(e) => setText(e.target.value)} className="w-64 max-w-full" />
+        <Input id={id} value={text} placeholder={placeholder} onChange={(e) => setText(e.target.value)} className="w-64 min-w-0 max-w-full" />
         <Button type="submit" variant="secondary">
           Search
         </Button>
@@ -87,7 +87,7 @@ export function SearchField({ id, label, value, placeholder, onSearch }: { id: s
 /** Stat is one figure on a card. */
 export function Stat({ label, value, hint, tone, testId }: { label: string; value: React.ReactNode; hint?: React.ReactNode; tone?: 'good' | 'bad'; testId?: string }) {
   return (
-    <div className="rounded-xl border border-border bg-card p-4" data-testid={testId}>
+    <div className="min-w-0 rounded-xl border border-border bg-card p-4 [overflow-wrap:anywhere]" data-testid={testId}>
       <p className="text-xs uppercase tracking-wide text-muted-foreground">{label}</p>
       <p className={cn('mt-1 text-xl font-bold', tone === 'good' && 'text-green-500', tone === 'bad' && 'text-red-500')}>{value}</p>
       {hint && <p className="mt-1 text-xs text-muted-foreground">{hint}</p>}

@@ -24,6 +24,7 @@ export function SponsorshipsSection() {
   const trackColumns: Column<SponsoredTrackRow>[] = [
     {
       header: 'Track',
+      width: 180,
       cell: (t) => (
         <div>
           <p className="font-medium">{t.title}</p>
@@ -31,13 +32,15 @@ export function SponsorshipsSection() {
         </div>
       ),
     },
-    { header: 'Sponsor', cell: (t) => t.sponsor_name },
-    { header: 'Spent', cell: (t) => `${formatNaira(Number(t.paid_amount))} · ${t.paid_streams} streams`, className: 'text-right' },
-    { header: 'Sponsor balance', cell: (t) => <span className={Number(t.sponsor_balance) < 100 ? 'text-amber-400' : undefined}>{formatNaira(Number(t.sponsor_balance ?? 0))}</span>, className: 'text-right' },
-    { header: 'Last paid', cell: (t) => formatDateTime(t.last_paid_at) },
-    { header: 'Track', cell: (t) => <StatusBadge status={t.status} /> },
+    { header: 'Sponsor', width: 140, cell: (t) => t.sponsor_name },
+    { header: 'Spent', width: 170, cell: (t) => `${formatNaira(Number(t.paid_amount))} · ${t.paid_streams} streams`, className: 'text-right' },
+    { header: 'Sponsor balance', width: 130, cell: (t) => <span className={Number(t.sponsor_balance) < 100 ? 'text-amber-400' : undefined}>{formatNaira(Number(t.sponsor_balance ?? 0))}</span>, className: 'text-right' },
+    { header: 'Last paid', priority: 7, width: 150, cell: (t) => formatDateTime(t.last_paid_at) },
+    { header: 'Track status', priority: 6, width: 110, cell: (t) => <StatusBadge status={t.status} /> },
     {
       header: 'Actions',
+      action: true,
+      width: 80,
       cell: (t) => (
         <Button size="sm" variant="outline" onClick={() => setEnding(t)}>
           End
@@ -46,13 +49,13 @@ export function SponsorshipsSection() {
     },
   ]
   const inviteColumns: Column<InviteRow>[] = [
-    { header: 'Created', cell: (i) => formatDate(i.created_at) },
-    { header: 'Sponsor → artist', cell: (i) => `${i.sponsor_name} → ${i.artist_name}` },
-    { header: 'Track', cell: (i) => i.track_title ?? 'Any track' },
-    { header: 'By', cell: (i) => <span className="capitalize">{i.initiated_by}</span> },
-    { header: 'Status', cell: (i) => <StatusBadge status={i.status} /> },
-    { header: 'Spent', cell: (i) => formatNaira(Number(i.spend_amount)), className: 'text-right' },
-    { header: 'Sponsor balance', cell: (i) => formatNaira(Number(i.sponsor_balance ?? 0)), className: 'text-right' },
+    { header: 'Created', priority: 5, width: 110, cell: (i) => formatDate(i.created_at) },
+    { header: 'Sponsor → artist', priority: 1, width: 200, cell: (i) => `${i.sponsor_name} → ${i.artist_name}` },
+    { header: 'Track', priority: 2, width: 150, cell: (i) => i.track_title ?? 'Any track' },
+    { header: 'By', priority: 6, width: 80, cell: (i) => <span className="capitalize">{i.initiated_by}</span> },
+    { header: 'Status', priority: 3, width: 100, cell: (i) => <StatusBadge status={i.status} /> },
+    { header: 'Spent', priority: 4, width: 100, cell: (i) => formatNaira(Number(i.spend_amount)), className: 'text-right' },
+    { header: 'Sponsor balance', priority: 7, width: 130, cell: (i) => formatNaira(Number(i.sponsor_balance ?? 0)), className: 'text-right' },
   ]
   return (
     <div className="grid gap-8">

@@ -34,7 +34,7 @@ export function TracksSection() {
   const moderate = useAdminAction(moderateTrack, (v) => (v.to === 'active' ? 'Track restored' : v.to === 'hidden' ? 'Track hidden' : 'Track removed'))
 
   const actions = (t: AdminTrackRow) => (
-    <div className="flex gap-1" onClick={(e) => e.stopPropagation()}>
+    <div className="flex flex-wrap gap-1" onClick={(e) => e.stopPropagation()}>
       {t.status === 'active' ? (
         <>
           <Button size="sm" variant="outline" onClick={() => setModeration({ track: t, to: 'hidden' })}>
@@ -54,6 +54,7 @@ export function TracksSection() {
   const columns: Column<AdminTrackRow>[] = [
     {
       header: 'Track',
+      width: 200,
       cell: (t) => (
         <div>
           <p className="font-medium">{t.title}</p>
@@ -64,11 +65,11 @@ export function TracksSection() {
         </div>
       ),
     },
-    { header: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
-    { header: 'Streams', cell: (t) => abbreviateNumber(Number(t.streams)), className: 'text-right' },
-    { header: 'Rejected', cell: (t) => <span className={Number(t.rejected_streams) > 0 ? 'text-red-400' : undefined}>{abbreviateNumber(Number(t.rejected_streams))}</span>, className: 'text-right' },
-    { header: 'Uploaded', cell: (t) => formatDate(t.created_at) },
-    { header: 'Actions', cell: actions },
+    { header: 'Status', width: 100, cell: (t) => <StatusBadge status={t.status} /> },
+    { header: 'Streams', width: 90, cell: (t) => abbreviateNumber(Number(t.streams)), className: 'text-right' },
+    { header: 'Rejected', width: 100, cell: (t) => <span className={Number(t.rejected_streams) > 0 ? 'text-red-400' : undefined}>{abbreviateNumber(Number(t.rejected_streams))}</span>, className: 'text-right' },
+    { header: 'Uploaded', width: 110, cell: (t) => formatDate(t.created_at) },
+    { header: 'Actions', action: true, width: 170, cell: actions },
   ]
   const text = moderation ? dialogText[moderation.to] : null
   return (
@@ -99,7 +100,7 @@ export function TracksSection() {
           ]}
         />
       </FilterBar>
-      <AdminTable testId="admin-tracks" columns={columns} rows={rows} rowKey={(t) => t.id} loading={list.isLoading} error={list.error} empty="No tracks match" onRowClick={(t) => set({ track: t.id })} />
+      <AdminTable testId="admin-tracks" columns={columns} rows={rows} rowKey={(t) => t.id} loading={list.isLoading} error={list.error} empty="No tracks match" onRowClick={(t) => set({ track: t.id })} rowLabel={(t) => t.title} />
       <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
       {f.track && <TrackDetailPanel trackId={f.track} onClose={() => set({ track: '' })} />}
       {moderation && text && (

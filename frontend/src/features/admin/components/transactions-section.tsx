@@ -31,12 +31,12 @@ const party = (id: string, name: string | null) =>
   )
 
 const columns: Column<LedgerRow>[] = [
-  { header: 'When', cell: (t) => <span className="whitespace-nowrap">{formatDateTime(t.created_at)}</span> },
-  { header: 'Kind', cell: (t) => <span className="capitalize">{t.kind.replace(/_/g, ' ')}</span> },
-  { header: 'From', cell: (t) => party(t.from_wallet, t.from_name) },
-  { header: 'To', cell: (t) => party(t.to_wallet, t.to_name) },
-  { header: 'Amount', cell: (t) => <span className="font-semibold">{formatNaira(Number(t.amount))}</span>, className: 'text-right' },
-  { header: 'Reference', cell: (t) => <span className="font-mono text-xs">{t.reference}</span> },
+  { header: 'When', priority: 3, width: 150, cell: (t) => <span className="whitespace-nowrap">{formatDateTime(t.created_at)}</span> },
+  { header: 'Kind', priority: 1, width: 130, cell: (t) => <span className="capitalize">{t.kind.replace(/_/g, ' ')}</span> },
+  { header: 'From', priority: 4, width: 150, cell: (t) => party(t.from_wallet, t.from_name) },
+  { header: 'To', priority: 5, width: 150, cell: (t) => party(t.to_wallet, t.to_name) },
+  { header: 'Amount', priority: 2, width: 110, cell: (t) => <span className="font-semibold">{formatNaira(Number(t.amount))}</span>, className: 'text-right' },
+  { header: 'Reference', priority: 6, width: 200, cell: (t) => <span className="font-mono text-xs">{t.reference}</span> },
 ]
 
 const csvColumns: CsvColumn<LedgerRow>[] = [

@@ -26,6 +26,7 @@ const yesNo = (any: string, yes: string, no: string) => [
 const columns: Column<UserRow>[] = [
   {
     header: 'User',
+    width: 200,
     cell: (u) => (
       <div>
         <p className="font-medium">{u.display_name || u.username || '—'}</p>
@@ -35,9 +36,10 @@ const columns: Column<UserRow>[] = [
       </div>
     ),
   },
-  { header: 'Role', cell: (u) => <span className="capitalize">{u.role}</span> },
+  { header: 'Role', priority: 3, width: 80, cell: (u) => <span className="capitalize">{u.role}</span> },
   {
     header: 'Status',
+    priority: 2,
     cell: (u) => (
       <div className="flex flex-wrap gap-1">
         <StatusBadge status={u.is_suspended ? 'suspended' : 'active'} />
@@ -45,9 +47,9 @@ const columns: Column<UserRow>[] = [
       </div>
     ),
   },
-  { header: 'Balance', cell: (u) => formatNaira(Number(u.balance ?? 0)), className: 'text-right' },
-  { header: 'Joined', cell: (u) => formatDate(u.created_at) },
-  { header: 'Last sign-in', cell: (u) => formatDateTime(u.last_sign_in_at) },
+  { header: 'Balance', priority: 4, width: 100, cell: (u) => formatNaira(Number(u.balance ?? 0)), className: 'text-right' },
+  { header: 'Joined', priority: 5, width: 110, cell: (u) => formatDate(u.created_at) },
+  { header: 'Last sign-in', priority: 6, width: 160, cell: (u) => formatDateTime(u.last_sign_in_at) },
 ]
 
 /** UsersSection searches users and opens one in a panel (?user=<id>). */
@@ -75,6 +77,7 @@ export function UsersSection() {
         error={list.error}
         empty="No users match"
         onRowClick={(u) => set({ user: u.id })}
+        rowLabel={(u) => u.display_name || u.username || u.email || 'user'}
       />
       <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
       {f.user && <UserDetailPanel userId={f.user} onClose={() => set({ user: '' })} />}

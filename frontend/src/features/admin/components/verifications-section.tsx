@@ -55,9 +55,11 @@ export function VerificationsSection() {
   const review = useAdminAction(reviewKyc, (v) => (v.approve ? 'KYC approved' : 'KYC rejected'))
 
   const kycColumns: Column<KycRow>[] = [
-    { header: 'Submitted', cell: (k) => formatDateTime(k.created_at) },
+    { header: 'Submitted', priority: 4, width: 150, cell: (k) => formatDateTime(k.created_at) },
     {
       header: 'Artist',
+      priority: 1,
+      width: 160,
       cell: (k) => (
         <div>
           <p className="font-medium">{k.artist_name}</p>
@@ -67,6 +69,8 @@ export function VerificationsSection() {
     },
     {
       header: 'Document',
+      priority: 3,
+      width: 170,
       cell: (k) => (
         <div className="text-xs">
           <p>{documentNames[k.document_type] ?? k.document_type}</p>
@@ -77,19 +81,23 @@ export function VerificationsSection() {
     },
     {
       header: 'Status',
+      priority: 2,
+      width: 130,
       cell: (k) => (
         <div>
           <StatusBadge status={k.status} />
           {k.expires_at && <p className="mt-1 text-xs text-muted-foreground">until {formatDate(k.expires_at)}</p>}
-          {k.reason && <p className="mt-1 max-w-xs whitespace-normal text-xs text-muted-foreground">{k.reason}</p>}
+          {k.reason && <p className="mt-1 max-w-xs text-xs text-muted-foreground">{k.reason}</p>}
         </div>
       ),
     },
     {
       header: 'Actions',
+      action: true,
+      width: 180,
       cell: (k) =>
         k.status === 'pending' ? (
-          <div className="flex gap-1">
+          <div className="flex flex-wrap gap-1">
             <Button size="sm" onClick={() => (setExpiry(defaultKycExpiry()), setActing({ row: k, approve: true }))}>
               Approve
             </Button>
@@ -101,11 +109,11 @@ export function VerificationsSection() {
     },
   ]
   const paidColumns: Column<VerificationRow>[] = [
-    { header: 'Granted', cell: (v) => formatDateTime(v.granted_at) },
-    { header: 'User', cell: (v) => `${v.user_name} (${v.role})` },
-    { header: 'Payment', cell: (v) => <span className="font-mono text-xs">{v.tx_ref ?? v.source}</span> },
-    { header: 'Paid', cell: (v) => (v.total ? formatNaira(Number(v.total)) : '—'), className: 'text-right' },
-    { header: 'Expires', cell: (v) => <span className={v.active ? undefined : 'text-muted-foreground line-through'}>{formatDate(v.expires_at)}</span> },
+    { header: 'Granted', priority: 3, width: 150, cell: (v) => formatDateTime(v.granted_at) },
+    { header: 'User', priority: 1, width: 180, cell: (v) => `${v.user_name} (${v.role})` },
+    { header: 'Payment', priority: 5, width: 200, cell: (v) => <span className="font-mono text-xs">{v.tx_ref ?? v.source}</span> },
+    { header: 'Paid', priority: 2, width: 100, cell: (v) => (v.total ? formatNaira(Number(v.total)) : '—'), className: 'text-right' },
+    { header: 'Expires', priority: 4, width: 110, cell: (v) => <span className={v.active ? undefined : 'text-muted-foreground line-through'}>{formatDate(v.expires_at)}</span> },
   ]
   const expiryEnd = dayEnd(expiry)
   return (

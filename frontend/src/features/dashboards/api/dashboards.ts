@@ -101,6 +101,9 @@ export interface HistoryItem {
   artist_name: string
   created_at: string
   duration: number | null
+  /** listened is the whole listen in seconds (at least duration; see features/listening/lib/history.ts). */
+  listened: number | null
+  cover_url: string | null
   is_valid: boolean
   invalid_reason: string | null
 }

@@ -1,6 +1,8 @@
 import { useState } from 'react'
+import { Link } from 'react-router'
 import { ArrowDown, ArrowUp, GripVertical, ListPlus, Pencil, Play, Trash2, X } from 'lucide-react'
 import { toast } from 'sonner'
+import { DownloadList } from '@/components/download-list'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { Skeleton } from '@/components/ui/skeleton'
@@ -25,7 +27,11 @@ function PlaylistCard({ userId, list, addable }: { userId: string; list: Playlis
     <section className="rounded-xl border border-border bg-card p-3" data-testid="playlist" aria-label={list.name}>
       <div className="flex flex-wrap items-center gap-2">
         {renaming === null ? (
-          <h3 className="min-w-0 flex-1 truncate font-semibold">{list.name}</h3>
+          <h3 className="min-w-0 flex-1 truncate font-semibold">
+            <Link to={`/playlists/${list.id}`} className="hover:underline">
+              {list.name}
+            </Link>
+          </h3>
         ) : (
           <form
             className="flex flex-1 gap-2"
@@ -43,6 +49,7 @@ function PlaylistCard({ userId, list, addable }: { userId: string; list: Playlis
         <Button size="sm" disabled={list.tracks.length === 0} onClick={() => playQueue(list.tracks, 0)}>
           <Play /> Play all
         </Button>
+        <DownloadList name={list.name} tracks={list.tracks} />
         <Button size="icon" variant="ghost" aria-label={`Rename ${list.name}`} onClick={() => setRenaming(renaming === null ? list.name : null)}>
           <Pencil />
         </Button>

@@ -116,6 +116,17 @@ export async function finishPlay(sb: Client, playId: string, ctx: StreamContext)
   return outcomeOf(data as unknown as PlayResult, ctx)
 }
 
+/**
+ * recordListen tells the server how long a play has been listened to in all
+ * (record_listen keeps the longest report, capped by its own clock), for the
+ * listening history. Best effort: a report that fails loses nothing the
+ * stream needs.
+ */
+export async function recordListen(sb: Client, playId: string, seconds: number): Promise<void> {
+  const { error } = await sb.rpc('record_listen', { p_play_id: playId, p_seconds: Math.floor(seconds) })
+  if (error) console.warn('record listen', error.message)
+}
+
 /** AFTER_PAYMENT_KEYS are the caches refreshed after a counted stream and its payment. */
 export const AFTER_PAYMENT_KEYS = [
   'tracks',

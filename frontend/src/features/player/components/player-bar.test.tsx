@@ -7,7 +7,9 @@ import { usePlayerStore } from '@/stores/player-store'
 import { Location, renderApp, signIn, installFakeApi } from '@/test/app'
 import { Answer } from '@/test/fake-backend'
 import { fakeMedia } from '@/test/media'
-import { FAN, SPONSOR, clientTrack, streamWorld } from '../test/stream-world'
+import { useSettingsStore } from '@/stores/settings-store'
+import { OFFLINE_PLAY_NOTICE } from '../hooks/use-listen-rules'
+import { FAN, SPONSOR, clientTrack, streamWorld, trackRow } from '../test/stream-world'
 import { AUTO_COLLAPSE_MS, PlayerBar } from './player-bar'
 
 // The player bar as the app shows it: on every page (a layout route), over
@@ -195,6 +197,19 @@ describe('player bar', () => {
     expect(audio().paused).toBe(true)
   })
 
+  it('ends a queued preview after 10 s and goes on to the next track, a play of its own', async () => {
+    const preview = clientTrack({ isPreview: true })
+    const after = clientTrack({ id: '00000000-0000-4000-8000-00000000c003', title: 'Enugu Rain' })
+    const { backend } = await start('fan', preview, { tables: { tracks: [trackRow(), trackRow({ id: after.id })] } })
+    act(() => usePlayerStore.getState().playQueue([preview, after], 0))
+    await seconds(10)
+    await screen.findByText('Preview ended - 10-second preview has finished')
+    await seconds(1)
+    await waitFor(() => expect(screen.getAllByText('Enugu Rain').length).toBeGreaterThan(0))
+    await waitFor(() => expect((backend.calls('rpc/start_play').at(-1)?.body as { p_track_id: string }).p_track_id).toBe(after.id))
+    expect(audio().paused).toBe(false)
+  })
+
   it("counts a fan's stream once 30 s have really played, pauses not included", async () => {
     const { backend } = await start('fan')
     await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(1))
@@ -254,5 +269,91 @@ describe('player bar', () => {
     await seconds(3)
     await screen.findByText("₦50 was automatically transferred from the sponsor to the artist's wallet.")
     expect(backend.sent.filter((s) => /^rpc\/(start_play|finish_play)$|^functions\/|^streams$/.test(s.target)).map((s) => s.target)).toEqual(['rpc/start_play', 'rpc/finish_play'])
+  })
+
+  it("reports a recorded play's whole listen when it pauses and when the next track starts, never a play without a stream", async () => {
+    const { backend } = await start('fan')
+    await seconds(42)
+    expect(backend.calls('rpc/finish_play')).toHaveLength(1)
+    expect(backend.calls('rpc/record_listen')).toHaveLength(0)
+    fireEvent.click(buttons('Pause')[0])
+    await waitFor(() => expect(backend.calls('rpc/record_listen').map((c) => c.body)).toEqual([{ p_play_id: 'play-1', p_seconds: 42 }]))
+    // Nothing more heard: nothing more to say.
+    fireEvent.click(buttons('Play')[0])
+    fireEvent.click(buttons('Pause')[0])
+    fireEvent.click(buttons('Play')[0])
+    await seconds(5)
+    act(() => usePlayerStore.getState().playTrack(clientTrack({ id: '00000000-0000-4000-8000-0000000000c9', title: 'Abuja Mornings', artist: 'Ada' })))
+    await waitFor(() => expect(backend.calls('rpc/record_listen').map((c) => c.body)).toEqual([{ p_play_id: 'play-1', p_seconds: 42 }, { p_play_id: 'play-1', p_seconds: 47 }]))
+    expect(backend.tables.play_sessions.find((p) => p.id === 'play-1')?.listened_seconds).toBe(47)
+    // The next play has no stream before 30 s: its pause reports nothing.
+    await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(2))
+    await seconds(10)
+    fireEvent.click(buttons('Pause')[0])
+    await seconds(2)
+    expect(backend.calls('rpc/record_listen')).toHaveLength(2)
+  })
+
+  it('makes each track of a queue its own play: Next and autoplay each open one, repeat one replays as a new play', async () => {
+    const second = clientTrack({ id: '00000000-0000-4000-8000-00000000c002', title: 'Abuja Mornings' })
+    const { backend } = await start('fan', track, { tables: { tracks: [trackRow(), trackRow({ id: second.id })] } })
+    await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(1))
+    act(() => usePlayerStore.getState().playQueue([track, second], 0))
+    await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(2))
+    // The expanded player lists what comes next.
+    fireEvent.click(buttons('Expand player')[0])
+    expect(within(await screen.findByTestId('up-next')).getByRole('button').textContent).toBe('Abuja Mornings · Ada')
+    fireEvent.click(buttons('Next')[0])
+    await waitFor(() => expect(screen.getAllByText('Abuja Mornings').length).toBeGreaterThan(0))
+    expect(screen.queryByTestId('up-next')).toBeNull()
+    await waitFor(() => expect(backend.calls('rpc/start_play').map((c) => (c.body as { p_track_id: string }).p_track_id)).toEqual([track.id, track.id, second.id]))
+    // At the end of the last track, repeat off: the player stops and asks nothing more.
+    fireEvent.ended(audio())
+    await waitFor(() => expect(buttons('Play').length).toBeGreaterThan(0))
+    fireEvent.click(buttons('Repeat: off')[0])
+    fireEvent.click(buttons('Repeat: all')[0])
+    fireEvent.click(buttons('Play')[0])
+    fireEvent.ended(audio())
+    await waitFor(() => expect(backend.calls('rpc/start_play')).toHaveLength(4))
+    expect((backend.calls('rpc/start_play')[3].body as { p_track_id: string }).p_track_id).toBe(second.id)
+  })
+
+  it('asks nothing for a track restored from the device until it plays', async () => {
+    fakeMedia()
+    signIn({ id: FAN })
+    const api = installFakeApi(streamWorld({ tables: { favorites: [], notifications: [] }, rpc: { get_app_bootstrap: () => ({ settings: { coming_soon: false, countdown_target: null }, user: { id: FAN, role: 'fan', profile: null, role_profile: null, suspended: false, suspended_reason: null, unread_notifications: 0, session_recorded: true } }) } }))
+    usePlayerStore.setState({ currentTrack: track, queue: [track], index: 0, isPlaying: false })
+    renderApp(routes, '/')
+    await screen.findByTestId('player-bar')
+    await waitFor(() => expect(api.backend.calls('rpc/get_app_bootstrap')).toHaveLength(1))
+    await seconds(3)
+    expect(api.backend.calls('rpc/start_play')).toHaveLength(0)
+    fireEvent.click(buttons('Play')[0])
+    await waitFor(() => expect(api.backend.calls('rpc/start_play')).toHaveLength(1))
+  })
+
+  describe('offline', () => {
+    beforeEach(() => {
+      useSettingsStore.setState({ offlineNoticeShown: false })
+      vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false)
+    })
+    afterEach(() => vi.restoreAllMocks())
+
+    it('never starts or finishes a play on the server, and says so once', async () => {
+      const { backend } = await start('fan')
+      await screen.findByText(OFFLINE_PLAY_NOTICE)
+      await seconds(40)
+      expect(backend.calls('rpc/start_play')).toHaveLength(0)
+      expect(backend.calls('rpc/finish_play')).toHaveLength(0)
+      expect(backend.tables.streams).toEqual([])
+      // The notice has gone; the next offline play does not bring it back.
+      expect(screen.queryByText(OFFLINE_PLAY_NOTICE)).toBeNull()
+      act(() => usePlayerStore.getState().playTrack(clientTrack({ id: 'other', title: 'Kano Dusk' })))
+      await waitFor(() => expect(screen.getAllByText('Kano Dusk').length).toBeGreaterThan(0))
+      await seconds(2)
+      expect(screen.queryByText(OFFLINE_PLAY_NOTICE)).toBeNull()
+      expect(useSettingsStore.getState().offlineNoticeShown).toBe(true)
+      expect(backend.calls('rpc/start_play')).toHaveLength(0)
+    })
   })
 })

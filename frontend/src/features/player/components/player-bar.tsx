@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { Link } from 'react-router'
-import { Heart, Maximize2, Minimize2, Pause, Play, SkipBack, SkipForward, Volume2, VolumeX } from 'lucide-react'
+import { Heart, Maximize2, Minimize2, Pause, Play, Repeat, Repeat1, Shuffle, SkipBack, SkipForward, Volume2, VolumeX } from 'lucide-react'
 import { toast } from 'sonner'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { Badge } from '@/components/ui/badge'
@@ -16,6 +16,8 @@ import { cn } from '@/lib/utils'
 import { DEFAULT_VOLUME, usePlayerStore } from '@/stores/player-store'
 import { useIsLiked, useToggleLike } from '../api/favorites'
 import { useListenRules } from '../hooks/use-listen-rules'
+import { useMediaSession } from '../hooks/use-media-session'
+import { UpNext } from './up-next'
 
 /** AUTO_COLLAPSE_MS: the expanded player collapses after 5 s without interaction. */
 export const AUTO_COLLAPSE_MS = 5000
@@ -42,14 +44,19 @@ function LikeButton({ withLabel = false }: { withLabel?: boolean }) {
   )
 }
 
+const REPEAT_LABEL = { off: 'Repeat: off', all: 'Repeat: all', one: 'Repeat: one' } as const
+
 function Transport({ large = false }: { large?: boolean }) {
   const isPlaying = usePlayerStore((s) => s.isPlaying)
-  const togglePlay = usePlayerStore((s) => s.togglePlay)
-  const previous = usePlayerStore((s) => s.previous)
-  const next = usePlayerStore((s) => s.next)
+  const shuffle = usePlayerStore((s) => s.shuffle)
+  const repeat = usePlayerStore((s) => s.repeat)
+  const { togglePlay, previous, next, toggleShuffle, cycleRepeat } = usePlayerStore.getState()
   return (
-    <div className="flex items-center gap-2">
-      {/* Previous and next move within the playing list (a playlist); alone, they do nothing. */}
+    <div className="flex items-center gap-1 md:gap-2">
+      <Button variant="ghost" size="icon" aria-label="Shuffle" aria-pressed={shuffle} onClick={toggleShuffle} className={cn(shuffle && 'text-primary')}>
+        <Shuffle />
+      </Button>
+      {/* Previous and next move within the queue (the list the track was played from). */}
       <Button variant="ghost" size="icon" aria-label="Previous" onClick={previous}>
         <SkipBack />
       </Button>
@@ -58,6 +65,9 @@ function Transport({ large = false }: { large?: boolean }) {
       </Button>
       <Button variant="ghost" size="icon" aria-label="Next" onClick={next}>
         <SkipForward />
+      </Button>
+      <Button variant="ghost" size="icon" aria-label={REPEAT_LABEL[repeat]} data-repeat={repeat} onClick={cycleRepeat} className={cn(repeat !== 'off' && 'text-primary')}>
+        {repeat === 'one' ? <Repeat1 /> : <Repeat />}
       </Button>
     </div>
   )
@@ -155,6 +165,7 @@ function ExpandedPlayer() {
             <LikeButton withLabel />
             <AddToPlaylist track={track} withLabel onOpenChange={setHolding} />
           </div>
+          <UpNext />
           {track.isSponsored && track.sponsorName && (
             <div className="flex w-full items-center gap-3 rounded-lg border border-amber-500/40 bg-amber-500/10 p-3">
               <Link to={sponsorHref}>
@@ -184,8 +195,10 @@ export function PlayerBar() {
   const seekRequest = usePlayerStore((s) => s.seekRequest)
   const currentTime = usePlayerStore((s) => s.currentTime)
   const duration = usePlayerStore((s) => s.duration)
+  const playId = usePlayerStore((s) => s.playId)
   const audio = useRef<HTMLAudioElement>(null)
   useListenRules(audio)
+  useMediaSession(audio)
 
   useEffect(() => {
     const el = audio.current
@@ -199,7 +212,8 @@ export function PlayerBar() {
     } else {
       el.pause()
     }
-  }, [isPlaying, track])
+    // playId: a replay of the same track (repeat one, Previous) starts it again.
+  }, [isPlaying, track, playId])
 
   useEffect(() => {
     if (audio.current) audio.current.volume = volume / 100
@@ -227,13 +241,8 @@ export function PlayerBar() {
         data-testid="player-audio"
         onTimeUpdate={(e) => s().setProgress(e.currentTarget.currentTime, e.currentTarget.duration || track.duration)}
         onLoadedMetadata={(e) => s().setProgress(e.currentTarget.currentTime, e.currentTarget.duration || track.duration)}
-        onEnded={() => {
-          // A playlist moves on; a single track stops (spec section 2).
-          const { queue, currentTrack } = s()
-          const i = queue.findIndex((q) => q.id === currentTrack?.id)
-          if (i >= 0 && i + 1 < queue.length) s().next()
-          else s().setPlaying(false)
-        }}
+        // The queue moves on (autoplay) as repeat allows; at its end the player stops.
+        onEnded={() => s().advance()}
         onError={() => {
           if (!s().currentTrack) return
           toast.error('Playback error - Could not play this track')
@@ -272,6 +281,9 @@ export function PlayerBar() {
                 <LikeButton />
                 <Button size="icon" variant="ghost" aria-label={isPlaying ? 'Pause' : 'Play'} onClick={() => s().togglePlay()}>
                   {isPlaying ? <Pause /> : <Play />}
+                </Button>
+                <Button size="icon" variant="ghost" aria-label="Next" onClick={() => s().next()}>
+                  <SkipForward />
                 </Button>
                 <Button size="icon" variant="ghost" aria-label="Expand player" onClick={() => s().setExpanded(true)}>
                   <Maximize2 />

@@ -5,7 +5,8 @@ import { toast } from 'sonner'
 import { useAuthStore } from '@/lib/auth'
 import { supabase, type Client } from '@/lib/supabase'
 import { usePlayerStore } from '@/stores/player-store'
-import { AFTER_PAYMENT_KEYS, finishPlay, LIMIT_REACHED, MIN_LISTEN_SECONDS, startPlay, STREAM_PAYMENT, SUSPENDED, type StartedPlay, type StreamContext, type StreamOutcome } from '../api/record-stream'
+import { useSettingsStore } from '@/stores/settings-store'
+import { AFTER_PAYMENT_KEYS, finishPlay, LIMIT_REACHED, MIN_LISTEN_SECONDS, recordListen, startPlay, STREAM_PAYMENT, SUSPENDED, type StartedPlay, type StreamContext, type StreamOutcome } from '../api/record-stream'
 
 /** PREVIEW_SECONDS is the visitor preview and preview-track cap. */
 export const PREVIEW_SECONDS = 10
@@ -28,6 +29,8 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
   const limitReached = useRef(false)
   // The server's play, started when the track starts and finished at 30 s.
   const started = useRef<Promise<StartedPlay> | null>(null)
+  // offline: this play started with no network, so it is never recorded.
+  const offline = useRef(false)
 
   const stopForLimit = (message: string) => {
     limitReached.current = true
@@ -43,14 +46,49 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
     void settleStream(supabase(), qc, { userId: user.id, role, track, seconds }, started.current, stopForLimit)
   }
 
-  // Per play: reset counters and open the server's play, which also checks a
-  // fan's allowance (spec: checked when a track starts).
-  const onPlayStart = useEffectEvent(() => {
+  // The whole listen of a recorded play goes to the server when it pauses,
+  // ends or the page is hidden: the history shows how long it lasted. A play
+  // shorter than 30 s has no stream, so nothing to report.
+  const reported = useRef(0)
+  const reportListen = () => {
+    const play = started.current
+    const seconds = listened.current
+    if (!play || !recorded.current || seconds <= reported.current) return
+    reported.current = seconds
+    void play.then((p) => ('playId' in p ? recordListen(supabase(), p.playId, seconds) : undefined))
+  }
+  const onListenPause = useEffectEvent(reportListen)
+  useEffect(() => {
+    if (!isPlaying) onListenPause()
+  }, [isPlaying])
+  useEffect(() => {
+    const hidden = () => document.visibilityState === 'hidden' && onListenPause()
+    document.addEventListener('visibilitychange', hidden)
+    return () => document.removeEventListener('visibilitychange', hidden)
+  }, [])
+
+  // Per play: report the previous play's listen, then reset counters. A
+  // restored queue's track (after a reload) is a play that has not started:
+  // nothing reaches the server until it plays.
+  const onNewPlay = useEffectEvent(() => {
+    reportListen()
+    reported.current = 0
     listened.current = 0
     recorded.current = false
     limitReached.current = false
     started.current = null
-    if (!track || !user) return
+    offline.current = false
+  })
+  // When the play first really starts, open the server's play, which also
+  // checks a fan's allowance (spec: checked when a track starts). Offline
+  // there is no server: the play is the device's own and never counts.
+  const onPlaying = useEffectEvent(() => {
+    if (!track || !user || started.current || offline.current) return
+    if (!navigator.onLine) {
+      offline.current = true
+      announceOfflinePlay()
+      return
+    }
     const play = startPlay(supabase(), track.id)
     started.current = play
     void play.then((r) => {
@@ -62,8 +100,11 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
   })
   const userId = user?.id
   useEffect(() => {
-    onPlayStart()
+    onNewPlay()
   }, [playId, userId])
+  useEffect(() => {
+    if (isPlaying) onPlaying()
+  }, [isPlaying, playId, userId])
 
   // Count listening seconds while the audio really plays.
   const onTick = useEffectEvent((timer: number) => {
@@ -84,9 +125,11 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
       if (track.isPreview && seconds >= PREVIEW_SECONDS) {
         usePlayerStore.getState().setPlaying(false)
         toast.info('Preview ended - 10-second preview has finished')
+        // In a queue the next track follows, as at the end of any track.
+        setTimeout(() => usePlayerStore.getState().advance(), 500)
         return
       }
-      if (user && seconds >= MIN_LISTEN_SECONDS && !recorded.current && !limitReached.current) {
+      if (user && !offline.current && seconds >= MIN_LISTEN_SECONDS && !recorded.current && !limitReached.current) {
         recorded.current = true
         settle(seconds)
       }
@@ -99,6 +142,17 @@ export function useListenRules(audio: React.RefObject<HTMLAudioElement | null>) 
   }, [hasTrack, isPlaying, playId])
 
 
+}
+
+/** OFFLINE_PLAY_NOTICE tells a listener, once, that plays without a network do not count. */
+export const OFFLINE_PLAY_NOTICE = "You're offline - offline plays are not counted as streams and pay no one"
+
+// announceOfflinePlay says so the first time only, on this device.
+function announceOfflinePlay() {
+  const settings = useSettingsStore.getState()
+  if (settings.offlineNoticeShown) return
+  settings.markOfflineNoticeShown()
+  toast.info(OFFLINE_PLAY_NOTICE)
 }
 
 /** REFRESHING are the outcomes after which a stream was counted and money may have moved. */

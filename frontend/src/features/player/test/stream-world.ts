@@ -28,6 +28,7 @@ export type Verdict = Pick<PlayResult, 'outcome' | 'reason'> & { amount?: number
  * per play in streams, raises the track's count for a counted stream, and
  * answers the outcome: `verdict` when a test gives one, else 'paid' for a
  * sponsored track and 'counted' otherwise. A finished play keeps its answer.
+ * record_listen keeps a play's longest reported listen.
  */
 export function streamWorld(over: BackendSetup & { refuse?: string; verdict?: Verdict } = {}): BackendSetup {
   const { refuse, verdict, ...setup } = over
@@ -42,6 +43,12 @@ export function streamWorld(over: BackendSetup & { refuse?: string; verdict?: Ve
         return id
       },
       finish_play: (args, b) => finishPlay(b, String(args.p_play_id), Number(args.p_duration), verdict),
+      record_listen: (args, b) => {
+        const play = b.tables.play_sessions.find((p) => p.id === args.p_play_id)
+        if (!play) return pgError(404, 'P0002', 'Play not found')
+        play.listened_seconds = Math.max(Number(play.listened_seconds ?? 0), Number(args.p_seconds))
+        return play.listened_seconds
+      },
       ...setup.rpc,
     },
   }

@@ -17,7 +17,7 @@ const profileHref = (p: { username: string | null; id: string }) => (p.username 
 export function ArtistCard({ artist, online }: { artist: ArtistSummary; online: boolean }) {
   const name = artist.display_name || artist.name || 'Unknown Artist'
   return (
-    <div className="flex flex-col items-center gap-2 rounded-xl border border-border bg-card p-4 text-center" data-testid="artist-card">
+    <div className="flex min-w-0 flex-col items-center gap-2 rounded-xl border border-border bg-card p-4 text-center" data-testid="artist-card">
       <div className="relative">
         <Avatar className="size-20">
           <AvatarImage src={artist.avatar_url ?? undefined} alt={name} size={80} />
@@ -25,10 +25,10 @@ export function ArtistCard({ artist, online }: { artist: ArtistSummary; online: 
         </Avatar>
         <OnlineDot online={online} />
       </div>
-      <div className="flex items-center gap-1 font-semibold">
+      <div className="flex max-w-full min-w-0 items-center gap-1 font-semibold">
         <span className="truncate">{name}</span>
-        {artist.is_verified && <BadgeCheck className="size-4 text-sky-400" aria-label="Verified" />}
-        {hasValidKyc(artist) && <ShieldCheck className="size-4 text-green-400" aria-label="KYC verified" />}
+        {artist.is_verified && <BadgeCheck className="size-4 shrink-0 text-sky-400" aria-label="Verified" />}
+        {hasValidKyc(artist) && <ShieldCheck className="size-4 shrink-0 text-green-400" aria-label="KYC verified" />}
       </div>
       <p className="line-clamp-2 min-h-8 text-xs text-muted-foreground">{artist.location || artist.bio || ' '}</p>
       <p className="text-xs text-muted-foreground">
@@ -45,7 +45,7 @@ export function ArtistCard({ artist, online }: { artist: ArtistSummary; online: 
 export function FanCard({ fan, online }: { fan: FanSummary; online: boolean }) {
   const name = fan.display_name || fan.username || 'Fan'
   return (
-    <Link to={profileHref(fan)} className="flex items-center gap-3 rounded-xl border border-border bg-card p-3" data-testid="fan-card">
+    <Link to={profileHref(fan)} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-3" data-testid="fan-card">
       <div className="relative">
         <Avatar className="size-12">
           <AvatarImage src={fan.avatar_url ?? undefined} alt={name} size={48} />

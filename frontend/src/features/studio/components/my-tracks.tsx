@@ -4,6 +4,7 @@ import { Megaphone, Pencil, Trash2 } from 'lucide-react'
 import { toast } from 'sonner'
 import { FormField } from '@/components/form-field'
 import { Button } from '@/components/ui/button'
+import { DataTable, type DataColumn } from '@/components/ui/data-table'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Input } from '@/components/ui/input'
 import { Textarea } from '@/components/ui/textarea'
@@ -133,74 +134,78 @@ export function MyTracks({ userId, tracks }: { userId: string; tracks: StudioTra
   const [pitching, setPitching] = useState<StudioTrack | null>(null)
   const [deleting, setDeleting] = useState<StudioTrack | null>(null)
   const del = useDeleteTrack()
+  const columns: DataColumn<StudioTrack>[] = [
+    {
+      header: 'Track',
+      priority: 1,
+      width: 180,
+      cell: (t) => (
+        <>
+          <p className="font-medium">{t.title}</p>
+          <p className="text-xs text-muted-foreground">
+            {[t.genre, t.duration ? formatDuration(t.duration) : 'Measuring length…', t.is_explicit ? 'Explicit' : null].filter(Boolean).join(' · ')}
+          </p>
+        </>
+      ),
+    },
+    {
+      header: 'Streams (valid / all)',
+      priority: 3,
+      width: 110,
+      className: 'text-right tabular-nums',
+      cell: (t) => `${abbreviateNumber(t.streams_valid)} / ${abbreviateNumber(t.streams_all)}`,
+    },
+    { header: 'Earnings', priority: 2, width: 100, className: 'text-right tabular-nums', cell: (t) => formatNaira(Number(t.earnings)) },
+    {
+      header: 'Sponsor',
+      priority: 4,
+      width: 130,
+      cell: (t) =>
+        t.is_sponsored && t.sponsor_id ? (
+          <Link className="text-amber-400 hover:underline" to={`/profile/${t.sponsor_id}`}>
+            {t.sponsor_name ?? 'Sponsor'}
+          </Link>
+        ) : (
+          <span className="text-muted-foreground">—</span>
+        ),
+    },
+    {
+      header: 'Actions',
+      action: true,
+      width: 170,
+      cell: (t) => (
+        <div className="flex flex-wrap justify-end gap-1">
+          {t.is_sponsored ? (
+            <Tooltip>
+              <TooltipTrigger asChild>
+                {/* A disabled button fires no pointer events; the span carries the tooltip. */}
+                <span tabIndex={0} aria-label={SPONSORED_PITCH_TOOLTIP}>
+                  <Button size="sm" variant="ghost" disabled aria-hidden>
+                    <Megaphone /> Pitch
+                  </Button>
+                </span>
+              </TooltipTrigger>
+              <TooltipContent>{SPONSORED_PITCH_TOOLTIP}</TooltipContent>
+            </Tooltip>
+          ) : (
+            <Button size="sm" variant="ghost" onClick={() => setPitching(t)}>
+              <Megaphone /> Pitch
+            </Button>
+          )}
+          <Button size="icon" variant="ghost" aria-label={`Edit ${t.title}`} onClick={() => setEditing(t)}>
+            <Pencil />
+          </Button>
+          <Button size="icon" variant="ghost" aria-label={`Delete ${t.title}`} onClick={() => setDeleting(t)}>
+            <Trash2 />
+          </Button>
+        </div>
+      ),
+    },
+  ]
   if (tracks.length === 0) return <p className="rounded-xl border border-border p-6 text-center text-muted-foreground">No tracks yet. Upload your first track to start building your audience.</p>
   return (
     <>
-      <div className="overflow-x-auto rounded-xl border border-border">
-        <table className="w-full min-w-[40rem] text-left text-sm" data-testid="artist-tracks">
-          <thead className="bg-card text-muted-foreground">
-            <tr>
-              <th className="p-3">Track</th>
-              <th className="p-3 text-right">Streams (valid / all)</th>
-              <th className="p-3 text-right">Earnings</th>
-              <th className="p-3">Sponsor</th>
-              <th className="p-3 text-right">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tracks.map((t) => (
-              <tr key={t.id} className="border-t border-border" data-testid="artist-track-row">
-                <td className="p-3">
-                  <p className="font-medium">{t.title}</p>
-                  <p className="text-xs text-muted-foreground">
-                    {[t.genre, t.duration ? formatDuration(t.duration) : 'Measuring length…', t.is_explicit ? 'Explicit' : null].filter(Boolean).join(' · ')}
-                  </p>
-                </td>
-                <td className="p-3 text-right tabular-nums">
-                  {abbreviateNumber(t.streams_valid)} / {abbreviateNumber(t.streams_all)}
-                </td>
-                <td className="p-3 text-right tabular-nums">{formatNaira(Number(t.earnings))}</td>
-                <td className="p-3">
-                  {t.is_sponsored && t.sponsor_id ? (
-                    <Link className="text-amber-400 hover:underline" to={`/profile/${t.sponsor_id}`}>
-                      {t.sponsor_name ?? 'Sponsor'}
-                    </Link>
-                  ) : (
-                    <span className="text-muted-foreground">—</span>
-                  )}
-                </td>
-                <td className="p-3">
-                  <div className="flex justify-end gap-1">
-                    {t.is_sponsored ? (
-                      <Tooltip>
-                        <TooltipTrigger asChild>
-                          {/* A disabled button fires no pointer events; the span carries the tooltip. */}
-                          <span tabIndex={0} aria-label={SPONSORED_PITCH_TOOLTIP}>
-                            <Button size="sm" variant="ghost" disabled aria-hidden>
-                              <Megaphone /> Pitch
-                            </Button>
-                          </span>
-                        </TooltipTrigger>
-                        <TooltipContent>{SPONSORED_PITCH_TOOLTIP}</TooltipContent>
-                      </Tooltip>
-                    ) : (
-                      <Button size="sm" variant="ghost" onClick={() => setPitching(t)}>
-                        <Megaphone /> Pitch
-                      </Button>
-                    )}
-                    <Button size="icon" variant="ghost" aria-label={`Edit ${t.title}`} onClick={() => setEditing(t)}>
-                      <Pencil />
-                    </Button>
-                    <Button size="icon" variant="ghost" aria-label={`Delete ${t.title}`} onClick={() => setDeleting(t)}>
-                      <Trash2 />
-                    </Button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable testId="artist-tracks" rowTestId="artist-track-row" columns={columns} rows={tracks} rowKey={(t) => t.id} empty="No tracks yet." />
       {editing && <EditDialog userId={userId} track={editing} onClose={() => setEditing(null)} />}
       {pitching && <PitchDialog userId={userId} track={pitching} onClose={() => setPitching(null)} />}
       {deleting && (

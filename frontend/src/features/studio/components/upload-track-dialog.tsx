@@ -1,15 +1,16 @@
-import { useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
-import { Pause, Play, Upload } from 'lucide-react'
+import { FileAudio, ImageIcon, Pause, Play, Upload } from 'lucide-react'
 import { toast } from 'sonner'
 import { FormField } from '@/components/form-field'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle, DialogTrigger } from '@/components/ui/dialog'
-import { Input } from '@/components/ui/input'
+import { formatDuration } from '@/lib/format'
 import { refreshMoney } from '@/lib/money-cache'
 import { createTrack, uploadCover, type TrackFields } from '../api/tracks'
 import { uploadAudio, type AudioUpload } from '../api/upload-audio'
-import { AUDIO_TYPES, audioObjectName, COVER_TYPES, fileProblem, MAX_AUDIO_BYTES, MAX_COVER_BYTES } from '../lib/media'
+import { AUDIO_TYPES, audioObjectName, COVER_TYPES, fileProblem, lengthNote, MAX_AUDIO_BYTES, MAX_COVER_BYTES, readAudioDuration } from '../lib/media'
+import { FileDrop } from './file-drop'
 import { TrackFieldsForm } from './track-fields-form'
 
 const empty: TrackFields = { title: '', genre: '', is_explicit: false, release_date: null, description: '' }
@@ -21,16 +22,34 @@ export function UploadTrackDialog({ userId }: { userId: string }) {
   const [fields, setFields] = useState<TrackFields>(empty)
   const [audio, setAudio] = useState<File | null>(null)
   const [cover, setCover] = useState<File | null>(null)
+  // The audio's length as the browser reads it (undefined while reading), and the cover's preview.
+  const [length, setLength] = useState<number | null | undefined>(undefined)
+  const [coverUrl, setCoverUrl] = useState<string | null>(null)
+  const picked = useRef<File | null>(null)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [progress, setProgress] = useState<number | null>(null)
   const [paused, setPaused] = useState(false)
   const [busy, setBusy] = useState(false)
   const running = useRef<AudioUpload | null>(null)
 
+  const pickAudio = (f: File | null) => {
+    picked.current = f
+    setAudio(f)
+    setErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'audio')))
+    setLength(undefined)
+    // A later pick wins over a read still running for an earlier one.
+    if (f) void readAudioDuration(f).then((d) => picked.current === f && setLength(d))
+  }
+  const pickCover = (f: File | null) => {
+    setCover(f)
+    setCoverUrl(f && !fileProblem(f, COVER_TYPES, MAX_COVER_BYTES, 'image') ? URL.createObjectURL(f) : null)
+  }
+  // A preview's object URL is let go once another replaces it, or with the dialog.
+  useEffect(() => () => void (coverUrl && URL.revokeObjectURL(coverUrl)), [coverUrl])
   const reset = () => {
     setFields(empty)
-    setAudio(null)
-    setCover(null)
+    pickAudio(null)
+    pickCover(null)
     setErrors({})
     setProgress(null)
     setPaused(false)
@@ -91,10 +110,28 @@ export function UploadTrackDialog({ userId }: { userId: string }) {
         </DialogHeader>
         <form onSubmit={(e) => void submit(e)} className="grid grid-cols-1 gap-3" noValidate>
           <FormField id="track-audio" label="Audio file" error={errors.audio}>
-            <Input id="track-audio" type="file" accept={AUDIO_TYPES.join(',')} disabled={busy} onChange={(e) => setAudio(e.target.files?.[0] ?? null)} />
+            <FileDrop id="track-audio" accept={AUDIO_TYPES} disabled={busy} invalid={!!errors.audio} onFile={pickAudio} prompt={audio ? 'Drop another file or tap to change it' : 'Drop the audio file here, or tap to browse'}>
+              {audio ? (
+                <span className="flex max-w-full items-center gap-2 text-foreground" data-testid="audio-chosen">
+                  <FileAudio className="size-5 shrink-0 text-primary" />
+                  <span className="min-w-0">
+                    <span className="block truncate font-medium">{audio.name}</span>
+                    <span className="block text-xs text-muted-foreground">
+                      {(audio.size / 1024 / 1024).toFixed(1)} MB ·{' '}
+                      <span data-testid="audio-length">{length === undefined ? 'reading its length…' : length === null ? 'length unknown' : formatDuration(length)}</span>
+                    </span>
+                  </span>
+                </span>
+              ) : (
+                <FileAudio className="size-8" />
+              )}
+            </FileDrop>
+            {audio && length !== undefined && lengthNote(length) && <p className="text-xs text-amber-400">{lengthNote(length)}</p>}
           </FormField>
           <FormField id="track-cover" label="Cover image (optional)" error={errors.cover}>
-            <Input id="track-cover" type="file" accept={COVER_TYPES.join(',')} disabled={busy} onChange={(e) => setCover(e.target.files?.[0] ?? null)} />
+            <FileDrop id="track-cover" accept={COVER_TYPES} disabled={busy} invalid={!!errors.cover} onFile={pickCover} prompt={cover ? 'Drop another image or tap to change it' : 'Drop a JPEG, PNG or WebP here, or tap to browse'}>
+              {coverUrl ? <img src={coverUrl} alt="Cover preview" className="size-28 rounded-lg object-cover" /> : cover ? <span className="text-foreground">{cover.name}</span> : <ImageIcon className="size-8" />}
+            </FileDrop>
           </FormField>
           <TrackFieldsForm value={fields} onChange={setFields} errors={errors} disabled={busy} />
           {progress !== null && (

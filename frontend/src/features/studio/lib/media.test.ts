@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest'
-import { AUDIO_TYPES, audioObjectName, extension, fileProblem, MAX_AUDIO_BYTES, publicPath } from './media'
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { fakeAudioFiles } from '@/test/media'
+import { AUDIO_TYPES, audioObjectName, extension, fileProblem, lengthNote, MAX_AUDIO_BYTES, publicPath, readAudioDuration } from './media'
 
 describe('media', () => {
   it('names audio objects inside the artist folder, stably per file', () => {
@@ -18,4 +20,42 @@ describe('media', () => {
     expect(fileProblem({ size: MAX_AUDIO_BYTES + 1, type: 'audio/mpeg' }, AUDIO_TYPES, MAX_AUDIO_BYTES, 'audio file')).toBe('The audio file is larger than 50 MB')
   })
   it('builds public paths', () => expect(publicPath('tracks', 'u/a.mp3')).toBe('/storage/v1/object/public/tracks/u/a.mp3'))
+})
+
+describe('readAudioDuration', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals()
+    vi.restoreAllMocks()
+    vi.useRealTimers()
+  })
+
+  it("reads the file's length from its metadata and lets the file go", async () => {
+    const m = fakeAudioFiles({ duration: 60.04 })
+    expect(await readAudioDuration(new Blob(['x']))).toBe(60.04)
+    expect(m.revoked).toEqual(m.urls)
+  })
+  it('is null when the browser cannot read the file', async () => {
+    const m = fakeAudioFiles('error')
+    expect(await readAudioDuration(new Blob(['x']))).toBeNull()
+    expect(m.revoked).toEqual(m.urls)
+  })
+  it('is null when the metadata never comes', async () => {
+    vi.useFakeTimers()
+    fakeAudioFiles('silent')
+    const read = readAudioDuration(new Blob(['x']), 5000)
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(await read).toBeNull()
+  })
+  it('is null for a file without a length (a live stream)', async () => {
+    fakeAudioFiles({ duration: Infinity })
+    expect(await readAudioDuration(new Blob(['x']))).toBeNull()
+  })
+})
+
+describe('lengthNote', () => {
+  it('warns about a track too short to ever count', () => {
+    expect(lengthNote(29.9)).toBe('Shorter than 30 seconds: its plays can never count as streams.')
+    expect(lengthNote(30)).toBeNull()
+    expect(lengthNote(null)).toBe('Its length is measured once it is uploaded.')
+  })
 })

@@ -34,3 +34,38 @@ export function fileProblem(f: { size: number; type: string }, types: string[], 
   if (f.size > max) return `The ${what} is larger than ${Math.round(max / 1024 / 1024)} MB`
   return null
 }
+
+/** MIN_STREAM_SECONDS is the listening a stream needs (spec section 9): a shorter track can never count. */
+export const MIN_STREAM_SECONDS = 30
+
+/**
+ * readAudioDuration reads an audio file's length in the browser, from its
+ * metadata, before anything is uploaded: seconds, or null when the browser
+ * cannot tell (an unknown codec) or takes longer than timeoutMs. The server
+ * measures the uploaded file itself; this is for the artist to see.
+ */
+export function readAudioDuration(file: Blob, timeoutMs = 10_000): Promise<number | null> {
+  return new Promise((resolve) => {
+    const url = URL.createObjectURL(file)
+    const audio = document.createElement('audio')
+    const done = (seconds: number | null) => {
+      clearTimeout(timer)
+      audio.onloadedmetadata = audio.onerror = null
+      audio.removeAttribute('src')
+      URL.revokeObjectURL(url)
+      resolve(seconds)
+    }
+    const timer = setTimeout(() => done(null), timeoutMs)
+    audio.preload = 'metadata'
+    audio.onloadedmetadata = () => done(Number.isFinite(audio.duration) && audio.duration > 0 ? audio.duration : null)
+    audio.onerror = () => done(null)
+    audio.src = url
+  })
+}
+
+/** lengthNote says what an audio file's length means for its streams, or null when nothing needs saying. */
+export function lengthNote(seconds: number | null): string | null {
+  if (seconds === null) return 'Its length is measured once it is uploaded.'
+  if (seconds < MIN_STREAM_SECONDS) return `Shorter than ${MIN_STREAM_SECONDS} seconds: its plays can never count as streams.`
+  return null
+}

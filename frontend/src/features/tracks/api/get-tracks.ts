@@ -23,6 +23,19 @@ export async function getTracks(f: TrackFilter = {}) {
   return hydrateTracks(data)
 }
 
+/** getTracksByIdsQueryOptions reads the tracks with these ids (a listening history's), as the player plays them. */
+export const getTracksByIdsQueryOptions = (ids: string[]) =>
+  queryOptions({
+    queryKey: ['tracks', 'byId', [...new Set(ids)].sort()],
+    enabled: ids.length > 0,
+    staleTime: 30_000,
+    queryFn: async () => {
+      const { data, error } = await supabase().from('tracks').select(TRACK_COLUMNS).in('id', [...new Set(ids)])
+      if (error) throw error
+      return new Map((await hydrateTracks(data)).map((t) => [t.id, t]))
+    },
+  })
+
 /** getTracksQueryOptions: the "tracks" cache, stale after 30 s. */
 export const getTracksQueryOptions = (f: TrackFilter = {}) =>
   queryOptions({ queryKey: ['tracks', f], queryFn: () => getTracks(f), staleTime: 30_000 })

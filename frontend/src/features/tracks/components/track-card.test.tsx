@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { installFakeApi, renderApp, signIn } from '@/test/app'
 import { pgError, type BackendSetup } from '@/test/fake-backend'
 import { aTrack } from '@/test/track'
+import { usePlayerStore } from '@/stores/player-store'
 import { TrackCard } from './track-card'
 
 // Any track goes into a playlist from its card, liked or not: the card asks
@@ -73,5 +74,36 @@ describe('add to playlist from a track card', () => {
     show({}, false)
     await screen.findByText('Harmattan')
     expect(screen.queryByRole('button', { name: 'Add Harmattan to a playlist' })).toBeNull()
+  })
+})
+
+describe('playing from a list of cards', () => {
+  const list = ['a', 'b', 'c'].map((id) => aTrack({ id, title: `Song ${id}` }))
+
+  function showList() {
+    installFakeApi({ tables: { favorites: [] }, rpc: { get_app_bootstrap: () => ({ settings: { coming_soon: false, countdown_target: null }, user: null }) } })
+    renderApp([{ path: '/', element: <>{list.map((t) => <TrackCard key={t.id} track={t} list={list} />)}</> }], '/')
+  }
+
+  it('queues the rest of the list when a card plays', async () => {
+    showList()
+    fireEvent.click(await screen.findByRole('button', { name: 'Play Song b' }))
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('b')
+    expect(usePlayerStore.getState().queue.map((t) => t.id)).toEqual(['a', 'b', 'c'])
+    await screen.findByRole('button', { name: 'Pause Song b' })
+  })
+
+  it('offers Play next and Add to queue in every card\'s menu', async () => {
+    showList()
+    fireEvent.click(await screen.findByRole('button', { name: 'Play Song a' }))
+    fireEvent.click(screen.getByRole('button', { name: 'More options for Song c' }))
+    fireEvent.click(await screen.findByRole('menuitem', { name: 'Play next' }))
+    await screen.findByText('Song c plays next')
+    expect(usePlayerStore.getState().queue.map((t) => t.id)).toEqual(['a', 'c', 'b'])
+    // Downloads are for a signed-in fan only.
+    fireEvent.click(screen.getByRole('button', { name: 'More options for Song a' }))
+    expect(screen.queryByRole('menuitem', { name: 'Download' })).toBeNull()
+    fireEvent.click(await screen.findByRole('menuitem', { name: 'Add to queue' }))
+    expect(usePlayerStore.getState().currentTrack?.id).toBe('a')
   })
 })

@@ -9,8 +9,11 @@ import { abbreviateNumber } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import type { Track } from '@/types/api'
 
-// Only signed-in users are offered a playlist (code loaded after the first paint).
+// Only signed-in users are offered a playlist; sharing and the track's menu
+// are not part of the first paint either (code loaded right after it).
 const AddToPlaylist = lazy(() => import('@/components/add-to-playlist').then((m) => ({ default: m.AddToPlaylist })))
+const ShareButton = lazy(() => import('@/components/share-button').then((m) => ({ default: m.ShareButton })))
+const TrackActions = lazy(() => import('@/components/track-actions').then((m) => ({ default: m.TrackActions })))
 // Only an artist looking at their own sponsored track sees this note (a tooltip).
 const SponsoredNote = lazy(() => import('./sponsored-note'))
 
@@ -18,15 +21,21 @@ const SponsoredNote = lazy(() => import('./sponsored-note'))
 const COVER_SIZE = 200
 
 /**
- * TrackCard shows a track with everything spec section 2 lists, tags depending
- * on the viewer. Its cover loads lazily unless the card is above the fold.
+ * TrackCard shows a track with everything spec section 2 lists, tags
+ * depending on the viewer. Played from a list (a row of cards), the rest of
+ * the list becomes the queue. Its cover loads lazily unless the card is above
+ * the fold.
  */
-export function TrackCard({ track, aboveFold = false }: { track: Track; aboveFold?: boolean }) {
+export function TrackCard({ track, list, aboveFold = false }: { track: Track; list?: Track[]; aboveFold?: boolean }) {
   const viewer = useAuthStore((s) => s.user)
   const role = useAuthStore((s) => s.role)
   const isCurrent = usePlayerStore((s) => s.currentTrack?.id === track.id)
   const isPlaying = usePlayerStore((s) => s.isPlaying)
-  const playTrack = usePlayerStore((s) => s.playTrack)
+  const play = () => {
+    const at = list?.findIndex((t) => t.id === track.id) ?? -1
+    if (list && at >= 0) usePlayerStore.getState().playFrom(list, at)
+    else usePlayerStore.getState().playTrack(track)
+  }
   const playingThis = isCurrent && isPlaying
   const ownTrack = viewer?.id === track.artistId
   const artistHref = track.artistUsername ? `/profiles/${track.artistUsername}` : `/profile/${track.artistId}`
@@ -48,7 +57,7 @@ export function TrackCard({ track, aboveFold = false }: { track: Track; aboveFol
         )}
         <button
           type="button"
-          onClick={() => playTrack(track)}
+          onClick={play}
           aria-label={playingThis ? `Pause ${track.title}` : `Play ${track.title}`}
           className="absolute bottom-2 right-2 flex size-11 items-center justify-center rounded-full bg-primary text-white shadow-lg transition hover:scale-105"
         >
@@ -81,7 +90,9 @@ export function TrackCard({ track, aboveFold = false }: { track: Track; aboveFol
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
           <Suspense fallback={null}>
+            <ShareButton target={{ title: track.title, text: `${track.title} by ${track.artist} on Backline`, path: `/track/${track.id}` }} className="-my-1 size-7" />
             <AddToPlaylist track={track} className="-my-1 size-7" />
+            <TrackActions track={track} className="-my-1 size-7" />
           </Suspense>
         </div>
         {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (

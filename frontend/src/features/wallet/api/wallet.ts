@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { refreshMoney } from '@/lib/money-cache'
 import { supabase } from '@/lib/supabase'
+import { VERIFICATION_RENEWAL_DAYS, type VerificationState } from '../lib/checkout'
 import type { CashoutInput } from '../lib/cashout'
 import type { StatementPeriod, StatementRow } from '../lib/statement'
 
@@ -137,14 +138,27 @@ export async function startTopup(amount: number): Promise<string> {
 /** verificationQueryKey is the cache of a user's verification state. */
 export const verificationQueryKey = (userId: string | undefined) => ['verification', userId] as const
 
-/** useVerificationState reads whether the user is verified and until when (the verification page's offer). */
+/**
+ * useVerificationState reads whether the user is verified and until when,
+ * and the renewal window the server is configured with (the verification
+ * page's offer).
+ */
 export const useVerificationState = (userId: string | undefined) =>
   useQuery({
     queryKey: verificationQueryKey(userId),
     enabled: !!userId,
-    queryFn: async () => {
-      const { data, error } = await supabase().from('public_profiles').select('is_verified, verification_expires_at').eq('id', userId!).maybeSingle()
-      if (error) throw error
-      return data
+    queryFn: async (): Promise<VerificationState> => {
+      const sb = supabase()
+      const [profile, days] = await Promise.all([
+        sb.from('public_profiles').select('is_verified, verification_expires_at').eq('id', userId!).maybeSingle(),
+        sb.rpc('get_app_text_setting', { setting_key: 'verification_renewal_days' }),
+      ])
+      if (profile.error) throw profile.error
+      const n = Number(days.data)
+      return {
+        is_verified: profile.data?.is_verified ?? false,
+        verification_expires_at: profile.data?.verification_expires_at ?? null,
+        renewal_days: !days.error && Number.isFinite(n) && n > 0 ? n : VERIFICATION_RENEWAL_DAYS,
+      }
     },
   })

@@ -1,14 +1,39 @@
-import { useState } from 'react'
+import { useMemo, useState } from 'react'
 import { Download } from 'lucide-react'
 import { toast } from 'sonner'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
-import { Skeleton } from '@/components/ui/skeleton'
+import { DataTable, type DataColumn } from '@/components/ui/data-table'
 import { useSeen } from '@/hooks/use-seen'
 import { downloadCsv } from '@/lib/csv'
 import { formatNaira } from '@/lib/format'
-import { fetchLedger, LEDGER_KINDS, useLedger, type LedgerFilter } from '../api/wallet'
+import { fetchLedger, LEDGER_KINDS, useLedger, type LedgerFilter, type LedgerRow } from '../api/wallet'
 import { balanceAfter, ledgerCsv, signedAmount } from '../lib/export'
+
+/** ledgerColumns are the ledger's columns as the wallet's owner reads them: amounts signed from their side. */
+function ledgerColumns(userId: string): DataColumn<LedgerRow>[] {
+  return [
+    { header: 'Date', priority: 3, width: 170, cell: (t) => <span className="whitespace-nowrap">{new Date(t.created_at).toLocaleString('en-NG')}</span> },
+    { header: 'Type', priority: 1, width: 130, cell: (t) => LEDGER_KINDS[t.kind] ?? t.kind },
+    { header: 'Reference', priority: 5, width: 190, cell: (t) => <span className="font-mono text-xs">{t.reference}</span> },
+    {
+      header: 'Amount',
+      priority: 2,
+      width: 110,
+      className: 'text-right tabular-nums',
+      cell: (t) => {
+        const amt = signedAmount(t, userId)
+        return (
+          <span className={amt < 0 ? 'text-red-400' : 'text-green-400'}>
+            {amt < 0 ? '-' : '+'}
+            {formatNaira(Math.abs(amt))}
+          </span>
+        )
+      },
+    },
+    { header: 'Balance', priority: 4, width: 110, className: 'text-right tabular-nums', cell: (t) => formatNaira(balanceAfter(t, userId)) },
+  ]
+}
 
 /**
  * Ledger lists the wallet's movements, paginated, optionally filterable by
@@ -16,11 +41,12 @@ import { balanceAfter, ledgerCsv, signedAmount } from '../lib/export'
  * on the artist's dashboard it sits below the first screen.
  */
 export function Ledger({ userId, filters = false, pageSize = 10 }: { userId: string; filters?: boolean; pageSize?: number }) {
+  const columns = useMemo(() => ledgerColumns(userId), [userId])
   const [f, setF] = useState<LedgerFilter>({})
   const [page, setPage] = useState(0)
   const [ref, seen] = useSeen<HTMLDivElement>()
   // Not read yet (out of view) is pending too: it looks like loading, never like an empty ledger.
-  const { data, isPending: isLoading, isError } = useLedger(userId, f, page, pageSize, seen)
+  const { data, isPending: isLoading } = useLedger(userId, f, page, pageSize, seen)
   const pages = Math.max(1, Math.ceil((data?.count ?? 0) / pageSize))
   const change = (next: LedgerFilter) => {
     setF(next)
@@ -57,11 +83,11 @@ export function Ledger({ userId, filters = false, pageSize = 10 }: { userId: str
             </label>
             <label className="grid grid-cols-1 gap-1 text-xs text-muted-foreground">
               From
-              <Input type="date" aria-label="From date" className="h-9 w-40" value={f.from ?? ''} onChange={(e) => change({ ...f, from: e.target.value || undefined })} />
+              <Input type="date" aria-label="From date" className="h-9 w-40 max-w-full" value={f.from ?? ''} onChange={(e) => change({ ...f, from: e.target.value || undefined })} />
             </label>
             <label className="grid grid-cols-1 gap-1 text-xs text-muted-foreground">
               To
-              <Input type="date" aria-label="To date" className="h-9 w-40" value={f.to ?? ''} onChange={(e) => change({ ...f, to: e.target.value || undefined })} />
+              <Input type="date" aria-label="To date" className="h-9 w-40 max-w-full" value={f.to ?? ''} onChange={(e) => change({ ...f, to: e.target.value || undefined })} />
             </label>
           </>
         )}
@@ -69,38 +95,15 @@ export function Ledger({ userId, filters = false, pageSize = 10 }: { userId: str
           <Download /> CSV
         </Button>
       </div>
-      <div className="overflow-x-auto rounded-xl border border-border">
-        <table className="w-full min-w-[36rem] text-left text-sm" data-testid="ledger">
-          <thead className="bg-card text-muted-foreground">
-            <tr>
-              <th className="p-3">Date</th>
-              <th className="p-3">Type</th>
-              <th className="p-3">Reference</th>
-              <th className="p-3 text-right">Amount</th>
-              <th className="p-3 text-right">Balance</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(data?.rows ?? []).map((t) => {
-              const amt = signedAmount(t, userId)
-              return (
-                <tr key={t.id} className="border-t border-border">
-                  <td className="whitespace-nowrap p-3">{new Date(t.created_at).toLocaleString('en-NG')}</td>
-                  <td className="p-3">{LEDGER_KINDS[t.kind] ?? t.kind}</td>
-                  <td className="max-w-48 truncate p-3 font-mono text-xs">{t.reference}</td>
-                  <td className={`p-3 text-right tabular-nums ${amt < 0 ? 'text-red-400' : 'text-green-400'}`}>
-                    {amt < 0 ? '-' : '+'}
-                    {formatNaira(Math.abs(amt))}
-                  </td>
-                  <td className="p-3 text-right tabular-nums">{formatNaira(balanceAfter(t, userId))}</td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-        {isLoading && <Skeleton className="m-3 h-24" />}
-        {!isLoading && (isError || (data?.rows ?? []).length === 0) && <p className="p-8 text-center text-muted-foreground">No transactions yet</p>}
-      </div>
+      <DataTable
+        testId="ledger"
+        columns={columns}
+        rows={data?.rows ?? []}
+        rowKey={(t) => t.id}
+        loading={isLoading}
+        // A failed read reads as an empty ledger (spec: data-fetching failures are not shown).
+        empty="No transactions yet"
+      />
       <div className="flex items-center justify-center gap-2">
         <Button variant="outline" size="sm" disabled={page === 0} onClick={() => setPage(page - 1)}>
           Previous

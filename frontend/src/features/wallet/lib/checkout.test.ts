@@ -39,6 +39,13 @@ describe('verificationOffer', () => {
     expect(verificationOffer(state, now)).toEqual(want)
   })
 
+  it('follows the renewal window the server is configured with', () => {
+    const in45 = { is_verified: true, verification_expires_at: inDays(45) }
+    expect(verificationOffer({ ...in45, renewal_days: 60 }, now).canBuy).toBe(true)
+    expect(verificationOffer({ ...in45, renewal_days: 30 }, now)).toEqual({ canBuy: false, note: 'Your verification is active until 15 Jun 2026. You can renew it in its last 30 days.' })
+    expect(verificationOffer({ is_verified: true, verification_expires_at: inDays(200), renewal_days: 14 }, now).note).toMatch(/in its last 14 days\.$/)
+  })
+
   it("writes dates on Lagos's calendar, as the server does", () => {
     // 23:30 UTC on 31 Dec is already 1 Jan in Lagos (UTC+1).
     expect(lagosDate('2026-12-31T23:30:00Z')).toBe('1 Jan 2027')

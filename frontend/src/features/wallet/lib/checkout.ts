@@ -26,13 +26,14 @@ export function checkoutBreakdown(base: number): CheckoutBreakdown {
   return { base: b, vat, fee: PROCESSING_FEE, total: b + vat + PROCESSING_FEE }
 }
 
-/** VERIFICATION_RENEWAL_DAYS: a verification can be bought again only in its last days (verification_renewal_days; the database decides). */
+/** VERIFICATION_RENEWAL_DAYS: a verification can be bought again only in its last days (verification_renewal_days, this when it cannot be read; the database decides). */
 export const VERIFICATION_RENEWAL_DAYS = 30
 
-/** VerificationState is what the profile says about its verification. */
+/** VerificationState is what the profile says about its verification, with the renewal window (verification_renewal_days). */
 export interface VerificationState {
   is_verified: boolean | null
   verification_expires_at: string | null
+  renewal_days?: number
 }
 
 /** VerificationOffer says whether the checkout is offered and, when the profile is verified, what to tell the user. */
@@ -59,10 +60,11 @@ export function verificationOffer(p: VerificationState | null | undefined, now =
   if (!p.verification_expires_at) return { canBuy: false, note: 'Your profile is already verified.' }
   const expires = new Date(p.verification_expires_at)
   if (expires <= now) return { canBuy: true, note: `Your verification expired on ${lagosDate(p.verification_expires_at)}.` }
-  if (expires.getTime() > now.getTime() + VERIFICATION_RENEWAL_DAYS * 86_400_000) {
+  const days = p.renewal_days ?? VERIFICATION_RENEWAL_DAYS
+  if (expires.getTime() > now.getTime() + days * 86_400_000) {
     return {
       canBuy: false,
-      note: `Your verification is active until ${lagosDate(p.verification_expires_at)}. You can renew it in its last ${VERIFICATION_RENEWAL_DAYS} days.`,
+      note: `Your verification is active until ${lagosDate(p.verification_expires_at)}. You can renew it in its last ${days} days.`,
     }
   }
   return { canBuy: true, note: `Your verification ends on ${lagosDate(p.verification_expires_at)}. Renew it now for another year.` }

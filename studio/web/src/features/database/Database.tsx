@@ -1,0 +1,44 @@
+import { NavLink, useParams } from 'react-router'
+import { cn } from '@/lib/utils'
+import { Migrations } from './Migrations'
+import { Backups } from './Backups'
+import { Extensions } from './Extensions'
+import { Functions, Publications, Roles, Slots, Triggers } from './Catalogs'
+
+const sections = [
+  { id: 'migrations', label: 'Migrations', view: Migrations },
+  { id: 'roles', label: 'Roles', view: Roles },
+  { id: 'extensions', label: 'Extensions', view: Extensions },
+  { id: 'functions', label: 'Functions', view: Functions },
+  { id: 'triggers', label: 'Triggers', view: Triggers },
+  { id: 'publications', label: 'Publications', view: Publications },
+  { id: 'replication', label: 'Replication slots', view: Slots },
+  { id: 'backups', label: 'Backups', view: Backups },
+] as const
+
+/** Database shows the migrations, roles, extensions, functions, triggers, publications, replication slots and backups. */
+export default function Database() {
+  const { section = 'migrations' } = useParams()
+  const current = sections.find((s) => s.id === section) ?? sections[0]
+  const View = current.view
+  return (
+    <div className="flex min-h-0 flex-1">
+      <nav className="flex w-52 shrink-0 flex-col gap-0.5 border-r border-border p-3" aria-label="Database sections">
+        <div className="mb-2 px-2 text-xs font-semibold uppercase tracking-wide text-muted-foreground">Database</div>
+        {sections.map((s) => (
+          <NavLink
+            key={s.id}
+            to={`/database/${s.id}`}
+            className={cn('rounded px-2 py-1 text-sm', s.id === current.id ? 'bg-accent text-foreground' : 'text-muted-foreground hover:bg-accent/60 hover:text-foreground')}
+          >
+            {s.label}
+          </NavLink>
+        ))}
+      </nav>
+      <div className="grid-scroll flex min-w-0 flex-1 flex-col gap-3 p-5">
+        <h1 className="text-lg font-semibold">{current.label}</h1>
+        <View />
+      </div>
+    </div>
+  )
+}
