@@ -54,7 +54,8 @@ func (s *Service) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	noteAudit(r.Context(), string(k.Kind)+" key "+k.Name, map[string]any{"id": k.ID, "prefix": k.Prefix})
-	return writeJSON(w, http.StatusCreated, newAPIKey{k, key})
+	httpx.WriteJSON(w, http.StatusCreated, newAPIKey{k, key})
+	return nil
 }
 
 // validAPIKey finds the valid key with the path's id.
@@ -112,9 +113,4 @@ func keyError(err error) error {
 		return notFound("%s", err.Error())
 	}
 	return err
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) error {
-	httpx.WriteJSON(w, status, v)
-	return nil
 }
