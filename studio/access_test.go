@@ -12,6 +12,8 @@ import (
 	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
+
+	"github.com/basaltdev/basalt/internal/apikeys"
 )
 
 // Every rule of access is checked over every route of the table Studio
@@ -26,6 +28,8 @@ func concrete(pattern string) string {
 type accessFixture struct {
 	tableID, policyID int64
 	snippetID         string
+	// Two valid publishable keys: one to rotate, one to revoke.
+	rotateKeyID, revokeKeyID string
 }
 
 func newAccessFixture(t *testing.T, e *env, c *client) accessFixture {
@@ -44,6 +48,13 @@ func newAccessFixture(t *testing.T, e *env, c *client) accessFixture {
 	var s struct{ ID string }
 	c.json("POST", "/api/snippets", map[string]string{"name": "first", "sql": "select 1"}, http.StatusCreated, &s)
 	f.snippetID = s.ID
+	for i, k := range []*string{&f.rotateKeyID, &f.revokeKeyID} {
+		_, key, err := apikeys.Create(ctx, e.db.Admin, apikeys.Publishable, "fixture_"+strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		*k = key.ID
+	}
 	return f
 }
 
@@ -69,6 +80,9 @@ func writeCalls(f accessFixture) map[string]writeCall {
 		"DELETE /api/rows/{schema}/{table}":          {"/api/rows/public/t", map[string]any{"pks": []map[string]any{{"id": 2}}}},
 		"POST /api/sql":                              {"/api/sql", map[string]any{"query": "select 2"}},
 		"POST /api/sql/cancel":                       {"/api/sql/cancel", map[string]any{"run_id": "00000000-0000-0000-0000-000000000000"}},
+		"POST /api/keys":                             {"/api/keys", map[string]any{"type": "publishable", "name": "audited"}},
+		"POST /api/keys/{id}/rotate":                 {"/api/keys/" + f.rotateKeyID + "/rotate", nil},
+		"DELETE /api/keys/{id}":                      {"/api/keys/" + f.revokeKeyID, nil},
 		"POST /api/snippets":                         {"/api/snippets", map[string]any{"name": "second", "sql": "select 2"}},
 		"PATCH /api/snippets/{id}":                   {"/api/snippets/" + f.snippetID, map[string]any{"name": "renamed"}},
 		"DELETE /api/snippets/{id}":                  {"/api/snippets/" + f.snippetID, nil},

@@ -17,8 +17,9 @@ func (s *Service) project(w http.ResponseWriter, r *http.Request) error {
 		"publishable_key": s.d.Keys.PublishableKey,
 		"jwks_url":        s.d.ProjectURL + "/auth/v1/.well-known/jwks.json",
 		"service_role_key_note": "The service_role and secret keys stay on the server: Studio acts with them for you. " +
-			"Print them on the host with `basalt keys`; rotate them with `basalt keys rotate` while basalt dev is stopped, " +
-			"or under basalt serve by changing JWT_SECRET (or BASALT_KEYS_FILE) and restarting every node.",
+			"Print them on the host with `basalt keys`. Secret API keys (sb_secret_…) are created and rotated there with " +
+			"`basalt keys api create|rotate secret`, with no restart; the JWT-based keys rotate with `basalt keys rotate` " +
+			"while basalt dev is stopped, or under basalt serve by changing JWT_SECRET (or BASALT_KEYS_FILE) and restarting every node.",
 	})
 }
 

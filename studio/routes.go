@@ -68,6 +68,10 @@ func (s *Service) routeTable() []route {
 		// Studio's own.
 		read("GET", "/api/home", s.home),
 		read("GET", "/api/project", s.project),
+		read("GET", "/api/keys", s.listAPIKeys),
+		write("POST", "/api/keys", "api_key.create", s.createAPIKey),
+		write("POST", "/api/keys/{id}/rotate", "api_key.rotate", s.rotateAPIKey),
+		write("DELETE", "/api/keys/{id}", "api_key.revoke", s.revokeAPIKey),
 		read("GET", "/api/audit", s.auditLog),
 		read("GET", "/api/rows/{schema}/{table}", s.browseRows),
 		{Method: "POST", Pattern: "/api/rows/{schema}/{table}", Action: "row.insert", MaxBody: rowsMax, h: s.insertRow},

@@ -194,6 +194,37 @@ step('API page: keys and supabase-js for a table', async () => {
   await shot('13-api-tracks')
 })
 
+step('API keys: create a publishable key, use it with supabase-js, revoke it (confirmed) and see supabase-js refused', async () => {
+  await page.getByRole('list', { name: 'API tables' }).getByRole('link', { name: 'Project and keys' }).click()
+  await page.getByRole('button', { name: 'Create publishable key' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Create a publishable key' })
+  await dialog.getByLabel(/^Name/).fill('e2e_mobile')
+  await dialog.getByRole('button', { name: 'Create key' }).click()
+  const key = (await page.getByTestId('key-new').innerText()).trim()
+  assert.match(key, /^sb_publishable_/)
+  const row = page.getByTestId('api-key-e2e_mobile')
+  await row.getByText('valid', { exact: true }).waitFor()
+  assert.equal(await row.getByText(key).count(), 0, 'the list shows the key itself')
+  const supabase = createClient(api, key, { auth: { persistSession: false, autoRefreshToken: false } })
+  const ok = await supabase.from('tracks').select('title').limit(1)
+  assert.equal(ok.error, null, `the new key was refused: ${JSON.stringify(ok.error)}`)
+  assert.equal(ok.data.length, 1)
+  await shot('13b-api-key-created')
+  await row.getByRole('button', { name: 'Revoke' }).click()
+  await page.getByRole('dialog', { name: 'Revoke e2e_mobile?' }).getByRole('button', { name: 'Revoke key' }).click()
+  await row.getByText(/^revoked/).waitFor()
+  // Every node learns of it by NOTIFY: wait for the refusal.
+  let refused
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    refused = await supabase.from('tracks').select('title').limit(1)
+    if (refused.error) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  assert.equal(refused.error?.message, 'Invalid API key', `the revoked key: ${JSON.stringify(refused)}`)
+  assert.equal(refused.status, 401)
+  await shot('13c-api-key-revoked')
+})
+
 
 // png draws a w×h image in two colours: a real file for the preview.
 const png = (w, h) => {

@@ -21,7 +21,7 @@ function Row({ title, action, tracks, testId }: { title: React.ReactNode; action
       <div className="scrollbar-none -mx-4 flex snap-x gap-3 overflow-x-auto px-4 md:mx-0 md:grid md:grid-cols-4 md:px-0 lg:grid-cols-6">
         {tracks.map((t) => (
           <div key={t.id} className="w-40 shrink-0 snap-start md:w-auto">
-            <TrackCard track={t} />
+            <TrackCard track={t} list={tracks} />
           </div>
         ))}
       </div>

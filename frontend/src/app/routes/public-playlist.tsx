@@ -86,7 +86,7 @@ export default function PublicPlaylistPage() {
       </div>
       <div className="mt-6 grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
         {tracks.map((t) => (
-          <TrackCard key={t.id} track={t} />
+          <TrackCard key={t.id} track={t} list={tracks} />
         ))}
       </div>
       {tracks.length === 0 && <p className="mt-6 text-muted-foreground">No tracks in this playlist yet.</p>}

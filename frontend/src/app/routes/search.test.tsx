@@ -6,10 +6,11 @@ import { usePlayerStore } from '@/stores/player-store'
 import SearchPage from './search'
 
 // /search asks the database once the text has two letters, shows the
-// results grouped by kind, plays a track in place and keeps the search on
-// the device.
+// results grouped by kind, plays a track in place (the other results
+// queued after it) and keeps the search on the device.
 
 const track = { id: 't-1', title: 'Last Last', artist_id: 'a-1', sponsor_id: null, is_sponsored: false, streams: 9, duration: 200, created_at: '2026-01-01' }
+const second = { ...track, id: 't-2', title: 'Ye', streams: 7 }
 
 beforeEach(() => localStorage.clear())
 
@@ -20,7 +21,7 @@ describe('the search page', () => {
         get_app_bootstrap: () => ({ settings: { coming_soon: false, countdown_target: null }, user: null }),
         search_catalog: (args) => ({
           query: args.p_query,
-          tracks: [track],
+          tracks: [track, second],
           people: [{ id: 'a-1', display_name: 'Burna Boy', username: 'burnaboy', avatar_url: null }],
           artists: [{ id: 'a-1', name: 'Burna Boy', username: 'burnaboy', avatar_url: null, is_verified: true, follower_count: 1200 }],
           sponsors: [],
@@ -38,6 +39,8 @@ describe('the search page', () => {
 
     fireEvent.click(within(tracks).getByRole('button', { name: 'Play Last Last' }))
     expect(usePlayerStore.getState().currentTrack?.id).toBe('t-1')
+    // The rest of the results is the queue, as from any list.
+    expect(usePlayerStore.getState().queue.map((t) => t.id)).toEqual(['t-1', 't-2'])
     expect(JSON.parse(localStorage.getItem('backline:recent-searches') ?? '[]')).toEqual(['burna boi'])
   })
 

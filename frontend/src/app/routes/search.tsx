@@ -129,7 +129,7 @@ export default function SearchPage() {
                   <h2 className="mb-3 text-lg font-bold">Tracks</h2>
                   <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6" data-testid="search-tracks">
                     {data.tracks.map((t) => (
-                      <TrackCard key={t.id} track={t} />
+                      <TrackCard key={t.id} track={t} list={data.tracks} />
                     ))}
                   </div>
                 </section>

@@ -1,47 +1,14 @@
-import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { useQuery } from '@tanstack/react-query'
-import { Check, Copy } from 'lucide-react'
 import { api } from '@/lib/api'
 import type { PgColumn, PgTable } from '@/lib/types'
 import { cn } from '@/lib/utils'
-import { Button } from '@/components/ui/button'
 import { Card, ErrorText } from '@/components/ui/misc'
 import { snippets } from './snippets'
+import { ApiKeys } from './ApiKeys'
+import { CopyButton, Secret } from './Secret'
 
 type Project = { url: string; anon_key: string; publishable_key: string; jwks_url: string; service_role_key_note: string }
-
-function CopyButton({ text, label }: { text: string; label: string }) {
-  const [done, setDone] = useState(false)
-  return (
-    <Button
-      variant="outline"
-      size="sm"
-      aria-label={`Copy ${label}`}
-      onClick={async () => {
-        await navigator.clipboard?.writeText(text).catch(() => {})
-        setDone(true)
-        setTimeout(() => setDone(false), 1500)
-      }}
-    >
-      {done ? <Check /> : <Copy />} {done ? 'Copied' : 'Copy'}
-    </Button>
-  )
-}
-
-function Secret({ label, value }: { label: string; value: string }) {
-  return (
-    <div className="flex flex-col gap-1">
-      <span className="text-xs text-muted-foreground">{label}</span>
-      <div className="flex items-center gap-2">
-        <code className="flex-1 truncate rounded bg-panel px-2 py-1 font-mono text-xs" data-testid={`key-${label}`}>
-          {value}
-        </code>
-        <CopyButton text={value} label={label} />
-      </div>
-    </div>
-  )
-}
 
 /** ApiDocs shows the project URL and the keys a browser may hold, and per-table supabase-js calls. */
 export default function ApiDocs() {
@@ -83,6 +50,7 @@ export default function ApiDocs() {
               <Secret label="Publishable key" value={p.publishable_key} />
               <p className="text-xs text-muted-foreground">{p.service_role_key_note}</p>
             </Card>
+            <ApiKeys />
             <Card>
               <div className="mb-2 text-sm font-medium">Connect with supabase-js</div>
               <pre className="overflow-auto rounded bg-panel p-3 font-mono text-xs">{`import { createClient } from '@supabase/supabase-js'\n\nconst supabase = createClient('${p.url}', '${p.publishable_key || p.anon_key}')`}</pre>
