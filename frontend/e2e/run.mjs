@@ -6,7 +6,7 @@
 //   BASALT_APP_URL=http://localhost:3000 BASALT_API_URL=http://localhost:54321 \
 //   BASALT_ANON_KEY=... BASALT_SERVICE_ROLE_KEY=... npm run e2e
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import zlib from 'node:zlib'
 import { chromium } from 'playwright-core'
@@ -16,6 +16,7 @@ import { registerAdminTests } from './admin/admin-tests.mjs'
 import { register as registerProviders } from './providers.mjs'
 import { register as registerLayout } from './layout.mjs'
 import { register as registerOAuth } from './oauth.mjs'
+import { register as registerUpload } from './upload.mjs'
 import { register as registerListening } from './listening.mjs'
 import { register as registerListeners } from './listeners.mjs'
 
@@ -684,6 +685,7 @@ registerDashboards(test, { app, api, anonKey, newPage, mobile, desktop, shots, r
 registerProviders(test, { app, newPage, psql })
 registerLayout(test, { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
+registerUpload(test, { app, newPage, mobile, rest, adminCreateUser, confirmUser, signIn, toneWav })
 registerListening(test, { app, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture })
 registerListeners(test, { app, newPage, mobile, desktop, rest, psql, adminCreateUser, signIn, fixture, newTrack })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
@@ -691,8 +693,14 @@ registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, si
 // ---------------------------------------------------------------------------
 let failed = 0
 let ran = 0
-console.log(`Backline e2e (${smoke ? 'smoke, no backend' : 'full'}) against ${app}`)
-for (const t of tests) {
+// E2E_REPEAT=n runs each chosen test n times and tallies its passes;
+// E2E_CPU_HOGS=n keeps n busy processes running meanwhile (a loaded phone or CI machine).
+const repeat = Math.max(1, Number(process.env.E2E_REPEAT ?? 1))
+const hogs = Array.from({ length: Number(process.env.E2E_CPU_HOGS ?? 0) }, () => spawn('yes', { stdio: 'ignore' }))
+process.on('exit', () => hogs.forEach((h) => h.kill()))
+const tally = new Map()
+console.log(`Backline e2e (${smoke ? 'smoke, no backend' : 'full'}) against ${app}${hogs.length ? ` with ${hogs.length} CPU hogs` : ''}`)
+for (const t of tests.flatMap((t) => Array(repeat).fill(t))) {
   // E2E_ONLY: run the tests whose name contains one of its |-separated parts.
   if (process.env.E2E_ONLY && !process.env.E2E_ONLY.split('|').some((part) => t.name.includes(part))) continue
   if (smoke && t.backend) {
@@ -703,10 +711,12 @@ for (const t of tests) {
   openPages.clear()
   try {
     ran++
+    tally.set(t.name, [(tally.get(t.name)?.[0] ?? 0) + 1, (tally.get(t.name)?.[1] ?? 0) + 1])
     await t.fn()
     console.log(`  ✓ ${t.name} (${((Date.now() - start) / 1000).toFixed(1)}s)`)
   } catch (e) {
     failed++
+    tally.get(t.name)[0]--
     let i = 0
     for (const p of openPages) {
       await p.screenshot({ path: `${shots}/failure-${tests.indexOf(t)}-${i++}.png` }).catch(() => {})
@@ -716,6 +726,8 @@ for (const t of tests) {
     console.log(`  ✗ ${t.name}\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`)
   }
 }
+for (const h of hogs) h.kill()
+if (repeat > 1) for (const [name, [ok, all]] of tally) console.log(`  ${ok}/${all} ${name}`)
 await browser.close()
 await closeServer()
 console.log(`${ran - failed}/${ran} passed; screenshots in ${shots}`)

@@ -1,7 +1,7 @@
 import { useEffect } from 'react'
 import { useLocation, useNavigate } from 'react-router'
 import { useQueryClient } from '@tanstack/react-query'
-import { toast } from 'sonner'
+import { toast } from '@/lib/toast'
 import { useAuthStore } from '@/lib/auth'
 import { formatAmount } from '@/lib/format'
 import { supabase } from '@/lib/supabase'

@@ -1,7 +1,5 @@
-import { useEffect } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { QueryClientProvider } from '@tanstack/react-query'
-import { Toaster } from '@/components/ui/sonner'
-import { TooltipProvider } from '@/components/ui/tooltip'
 import { useIsMobile } from '@/hooks/use-media-query'
 import { useAuthStore } from '@/lib/auth'
 import { queryClient } from '@/lib/query-client'
@@ -9,6 +7,10 @@ import { supabase } from '@/lib/supabase'
 import { toastBottom } from '@/lib/toast-offset'
 import { usePlayerStore } from '@/stores/player-store'
 import { loadShell } from './bootstrap'
+
+// The toaster is not part of the first paint: it loads right after, and
+// shows any toast raised before it mounted.
+const Toaster = lazy(() => import('@/components/ui/sonner').then((m) => ({ default: m.Toaster })))
 
 /**
  * AuthListener is the single onAuthStateChange subscriber (spec section 4):
@@ -45,18 +47,20 @@ function AuthListener() {
 function Toasts() {
   const mobile = useIsMobile()
   const player = usePlayerStore((s) => !!s.currentTrack)
-  return <Toaster bottom={toastBottom({ mobile, player })} />
+  return (
+    <Suspense fallback={null}>
+      <Toaster bottom={toastBottom({ mobile, player })} />
+    </Suspense>
+  )
 }
 
-/** AppProvider wires the query cache, tooltips, toasts and the auth listener. */
+/** AppProvider wires the query cache, toasts and the auth listener (tooltips bring their own provider). */
 export function AppProvider({ children }: { children: React.ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
-      <TooltipProvider>
-        <AuthListener />
-        {children}
-        <Toasts />
-      </TooltipProvider>
+      <AuthListener />
+      {children}
+      <Toasts />
     </QueryClientProvider>
   )
 }

@@ -3,48 +3,52 @@ import { isRouteErrorResponse, Link, useRouteError } from 'react-router'
 import { AppShell } from '@/components/layouts/app-shell'
 import { Button } from '@/components/ui/button'
 import { useAuthStore, useRoleSettled } from '@/lib/auth'
-import { useSessionHeartbeat } from '@/features/auth/hooks/use-session-heartbeat'
-import { useOnlinePresence } from '@/hooks/use-online-presence'
-import { useSuspensionUpdates } from '@/hooks/use-suspension'
 import { usePlayerStore } from '@/stores/player-store'
 import { sessionRecorded } from './bootstrap'
 import { ComingSoonGate } from './guards'
-import { PaymentReturn } from './payment-return'
 
 // Parts that only matter once a track plays or a user signs in load on demand,
 // keeping them out of the home page's initial JavaScript.
 const PlayerBar = lazy(() => import('@/features/player/components/player-bar').then((m) => ({ default: m.PlayerBar })))
 const NotificationBell = lazy(() => import('@/features/notifications/components/notification-bell').then((m) => ({ default: m.NotificationBell })))
+// A card payment's return is handled once the page is up.
+const PaymentReturn = lazy(() => import('./payment-return').then((m) => ({ default: m.PaymentReturn })))
+const SignedInEffects = lazy(() => import('./signed-in-effects'))
 const ProfileNudge = lazy(() => import('@/features/profiles/components/profile-nudge').then((m) => ({ default: m.ProfileNudge })))
 
 /** Root composes the shell with the features it hosts. */
 export function Root() {
   const userId = useAuthStore((s) => s.user?.id)
   const hasTrack = usePlayerStore((s) => !!s.currentTrack)
-  // The heartbeat starts with the shell's bootstrap, which beat once already.
   const settled = useRoleSettled()
-  useSessionHeartbeat(settled ? userId : undefined, sessionRecorded(userId))
-  useOnlinePresence(userId)
-  useSuspensionUpdates(userId)
   return (
-    <ComingSoonGate>
-      <PaymentReturn />
-      <AppShell
-        player={
-          hasTrack && (
+    <>
+      {userId && (
+        <Suspense fallback={null}>
+          <SignedInEffects userId={userId} settled={settled} recorded={sessionRecorded(userId)} />
+        </Suspense>
+      )}
+      <ComingSoonGate>
+        <Suspense fallback={null}>
+          <PaymentReturn />
+        </Suspense>
+        <AppShell
+          player={
+            hasTrack && (
+              <Suspense fallback={null}>
+                <PlayerBar />
+              </Suspense>
+            )
+          }
+          signedInExtras={
             <Suspense fallback={null}>
-              <PlayerBar />
+              <ProfileNudge />
+              <NotificationBell />
             </Suspense>
-          )
-        }
-        signedInExtras={
-          <Suspense fallback={null}>
-            <ProfileNudge />
-            <NotificationBell />
-          </Suspense>
-        }
-      />
-    </ComingSoonGate>
+          }
+        />
+      </ComingSoonGate>
+    </>
   )
 }
 

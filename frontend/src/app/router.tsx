@@ -2,7 +2,6 @@ import { createBrowserRouter, redirect, type RouteObject } from 'react-router'
 import { RequireAuth } from './guards'
 import { PageFallback } from '@/components/layouts/app-shell'
 import { queryClient } from '@/lib/query-client'
-import { useOfflineStore } from '@/stores/offline-store'
 import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
 import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
 import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
@@ -27,11 +26,13 @@ const prefetch = (...starts: (() => Promise<void>)[]) => {
 let started = false
 // offlineStart sends the app's first page to the Offline library when it
 // starts with no network and something is downloaded; later navigations go
-// where they are asked.
-function offlineStart(path: string) {
+// where they are asked. The list of downloads loads only when offline.
+async function offlineStart(path: string) {
   const first = !started
   started = true
-  if (!first || navigator.onLine || path === '/offline' || useOfflineStore.getState().downloads.length === 0) return undefined
+  if (!first || navigator.onLine || path === '/offline') return undefined
+  const { useOfflineStore } = await import('@/stores/offline-store')
+  if (useOfflineStore.getState().downloads.length === 0) return undefined
   return redirect('/offline')
 }
 
@@ -43,7 +44,7 @@ export const routes: RouteObject[] = [
     HydrateFallback: PageFallback,
     // The app shell's data (settings, and the signed-in user's) in one request.
     // Started with no network and with downloads kept, the app opens the Offline library.
-    loader: ({ request }) => offlineStart(new URL(request.url).pathname) ?? prefetch(prefetchBootstrap),
+    loader: async ({ request }) => (await offlineStart(new URL(request.url).pathname)) ?? prefetch(prefetchBootstrap),
     children: [
       {
         index: true,

@@ -1,14 +1,25 @@
 import { useState } from 'react'
-import { coverSrc } from '@/lib/data-saver'
+import { coverAt } from '@/lib/data-saver'
 import { useSettingsStore } from '@/stores/settings-store'
 import { coverOrDefault, DEFAULT_IMAGE } from '@/lib/utils'
 
-/** SafeImage shows a cover (small with the data saver on), or the default image for a missing, placeholder or broken source. */
-export function SafeImage({ src, alt, ...props }: Omit<React.ComponentProps<'img'>, 'src'> & { src: string | null | undefined }) {
+type Props = Omit<React.ComponentProps<'img'>, 'src' | 'width' | 'height'> & {
+  src: string | null | undefined
+  /** size is the square's side as shown, in CSS pixels: storage resizes the image to it, and width and height reserve the space. */
+  size: number
+}
+
+/**
+ * SafeImage shows a stored square image (a cover) at the size it is shown,
+ * through storage's image transform, and the default image for a missing,
+ * placeholder or broken source. It loads lazily unless told otherwise:
+ * pass loading="eager" for an image above the fold. With the data saver on
+ * it asks for a small rendition.
+ */
+export function SafeImage({ src, alt, size, loading = 'lazy', ...props }: Props) {
   const [failed, setFailed] = useState<string | null>(null)
-  // The data saver asks storage for a small rendition.
   const dataSaver = useSettingsStore((s) => s.dataSaver)
-  const wanted = coverOrDefault(coverSrc(src, dataSaver))
+  const wanted = coverOrDefault(coverAt(src, size, dataSaver))
   const shown = failed === wanted ? DEFAULT_IMAGE : wanted
-  return <img src={shown} alt={alt} onError={() => setFailed(wanted)} {...props} />
+  return <img src={shown} alt={alt} width={size} height={size} loading={loading} decoding="async" onError={() => setFailed(wanted)} {...props} />
 }

@@ -1,31 +1,12 @@
 import { useEffect } from 'react'
-import { create } from 'zustand'
 import type { RealtimeChannel } from '@supabase/supabase-js'
 import { supabase, type Client } from '@/lib/supabase'
+import { useOnlineStore } from './online-store'
 
 /** ONLINE_CHANNEL is the one (private) presence channel every signed-in tab joins. */
 export const ONLINE_CHANNEL = 'online-users'
 
-interface OnlineState {
-  /** ids is who is present on the channel right now (live, from realtime presence). */
-  ids: Set<string>
-  set: (ids: Set<string>) => void
-}
-
-/** useOnlineStore holds the presence list, shared by every online dot. */
-export const useOnlineStore = create<OnlineState>((set) => ({
-  ids: new Set(),
-  set: (ids) => set({ ids }),
-}))
-
-// The browser journeys read who is present without depending on where the
-// dots are drawn.
-declare global {
-  interface Window {
-    __backlineOnline?: () => string[]
-  }
-}
-if (typeof window !== 'undefined') window.__backlineOnline = () => [...useOnlineStore.getState().ids]
+export { useOnlineStore }
 
 /** presentIds lists the user ids of a presence state: its keys, which on the private channel are the members' own ids (the server binds each presence to its joiner's sub), never a field of the tracked payload. */
 export function presentIds(state: Record<string, unknown[]>): Set<string> {

@@ -2,7 +2,7 @@ import { useMemo } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { useAuthStore } from '@/lib/auth'
 import { supabase } from '@/lib/supabase'
-import { useOnlineStore } from './use-online-presence'
+import { useOnlineStore } from './online-store'
 
 /**
  * useOnlineUsers returns the set of online user ids: who is present on the

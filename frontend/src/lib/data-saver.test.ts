@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { setEnv } from '@/config/env'
-import { coverSrc, downloadRefusal, formatBytes, MB, spaceRefusal, WIFI_ONLY } from './data-saver'
+import { coverAt, downloadRefusal, formatBytes, MB, spaceRefusal, WIFI_ONLY } from './data-saver'
 
 setEnv({ SUPABASE_URL: 'http://api.test', SUPABASE_ANON_KEY: 'anon' })
 
 describe('data saver', () => {
   const cover = '/storage/v1/object/public/covers/a.jpg'
 
-  it('asks storage for a small cover with the data saver on, the stored one otherwise', () => {
-    expect(coverSrc(cover, true)).toBe('http://api.test/storage/v1/render/image/public/covers/a.jpg?width=48&height=48&resize=cover')
-    expect(coverSrc(cover, false)).toBe('http://api.test/storage/v1/object/public/covers/a.jpg')
-    expect(coverSrc(null, true)).toBeUndefined()
+  it('asks storage for a small cover with the data saver on, one at the size shown otherwise', () => {
+    const render = (px: number) => `http://api.test/storage/v1/render/image/public/covers/a.jpg?width=${px}&height=${px}&resize=cover`
+    expect(coverAt(cover, 320, true)).toBe(render(48))
+    expect(coverAt(cover, 320, false)).toBe(render(640))
+    // A cover shown smaller than the small rendition stays at its own size.
+    expect(coverAt(cover, 20, true)).toBe(render(40))
+    expect(coverAt(null, 48, true)).toBeUndefined()
   })
 
   it('downloads on Wi-Fi or wired only with the data saver on, where the browser tells', () => {

@@ -1,16 +1,19 @@
-import { imageUrl, mediaUrl } from './media'
+import { imageUrl } from './media'
 
 // The data saver's rules (prepaid data is dear): no autoplay of previews
 // (lib/queue's skipPreviews), covers at a low resolution, and downloads on
 // Wi-Fi only where the browser tells what the connection is. Plus the space
 // downloads may take, which the fan sets.
 
-/** LOW_RES_COVER_PX is the cover size asked of storage's image transform with the data saver on. */
+/** LOW_RES_COVER_PX is the largest cover (in image pixels) asked of storage's image transform with the data saver on. */
 export const LOW_RES_COVER_PX = 48
 
-/** coverSrc is where a cover is loaded from: as stored, or a small rendition with the data saver on. */
-export function coverSrc(url: string | null | undefined, dataSaver: boolean): string | undefined {
-  return dataSaver ? imageUrl(url, LOW_RES_COVER_PX / 2) : mediaUrl(url)
+/**
+ * coverAt is where a cover shown at size CSS pixels is loaded from: storage's
+ * rendition at that size, or no bigger than the small one with the data saver on.
+ */
+export function coverAt(url: string | null | undefined, size: number, dataSaver: boolean): string | undefined {
+  return imageUrl(url, dataSaver ? Math.min(size, LOW_RES_COVER_PX / 2) : size)
 }
 
 /** ConnectionInfo is the part of navigator.connection the rules read (absent in most browsers but Chromium's). */

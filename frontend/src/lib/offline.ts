@@ -1,7 +1,7 @@
 import { useOfflineStore, usedBytes } from '@/stores/offline-store'
 import { useSettingsStore } from '@/stores/settings-store'
 import type { Track } from '@/types/api'
-import { coverSrc, downloadRefusal, spaceRefusal, type ConnectionInfo } from './data-saver'
+import { coverAt, downloadRefusal, spaceRefusal, type ConnectionInfo } from './data-saver'
 import { mediaUrl } from './media'
 import { OFFLINE_CACHE } from './offline-cache'
 
@@ -15,11 +15,25 @@ export { OFFLINE_CACHE }
 /** offlineSupported is whether this browser can keep downloads. */
 export const offlineSupported = () => typeof caches !== 'undefined'
 
+/**
+ * OFFLINE_COVER_SIZES are the sizes (CSS pixels) covers are shown at where a
+ * download plays offline: the Offline library's rows, the player bar on a
+ * phone and on a desktop, the full player. SafeImage asks storage for those
+ * renditions, so a download keeps each, with the data saver on and off.
+ */
+export const OFFLINE_COVER_SIZES = [48, 44, 320] as const
+
+/** offlineCovers are the URLs of a cover a download keeps. */
+export function offlineCovers(coverUrl: string | null | undefined): string[] {
+  const urls = OFFLINE_COVER_SIZES.flatMap((size) => [coverAt(coverUrl, size, false), coverAt(coverUrl, size, true)])
+  return [...new Set(urls.filter((u): u is string => !!u))]
+}
+
 const connection = () => (navigator as Navigator & { connection?: ConnectionInfo }).connection
 
 /**
  * downloadTrack keeps a track on the device: its audio (required) and its
- * cover at both the sizes the pages show. It throws with the message to show
+ * cover at the sizes the pages show it offline. It throws with the message to show
  * when the data saver waits for Wi-Fi, the limit is reached or the audio
  * does not load; nothing is kept then.
  */
@@ -32,7 +46,7 @@ export async function downloadTrack(track: Track): Promise<void> {
   if (!audio) throw new Error('This track has no audio to download')
   store.setPending(track.id, true)
   try {
-    const covers = [...new Set([coverSrc(track.coverUrl, false), coverSrc(track.coverUrl, true)].filter((u): u is string => !!u))]
+    const covers = offlineCovers(track.coverUrl)
     const bodies: [string, Blob][] = []
     const res = await fetch(audio)
     if (!res.ok) throw new Error(`Download failed (${res.status})`)

@@ -43,7 +43,7 @@ export default function ChartsPage() {
           return (
             <li key={t.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-3 sm:pr-4" data-testid="chart-entry">
               <span className="w-6 shrink-0 text-center text-lg font-bold text-muted-foreground sm:w-8">{i + 1}</span>
-              <SafeImage src={t.coverUrl} alt="" className="size-12 shrink-0 rounded-md object-cover" />
+              <SafeImage src={t.coverUrl} alt="" size={48} className="size-12 shrink-0 rounded-md object-cover" />
               {/* On a phone the title has the row's width and two lines; the badge and the count go under it. */}
               <div className="min-w-0 flex-1">
                 <p className="line-clamp-2 font-semibold [overflow-wrap:anywhere]">{t.title}</p>

@@ -1,7 +1,7 @@
-import { useRef, useState } from 'react'
+import { lazy, Suspense, useRef, useState } from 'react'
 import { Link } from 'react-router'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Headphones, HandCoins, Mic2, Music2, RefreshCw, Users, Wallet } from 'lucide-react'
+import { HandCoins, Mic2, RefreshCw, Users, Wallet } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { dashboardPath } from '@/config/nav'
@@ -13,13 +13,19 @@ import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
 import { TrackCard } from '@/features/tracks/components/track-card'
 import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
 import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
-import { ArtistCard, FanCard } from '@/features/profiles/components/people-cards'
-import { ListenerHome } from './home-listener'
+
+// How It Works is the last section: it loads after the first paint.
+const HowItWorks = lazy(() => import('./how-it-works'))
+// Top Artists and Top Fans are below the fold: their cards load after the first paint.
+const ArtistCard = lazy(() => import('@/features/profiles/components/people-cards').then((m) => ({ default: m.ArtistCard })))
+const FanCard = lazy(() => import('@/features/profiles/components/people-cards').then((m) => ({ default: m.FanCard })))
+// A fan's own sections (follows, stations) load once the role says fan.
+const ListenerHome = lazy(() => import('./home-listener').then((m) => ({ default: m.ListenerHome })))
 
 /** PULL_THRESHOLD is the pull-to-refresh distance. */
 const PULL_THRESHOLD = 80
 
-function Section({ title, action, children }: { title: string; action?: React.ReactNode; children: React.ReactNode }) {
+export function Section({ title, action, children }: { title: string; action?: React.ReactNode; children: React.ReactNode }) {
   return (
     <section className="mt-12">
       <div className="mb-4 flex items-end justify-between">
@@ -132,7 +138,11 @@ export default function HomePage() {
           ))}
         </dl>
       </section>
-      {role === 'fan' && <ListenerHome />}
+      {role === 'fan' && (
+        <Suspense fallback={null}>
+          <ListenerHome />
+        </Suspense>
+      )}
 
       <Section
         title="Popular Tracks"
@@ -149,11 +159,11 @@ export default function HomePage() {
         ) : popularTracks.length === 0 ? (
           <Empty text="No tracks available" />
         ) : isMobile ? (
-          <Carousel>{popularTracks.map((t) => <TrackCard key={t.id} track={t} list={popularTracks} />)}</Carousel>
+          <Carousel>{popularTracks.map((t, i) => <TrackCard key={t.id} track={t} list={popularTracks} aboveFold={i < 2} />)}</Carousel>
         ) : (
           <div className="grid grid-cols-2 gap-4 md:grid-cols-4 lg:grid-cols-6">
-            {popularTracks.map((t) => (
-              <TrackCard key={t.id} track={t} list={popularTracks} />
+            {popularTracks.map((t, i) => (
+              <TrackCard key={t.id} track={t} list={popularTracks} aboveFold={i < 6} />
             ))}
           </div>
         )}
@@ -205,11 +215,13 @@ export default function HomePage() {
         ) : (artists.data ?? []).length === 0 ? (
           <Empty text="No artists found" />
         ) : (
-          <div className="grid grid-cols-2 gap-4 md:grid-cols-4">
-            {artists.data!.map((a) => (
-              <ArtistCard key={a.id} artist={a} online={online.has(a.id)} />
-            ))}
-          </div>
+          <Suspense fallback={gridSkeleton(4)}>
+            <div className="grid grid-cols-2 gap-4 md:grid-cols-4">
+              {artists.data!.map((a) => (
+                <ArtistCard key={a.id} artist={a} online={online.has(a.id)} />
+              ))}
+            </div>
+          </Suspense>
         )}
       </Section>
 
@@ -219,38 +231,19 @@ export default function HomePage() {
         ) : (fans.data ?? []).length === 0 ? (
           <Empty text="No fans found" />
         ) : (
-          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
-            {fans.data!.map((f) => (
-              <FanCard key={f.id} fan={f} online={online.has(f.id)} />
-            ))}
-          </div>
+          <Suspense fallback={gridSkeleton(4)}>
+            <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
+              {fans.data!.map((f) => (
+                <FanCard key={f.id} fan={f} online={online.has(f.id)} />
+              ))}
+            </div>
+          </Suspense>
         )}
       </Section>
 
-      <Section title="How It Works">
-        <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
-          {[
-            { icon: Mic2, title: 'Artists upload', text: 'Publish your tracks and build a following. Your artist wallet is credited ₦50 for every complete fan stream of a sponsored track.' },
-            { icon: HandCoins, title: 'Sponsors back artists', text: 'Fund your wallet and sponsor artists and tracks you believe in. Sponsors pay ₦100 per complete listen in campaign budgets.' },
-            { icon: Headphones, title: 'Fans listen', text: 'Listen for at least 30 seconds and your stream counts. Cash-out opens for artists once the threshold of ₦1,000 is reached.' },
-          ].map(({ icon: Icon, title, text }) => (
-            <div key={title} className="rounded-xl border border-border bg-card p-5">
-              <Icon className="size-6 text-primary" />
-              <p className="mt-3 font-semibold">{title}</p>
-              <p className="mt-1 text-sm text-muted-foreground">{text}</p>
-            </div>
-          ))}
-        </div>
-        {signedOut && (
-          <div className="mt-8 flex justify-center">
-            <Button asChild size="lg">
-              <Link to="/register">
-                <Music2 /> Join Backline
-              </Link>
-            </Button>
-          </div>
-        )}
-      </Section>
+      <Suspense fallback={null}>
+        <HowItWorks signedOut={signedOut} />
+      </Suspense>
     </div>
   )
 }

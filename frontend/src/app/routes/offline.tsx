@@ -82,7 +82,7 @@ export default function OfflinePage() {
           const playing = current === t.id && isPlaying
           return (
             <li key={t.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-3" data-testid="offline-track">
-              <SafeImage src={t.coverUrl} alt="" className="size-12 rounded-md object-cover" />
+              <SafeImage src={t.coverUrl} alt="" size={48} className="size-12 rounded-md object-cover" />
               <div className="min-w-0 flex-1">
                 <p className="truncate font-semibold">{t.title}</p>
                 <p className="truncate text-sm text-muted-foreground">

@@ -29,7 +29,7 @@ export default function PublicPlaylistPage() {
     <div>
       <div className="flex flex-col items-center gap-4 rounded-3xl border border-border bg-card p-6 text-center md:flex-row md:text-left">
         {playlist.cover_url ? (
-          <SafeImage src={playlist.cover_url} alt={`${playlist.name} cover`} className="size-32 rounded-xl object-cover" width={128} height={128} />
+          <SafeImage src={playlist.cover_url} alt={`${playlist.name} cover`} className="size-32 rounded-xl object-cover" size={128} loading="eager" />
         ) : (
           <span className="flex size-32 items-center justify-center rounded-xl bg-muted">
             {liked ? <Heart className="size-10 text-pink-500" /> : <ListMusic className="size-10" />}

@@ -144,7 +144,7 @@ export default function SearchPage() {
                       <li key={p.id}>
                         <Link to={`/playlists/${p.id}`} className="flex items-center gap-3 rounded-xl border border-border bg-card p-3 hover:bg-accent">
                           {p.cover_url ? (
-                            <SafeImage src={p.cover_url} alt="" className="size-12 rounded-md object-cover" width={48} height={48} />
+                            <SafeImage src={p.cover_url} alt="" className="size-12 rounded-md object-cover" size={48} />
                           ) : (
                             <span className="flex size-12 items-center justify-center rounded-md bg-muted">
                               <ListMusic className="size-5" />

@@ -1,14 +1,17 @@
 import { lazy, Suspense, useEffect } from 'react'
 import { Outlet, useLocation } from 'react-router'
 import { BottomNav } from './bottom-nav'
-import { Footer } from './footer'
-import { InstallPrompt } from './install-prompt'
-import { OfflineIndicator } from './offline-indicator'
-import { ServiceWorkerUpdates } from './sw-update'
 import { TopBar } from './top-bar'
 
-// The cookie dialog opens after 2 s at the earliest, so its code can wait.
+// The cookie dialog opens after 2 s at the earliest, so its code can wait;
+// so can the install offer (the browser offers installation only once the
+// service worker controls the page) and the service worker's registration.
 const CookieDialog = lazy(() => import('./cookie-dialog').then((m) => ({ default: m.CookieDialog })))
+const InstallPrompt = lazy(() => import('./install-prompt').then((m) => ({ default: m.InstallPrompt })))
+// The footer is below the fold (desktop only) and the offline notice waits for an offline event.
+const Footer = lazy(() => import('./footer').then((m) => ({ default: m.Footer })))
+const OfflineIndicator = lazy(() => import('./offline-indicator').then((m) => ({ default: m.OfflineIndicator })))
+const ServiceWorkerUpdates = lazy(() => import('./sw-update').then((m) => ({ default: m.ServiceWorkerUpdates })))
 
 /** PageFallback is shown while a route's code loads. */
 export function PageFallback() {
@@ -32,20 +35,24 @@ export function AppShell({ player, signedInExtras }: { player: React.ReactNode; 
   return (
     <>
       <TopBar signedInExtras={signedInExtras} />
-      <OfflineIndicator />
+      <Suspense fallback={null}>
+        <OfflineIndicator />
+      </Suspense>
       <main className="mx-auto min-h-[70vh] max-w-7xl px-4 pt-20">
         <Suspense fallback={<PageFallback />}>
           <Outlet />
         </Suspense>
       </main>
       {player}
-      <Footer />
-      <BottomNav />
-      <InstallPrompt />
       <Suspense fallback={null}>
-        <CookieDialog />
+        <Footer />
       </Suspense>
-      <ServiceWorkerUpdates />
+      <BottomNav />
+      <Suspense fallback={null}>
+        <InstallPrompt />
+        <CookieDialog />
+        <ServiceWorkerUpdates />
+      </Suspense>
     </>
   )
 }

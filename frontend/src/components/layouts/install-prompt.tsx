@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 import { Download, X } from 'lucide-react'
-import { toast } from 'sonner'
+import { toast } from '@/lib/toast'
 import { Button } from '@/components/ui/button'
 
 /** INSTALL_DISMISS_KEY stores the dismissal time in ms; it suppresses the prompt for 7 days. */

@@ -1,5 +1,5 @@
 import { useEffect } from 'react'
-import { toast } from 'sonner'
+import { toast } from '@/lib/toast'
 
 /** SW_UPDATE_WAIT_MS: the pause before reloading onto a new worker. */
 export const SW_UPDATE_WAIT_MS = 200

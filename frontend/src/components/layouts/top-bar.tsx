@@ -6,9 +6,10 @@ import { useIsMobile } from '@/hooks/use-media-query'
 import { useScrollHide } from '@/hooks/use-scroll-hide'
 import { useAuthStore } from '@/lib/auth'
 import { cn } from '@/lib/utils'
-import { SearchBox } from './search-box'
 
 // Signed-in chrome loads on demand; visitors never download it.
+// The search field loads right after the first paint, in a box of its size.
+const SearchBox = lazy(() => import('./search-box').then((m) => ({ default: m.SearchBox })))
 const UserMenu = lazy(() => import('./user-menu').then((m) => ({ default: m.UserMenu })))
 
 /** Logo is the product mark linking home. */
@@ -44,7 +45,9 @@ export function TopBar({ signedInExtras }: { signedInExtras?: React.ReactNode })
             </NavLink>
           ))}
         </nav>
-        <SearchBox className="ml-auto hidden md:block" />
+        <Suspense fallback={<div className="ml-auto hidden h-9 w-full max-w-xs md:block" />}>
+          <SearchBox className="ml-auto hidden md:block" />
+        </Suspense>
         <div className="ml-auto flex items-center gap-2 md:ml-0">
           {user ? (
             <>

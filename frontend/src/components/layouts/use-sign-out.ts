@@ -1,5 +1,5 @@
 import { useLocation, useNavigate } from 'react-router'
-import { toast } from 'sonner'
+import { toast } from '@/lib/toast'
 import { signOut } from '@/lib/auth'
 
 /** useSignOut signs out with the spec's toasts and goes home. */

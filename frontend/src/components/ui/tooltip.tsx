@@ -6,7 +6,18 @@ import { cn } from '@/lib/utils'
 function TooltipProvider({ delayDuration = 700, skipDelayDuration = 300, ...props }: React.ComponentProps<typeof TooltipPrimitive.Provider>) {
   return <TooltipPrimitive.Provider delayDuration={delayDuration} skipDelayDuration={skipDelayDuration} {...props} />
 }
-const Tooltip = TooltipPrimitive.Root
+/**
+ * Tooltip carries its own provider with the spec's delays, so the app shell
+ * needs none: the tooltip code then loads only with the pages that show one,
+ * not in the home page's initial JavaScript.
+ */
+function Tooltip(props: React.ComponentProps<typeof TooltipPrimitive.Root>) {
+  return (
+    <TooltipProvider>
+      <TooltipPrimitive.Root {...props} />
+    </TooltipProvider>
+  )
+}
 const TooltipTrigger = TooltipPrimitive.Trigger
 function TooltipContent({ className, sideOffset = 4, ...props }: React.ComponentProps<typeof TooltipPrimitive.Content>) {
   return (

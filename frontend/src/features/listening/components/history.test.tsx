@@ -28,7 +28,7 @@ describe('listening history', () => {
     const [first, second] = screen.getAllByTestId('history-item')
     expect(within(first).getByText('· listened 0:42')).toBeTruthy()
     expect(within(first).getByText('Counted')).toBeTruthy()
-    expect(first.querySelector('img')?.getAttribute('src')).toMatch(/covers\/lagos\.jpg$/)
+    expect(first.querySelector('img')?.getAttribute('src')).toMatch(/render\/image\/public\/covers\/lagos\.jpg\?width=96&height=96&resize=cover$/)
     expect(within(second).getByText('Not counted: Duplicate stream prevented - allowance type: ip')).toBeTruthy()
     // A track that is gone cannot be played again.
     expect((within(second).getByRole('button', { name: 'Play Deleted track again' }) as HTMLButtonElement).disabled).toBe(true)

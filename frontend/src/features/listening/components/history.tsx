@@ -44,7 +44,7 @@ export function ListeningHistory({ items, tracks }: { items: HistoryEntry[]; tra
         const track = tracks.get(h.track_id)
         return (
           <li key={h.id} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-card p-2 pr-3" data-testid="history-item">
-            <SafeImage src={h.cover_url ?? track?.coverUrl} alt="" className="size-12 shrink-0 rounded-md object-cover" loading="lazy" />
+            <SafeImage src={h.cover_url ?? track?.coverUrl} alt="" size={48} className="size-12 shrink-0 rounded-md object-cover" />
             <div className="min-w-0 flex-1">
               <p className="truncate font-medium">
                 {h.title} <span className="text-muted-foreground">· {h.artist_name}</span>

@@ -150,7 +150,7 @@ function ExpandedPlayer() {
         </Button>
       </div>
       <div className="mx-auto grid w-full max-w-5xl flex-1 grid-cols-1 items-center gap-6 lg:grid-cols-2">
-        <SafeImage src={track.coverUrl} alt={`${track.title} cover`} className="mx-auto aspect-square w-full max-w-72 rounded-xl object-cover shadow-lg lg:max-w-80" />
+        <SafeImage src={track.coverUrl} alt={`${track.title} cover`} size={320} loading="eager" className="mx-auto aspect-square h-auto w-full max-w-72 rounded-xl object-cover shadow-lg lg:max-w-80" />
         <div className="flex flex-col items-center gap-4 lg:items-start">
           <div className="text-center lg:text-left">
             <p className="text-2xl font-bold">{track.title}</p>
@@ -269,6 +269,8 @@ export function PlayerBar() {
               <SafeImage
                 src={track.coverUrl}
                 alt=""
+                size={44}
+                loading="eager"
                 className={cn('size-11 rounded-md border-2 object-cover', isPlaying ? 'animate-pulse border-primary' : 'border-transparent')}
               />
               <div className="min-w-0 flex-1">
@@ -292,7 +294,7 @@ export function PlayerBar() {
           {/* Desktop: full collapsed bar. */}
           <div className="hidden h-20 items-center gap-4 px-4 md:flex">
             <div className="flex w-1/4 min-w-0 items-center gap-3">
-              <SafeImage src={track.coverUrl} alt="" className="size-12 rounded-md object-cover" />
+              <SafeImage src={track.coverUrl} alt="" size={48} loading="eager" className="size-12 rounded-md object-cover" />
               <div className="min-w-0">
                 <p className="truncate text-sm font-semibold">{track.title}</p>
                 <p className="truncate text-xs text-muted-foreground">{track.artist}</p>

@@ -1,23 +1,32 @@
+import { lazy, Suspense } from 'react'
 import { Link } from 'react-router'
 import { Pause, Play } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
-import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
-import { AddToPlaylist } from '@/components/add-to-playlist'
-import { ShareButton } from '@/components/share-button'
 import { SafeImage } from '@/components/safe-image'
-import { TrackActions } from '@/components/track-actions'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber } from '@/lib/format'
 import { usePlayerStore } from '@/stores/player-store'
 import type { Track } from '@/types/api'
 
+// Only signed-in users are offered a playlist; sharing and the track's menu
+// are not part of the first paint either (code loaded right after it).
+const AddToPlaylist = lazy(() => import('@/components/add-to-playlist').then((m) => ({ default: m.AddToPlaylist })))
+const ShareButton = lazy(() => import('@/components/share-button').then((m) => ({ default: m.ShareButton })))
+const TrackActions = lazy(() => import('@/components/track-actions').then((m) => ({ default: m.TrackActions })))
+// Only an artist looking at their own sponsored track sees this note (a tooltip).
+const SponsoredNote = lazy(() => import('./sponsored-note'))
+
+/** COVER_SIZE is a card's cover side in CSS pixels at its widest (two columns at 430 px, six on a desktop). */
+const COVER_SIZE = 200
+
 /**
  * TrackCard shows a track with everything spec section 2 lists, tags
  * depending on the viewer. Played from a list (a row of cards), the rest of
- * the list becomes the queue.
+ * the list becomes the queue. Its cover loads lazily unless the card is above
+ * the fold.
  */
-export function TrackCard({ track, list }: { track: Track; list?: Track[] }) {
+export function TrackCard({ track, list, aboveFold = false }: { track: Track; list?: Track[]; aboveFold?: boolean }) {
   const viewer = useAuthStore((s) => s.user)
   const role = useAuthStore((s) => s.role)
   const isCurrent = usePlayerStore((s) => s.currentTrack?.id === track.id)
@@ -35,7 +44,7 @@ export function TrackCard({ track, list }: { track: Track; list?: Track[] }) {
   return (
     <div className="group flex flex-col overflow-hidden rounded-xl border border-border bg-card" data-testid="track-card">
       <div className="relative aspect-square">
-        <SafeImage src={track.coverUrl} alt={`${track.title} cover`} className="size-full object-cover" width={300} height={300} loading="lazy" />
+        <SafeImage src={track.coverUrl} alt={`${track.title} cover`} className="size-full object-cover" size={COVER_SIZE} loading={aboveFold ? 'eager' : 'lazy'} />
         {track.isSponsored && (
           <Link to={sponsorHref} className="absolute left-2 top-2">
             <Badge variant="sponsored">SPONSORED</Badge>
@@ -80,9 +89,11 @@ export function TrackCard({ track, list }: { track: Track; list?: Track[] }) {
           {track.genre && <Badge variant="outline">{track.genre}</Badge>}
           {track.releaseYear && <span>{track.releaseYear}</span>}
           <span className="ml-auto">{abbreviateNumber(track.streams)} streams</span>
-          <ShareButton target={{ title: track.title, text: `${track.title} by ${track.artist} on Backline`, path: `/track/${track.id}` }} className="-my-1 size-7" />
-          <AddToPlaylist track={track} className="-my-1 size-7" />
-          <TrackActions track={track} className="-my-1 size-7" />
+          <Suspense fallback={null}>
+            <ShareButton target={{ title: track.title, text: `${track.title} by ${track.artist} on Backline`, path: `/track/${track.id}` }} className="-my-1 size-7" />
+            <AddToPlaylist track={track} className="-my-1 size-7" />
+            <TrackActions track={track} className="-my-1 size-7" />
+          </Suspense>
         </div>
         {role === 'sponsor' && track.isSponsored && track.sponsorId === viewer?.id && (
           <Badge variant="sponsored" className="self-start">
@@ -90,14 +101,9 @@ export function TrackCard({ track, list }: { track: Track; list?: Track[] }) {
           </Badge>
         )}
         {role === 'artist' && ownTrack && track.isSponsored && (
-          <Tooltip>
-            <TooltipTrigger asChild>
-              <Badge variant="secondary" className="self-start">
-                Sponsored
-              </Badge>
-            </TooltipTrigger>
-            <TooltipContent>This track is already sponsored and cannot be pitched to other sponsors.</TooltipContent>
-          </Tooltip>
+          <Suspense fallback={null}>
+            <SponsoredNote />
+          </Suspense>
         )}
       </div>
     </div>
