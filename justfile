@@ -161,16 +161,16 @@ test-e2e:
     (cd studio/web && BASALT_BIN="$PWD/../../bin/basalt" npm run e2e) || status=1
     exit $status
 
-# The Lighthouse one (Node) needs the built app and Chromium: home once, one play.
 # Every benchmark in smoke mode (a second or so each): checks they still run.
+# The Lighthouse one (Node) needs the built app and Chromium: home once, one play.
 bench-smoke: deno
     for d in bench/*/; do \
         if [ -f "$d/main.go" ]; then echo "== $d (smoke)"; go run "./$d" -smoke; fi; \
     done
     "{{just_executable()}}" --justfile "{{justfile()}}" bench-lighthouse -smoke
 
-# ARGS: -smoke, -runs N, -json (see bench/lighthouse/main.mjs).
 # Lighthouse mobile scores of Backline's pages and play-to-audio time (bench/lighthouse).
+# ARGS: -smoke, -runs N, -json (see bench/lighthouse/main.mjs).
 bench-lighthouse *ARGS: build (npm-deps "bench/lighthouse")
     echo "== bench/lighthouse {{ARGS}}"
     node bench/lighthouse/main.mjs {{ARGS}}
