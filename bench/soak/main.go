@@ -294,6 +294,27 @@ func prepareDB(ctx context.Context, dbURL string) (string, before, error) {
 	return dir, b, err
 }
 
+// notePendingInvites marks the sponsor's pairs that hold a pending invite.
+func (w *world) notePendingInvites(ctx context.Context, s *user) error {
+	q := url.Values{"select": {"artist_id,sponsor_id"}, "sponsor_id": {"eq." + s.id}, "status": {"eq.pending"}}
+	b, err := w.api.do(ctx, call{method: http.MethodGet, path: "/rest/v1/sponsor_artist_invites?" + q.Encode(),
+		token: s.access, ip: s.ip, header: rest(http.MethodGet), want: http.StatusOK})
+	if err != nil {
+		return fmt.Errorf("pending invites: %w", err)
+	}
+	var pending []struct {
+		ArtistID  string `json:"artist_id"`
+		SponsorID string `json:"sponsor_id"`
+	}
+	if err := json.Unmarshal(b, &pending); err != nil {
+		return err
+	}
+	for _, p := range pending {
+		w.setInviteOpen([2]string{p.SponsorID, p.ArtistID}, true)
+	}
+	return nil
+}
+
 // setupWorld signs in the seed's artists, sponsors and fans, signs up
 // more fans, and reads the tracks. Nothing here is measured.
 func setupWorld(ctx context.Context, a *api, rt *rtManager, conc int) (*world, error) {
@@ -314,6 +335,12 @@ func setupWorld(ctx context.Context, a *api, rt *rtManager, conc int) (*world, e
 		}
 		if u.role == "fan" {
 			w.fanCount.Add(1)
+		}
+		if u.role == "sponsor" {
+			// The seed may hold pending invites: their pairs withdraw first.
+			if err := w.notePendingInvites(ctx, u); err != nil {
+				return nil, err
+			}
 		}
 		rt.open(u)
 		w.release(u)

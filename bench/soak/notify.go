@@ -12,10 +12,10 @@ import (
 // Actions that insert notifications, which the users' realtime clients
 // must each receive exactly once.
 
-// invite is a sponsor inviting an artist (no track: a general pitch), as
-// the sponsor dashboard sends it, and the artist declining through the
-// app's RPC. The app's trigger notifies the artist of the invite and the
-// sponsor of the answer.
+// invite is a sponsor inviting an artist for one of the artist's
+// unsponsored tracks (an invite names its track), as the sponsor dashboard
+// sends it, and the artist declining through the app's RPC. The app's
+// trigger notifies the artist of the invite and the sponsor of the answer.
 func invite(ctx context.Context, w *world, rng *rand.Rand) error {
 	s := take(w.sponsors)
 	if s == nil {
@@ -27,6 +27,10 @@ func invite(ctx context.Context, w *world, rng *rand.Rand) error {
 		return browse(ctx, w, rng)
 	}
 	defer w.release(a)
+	trackID := unsponsoredTrack(w, a.id, rng)
+	if trackID == "" {
+		return browse(ctx, w, rng)
+	}
 	if err := w.ready(ctx, s); err != nil {
 		return err
 	}
@@ -40,7 +44,7 @@ func invite(ctx context.Context, w *world, rng *rand.Rand) error {
 	if open {
 		// An earlier answer was lost: the pending invite may still be
 		// there, and the pair may hold only one.
-		q := url.Values{"sponsor_id": {"eq." + s.id}, "artist_id": {"eq." + a.id}, "status": {"eq.pending"}, "track_id": {"is.null"}}
+		q := url.Values{"sponsor_id": {"eq." + s.id}, "artist_id": {"eq." + a.id}, "status": {"eq.pending"}}
 		if _, err := w.api.do(ctx, call{kind: "rest: withdraw invite", method: http.MethodDelete,
 			path: "/rest/v1/sponsor_artist_invites?" + q.Encode(), token: s.access, ip: s.ip,
 			header: rest(http.MethodDelete), want: http.StatusNoContent}); err != nil {
@@ -53,13 +57,12 @@ func invite(ctx context.Context, w *world, rng *rand.Rand) error {
 	}
 	b, err := w.api.do(ctx, call{kind: "rest: insert invite", method: http.MethodPost,
 		path: "/rest/v1/sponsor_artist_invites?select=id", token: s.access, ip: s.ip, want: http.StatusCreated,
-		json: map[string]any{"artist_id": a.id, "sponsor_id": s.id, "track_id": nil,
+		json: map[string]any{"artist_id": a.id, "sponsor_id": s.id, "track_id": trackID,
 			"pitch": fmt.Sprintf("Soak pitch %s-%d", w.runID, w.seq.Add(1))},
 		header: rest(http.MethodPost, "Prefer", "return=representation", "Accept", "application/vnd.pgrst.object+json")})
 	if err != nil {
-		if outcomeOf(err) == failed {
-			w.setInviteOpen(pair, false)
-		}
+		// Whatever the answer, the pair may hold a pending invite (a 409
+		// says it does): the next invite of the pair withdraws first.
 		return err
 	}
 	if err := json.Unmarshal(b, &inv); err != nil {
@@ -68,10 +71,28 @@ func invite(ctx context.Context, w *world, rng *rand.Rand) error {
 	_, err = w.api.do(ctx, call{kind: "rest: rpc respond_to_invite", method: http.MethodPost, path: "/rest/v1/rpc/respond_to_invite",
 		token: a.access, ip: a.ip, json: map[string]any{"p_invite_id": inv.ID, "p_accept": false},
 		header: rest(http.MethodPost), want: http.StatusOK, check: successIs("success")})
-	if err == nil || outcomeOf(err) == failed {
+	// Only a declined invite is gone; a refused or lost answer leaves it
+	// pending.
+	if err == nil {
 		w.setInviteOpen(pair, false)
 	}
 	return err
+}
+
+// unsponsoredTrack picks one of the artist's tracks no sponsor holds ("" if
+// there is none). Declined invites never sponsor it, so the seed's choice
+// stays valid for the whole run.
+func unsponsoredTrack(w *world, artistID string, rng *rand.Rand) string {
+	var ids []string
+	for _, t := range w.tracks {
+		if t.ArtistID == artistID && !t.IsSponsored && t.SponsorID == nil {
+			ids = append(ids, t.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[rng.IntN(len(ids))]
 }
 
 func (w *world) setInviteOpen(pair [2]string, open bool) {
