@@ -232,12 +232,14 @@ export function register(test, h) {
     const listen = page.getByTestId('history-item').filter({ hasText: trackTitle })
     await listen.getByText(/Counted/).waitFor()
     await listen.getByText(`listened ${Math.floor(listened / 60)}:${String(listened % 60).padStart(2, '0')}`).waitFor()
-    // The cover the artist uploaded, from the history itself.
+    // The cover the artist uploaded, from the history itself, resized by
+    // storage's image transform to the size shown.
     const [{ cover_url: cover }] = await rest(`tracks?title=eq.${encodeURIComponent(trackTitle)}&select=cover_url`)
     assert.match(cover, /^\/storage\/v1\/object\/public\/covers\/[^/]+\/.+/)
+    const rendered = cover.replace('/storage/v1/object/public/', '/storage/v1/render/image/public/')
     await listen.scrollIntoViewIfNeeded()
     const img = await listen.locator('img').elementHandle()
-    await page.waitForFunction(([el, path]) => el.src.endsWith(path) && el.complete && el.naturalWidth > 0, [img, cover], { timeout: 10000 })
+    await page.waitForFunction(([el, path]) => decodeURIComponent(new URL(el.src).pathname) === path && el.complete && el.naturalWidth > 0, [img, rendered], { timeout: 10000 })
     await page.getByTestId('reset-countdown').waitFor()
     await shoot(page, 'dashboard-fan')
     await noSidewaysScroll(page, '/charts')
