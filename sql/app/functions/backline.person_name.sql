@@ -1,8 +1,9 @@
--- A person's name as lists show it (a sponsor's company, an artist's name,
--- else the profile's): backline.display_name's rule, without SECURITY
--- DEFINER or a SET clause, so a list of 50 rows pays for 50 index lookups
--- and not for 50 function-call context switches. Only ever called from the
--- SECURITY DEFINER admin functions, whose rights it runs with.
+-- A person's name as the app shows it (a sponsor's company, an artist's
+-- name, else the profile's), the rule's one home. No SECURITY DEFINER or SET
+-- clause, so the planner inlines it: a list of 50 rows pays for 50 index
+-- lookups and not for 50 function-call context switches. Called from
+-- SECURITY DEFINER functions, whose rights it runs with
+-- (backline.display_name wraps it for the others).
 CREATE OR REPLACE FUNCTION backline.person_name(p_id uuid) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(
