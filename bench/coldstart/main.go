@@ -20,7 +20,7 @@
 // closest to the idle machine the goal is stated for.
 //
 //	go run ./bench/coldstart                  # 5 rounds
-//	go run ./bench/coldstart -baseline-bin /tmp/basalt-main
+//	go run ./bench/coldstart -baseline-bin OLD    # OLD: a basalt binary built before the change
 //	go run ./bench/coldstart -smoke           # CI: one round
 package main
 
