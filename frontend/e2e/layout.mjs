@@ -6,6 +6,7 @@
 // role, routes opened inside the running app (as a tap on a link does), each
 // checked at the three sizes; screenshots in screenshots/layout/.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 
 export const SIZES = [
@@ -17,9 +18,18 @@ export const SIZES = [
 const SEED_PASSWORD = 'backline123'
 const KOLA = '5eed0000-0000-4000-8000-000000000011'
 
-const PUBLIC = ['/', '/artists', '/sponsors', '/charts', '/profiles', '/profiles/kolaade', `/profile/${KOLA}`, '/about', '/faq', '/support', '/terms', '/privacy', '/copyright', '/aml-policy', '/no/such/page']
+const ADA = '5eed0000-0000-4000-8000-000000000031'
+/** seedId is the seed's id for a name: md5(name)::uuid, as sql/seed writes them. */
+const seedId = (name) => createHash('md5').update(name).digest('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')
+/** LAYOUT_PLAYLIST is a public playlist the run creates for ada (the seed has none). */
+const LAYOUT_PLAYLIST = seedId('layout-playlist')
+
+const PUBLIC = [
+  '/', '/artists', '/sponsors', '/charts', '/profiles', '/profiles/kolaade', `/profile/${KOLA}`, '/about', '/faq', '/support', '/terms', '/privacy', '/copyright', '/aml-policy', '/no/such/page',
+  '/search', '/search?q=lagos', `/track/${seedId('seed-track-lagos-sunrise')}`, `/playlists/${LAYOUT_PLAYLIST}`, '/offline',
+]
 const VISITOR_ONLY = ['/register', '/register/fan', '/register/artist', '/register/sponsor', '/login', '/forgot-password', '/reset-password']
-const SIGNED_IN = ['/profile', '/favorites', '/playlist', '/verification', '/verification/success']
+const SIGNED_IN = ['/profile', '/favorites', '/playlist', '/playlists/liked', '/following', '/verification', '/verification/success']
 const ADMIN_SECTIONS = ['users', 'activities', 'tracks', 'cashouts', 'verifications', 'sponsorships', 'transactions', 'system']
 
 /** ROLES lists who signs in and what each of them opens, beyond the public routes. */
@@ -143,6 +153,11 @@ export function register(test, h) {
       })
       return { status: res.status, body: await res.json() }
     }
+    psql(`INSERT INTO public.playlists (id, user_id, name, is_public, description) VALUES ('${LAYOUT_PLAYLIST}', '${ADA}', 'Lagos on a long bus ride home', true, 'Songs for the third-mainland bridge')
+          ON CONFLICT (id) DO NOTHING;
+          INSERT INTO public.playlist_tracks (playlist_id, track_id, position)
+          SELECT '${LAYOUT_PLAYLIST}', id, row_number() OVER (ORDER BY created_at) FROM public.tracks WHERE status = 'active' LIMIT 4
+          ON CONFLICT DO NOTHING`)
     psql(`SELECT backline.fund_wallet('${KOLA}', 1500, 'layout-cashout-${Date.now()}')`)
     const cash = await rpcAs('kola@backline.test', 'request_cashout', { p_amount: 1000, p_bank_name: 'Zenith Bank', p_account_number: '0123456789', p_account_name: 'Kola Ade' })
     assert.equal(cash.status, 200, JSON.stringify(cash.body))
