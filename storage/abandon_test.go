@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,7 +59,11 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, kind)
 			e.bucket("media", false)
-			big := bytes.Repeat([]byte("0123456789abcdef"), 4<<20/16) // 4 MiB
+			// 16 MiB: more than the server's socket send buffer can take
+			// (Linux's tcp_wmem tops out at 4 MiB) plus the download
+			// client's small receive buffer, so leaving after 1 KiB always
+			// leaves most of the object unsent.
+			big := bytes.Repeat([]byte("0123456789abcdef"), 16<<20/16)
 			if rec := e.put(e.service, "media", "big.bin", "application/octet-stream", big, false); rec.Code != http.StatusOK {
 				t.Fatalf("fixture upload: %d %s", rec.Code, rec.Body)
 			}
@@ -94,7 +99,7 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 			}
 
 			// Download: the client reads the headers and a little, then leaves.
-			down := dialRaw(t, addr)
+			down := dialSmallWindow(t, addr)
 			fmt.Fprintf(down, "GET /storage/v1/object/media/big.bin HTTP/1.1\r\nHost: basalt\r\n%s\r\n", auth)
 			br := bufio.NewReader(down)
 			res, err := http.ReadResponse(br, nil)
@@ -169,6 +174,28 @@ func (s readSignal) Read(p []byte) (int, error) {
 func dialRaw(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// dialSmallWindow connects with a 64 KiB receive buffer fixed before the
+// handshake, so the kernel cannot grow the window and take in the whole
+// response on the client's behalf.
+func dialSmallWindow(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		if err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	c, err := d.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
