@@ -11,7 +11,7 @@
 // delivered to a local receiver. Screenshots at 1440×900 land in
 // e2e/screenshots/ (git-ignored).
 //
-//   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary)
+//   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary; E2E_ONLY=text for some steps)
 import assert from 'node:assert/strict'
 import { mkdirSync, rmSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
@@ -605,9 +605,86 @@ step('Cron: the job ran (cron.job_run_details), then unschedule it (confirmed)',
   await page.getByRole('table', { name: 'Cron jobs' }).getByText(/No jobs yet/).waitFor()
 })
 
+// reachIn lists, for the page as it is, what a phone could not reach: the
+// page scrolling sideways, or anything shown outside the screen that no
+// sideways-scrolling container holds (clipped, or pushed off the page).
+function reachIn() {
+  const vw = window.innerWidth
+  const problems = []
+  const se = document.scrollingElement
+  if (se.scrollWidth > vw) problems.push(`the page is ${se.scrollWidth}px wide`)
+  const name = (e) => `${e.tagName.toLowerCase()} "${(e.getAttribute('aria-label') ?? e.textContent ?? '').trim().slice(0, 30)}"`
+  const scrolls = (e, axis = 'overflowX') => {
+    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p)[axis]
+      if (o === 'auto' || o === 'scroll') return true
+    }
+    return false
+  }
+  const vh = window.innerHeight
+  const pageScrolls = se.scrollHeight > vh
+  for (const e of document.body.querySelectorAll('*')) {
+    const r = e.getBoundingClientRect()
+    if (r.width === 0 || r.height === 0 || getComputedStyle(e).visibility === 'hidden') continue
+    // Below the screen with nothing to scroll it up: cut off.
+    if (r.top >= vh && !pageScrolls && !scrolls(e, 'overflowY')) {
+      problems.push(`${name(e)} starts at ${Math.round(r.top)}px, below the screen, and nothing scrolls to it`)
+    } else if (r.left >= -0.5 && r.right <= vw + 0.5) continue
+    else if (!scrolls(e)) problems.push(`${name(e)} spans ${Math.round(r.left)}..${Math.round(r.right)}px`)
+    else continue
+    if (problems.length >= 6) break
+  }
+  return problems
+}
+
+step('every screen at 360×740 and 390×844: no sideways scroll, the navigation and every control reachable', async () => {
+  const screens = ['/', '/tables/public/tracks', '/sql', '/auth', '/storage', '/realtime', '/logs', '/docs', '/docs/tracks', '/database', '/cron', '/queues', '/webhooks']
+  const failures = []
+  for (const size of [{ width: 360, height: 740 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(size)
+    for (const path of screens) {
+      await page.goto(new URL(path, studio).href)
+      await page.locator('main').filter({ hasNotText: 'Loading' }).waitFor()
+      await page.waitForLoadState('networkidle')
+      for (const p of await page.evaluate(reachIn)) failures.push(`${path} at ${size.width}px: ${p}`)
+      await page.screenshot({ path: `${shots}phone-${path === '/' ? 'home' : path.slice(1).replaceAll('/', '-')}-${size.width}x${size.height}.png` })
+    }
+    // The side panels: a user's, and a bucket's files.
+    await page.goto(new URL('/auth', studio).href)
+    await page.getByRole('table', { name: 'Users' }).getByText('ada@backline.test').click()
+    await page.getByRole('complementary', { name: 'User' }).getByTestId('user-title').waitFor()
+    // Under the list on a phone, the panel comes into view by itself.
+    await page.waitForFunction(() => {
+      const r = document.querySelector('aside[aria-label="User"]').getBoundingClientRect()
+      return r.top >= 0 && r.top < window.innerHeight - 120
+    })
+    for (const p of await page.evaluate(reachIn)) failures.push(`/auth with a user open at ${size.width}px: ${p}`)
+    await page.screenshot({ path: `${shots}phone-auth-user-${size.width}x${size.height}.png` })
+    await page.goto(new URL('/storage', studio).href)
+    await page.getByRole('list', { name: 'Buckets' }).getByRole('button', { name: /covers/ }).click()
+    await page.getByRole('heading', { name: 'covers' }).waitFor()
+    await page.waitForLoadState('networkidle')
+    for (const p of await page.evaluate(reachIn)) failures.push(`/storage in a bucket at ${size.width}px: ${p}`)
+    await page.screenshot({ path: `${shots}phone-storage-bucket-${size.width}x${size.height}.png` })
+    // The navigation opens from the top bar and reaches every screen.
+    await page.getByRole('button', { name: 'Open navigation' }).click()
+    const nav = page.getByRole('navigation', { name: 'Studio' })
+    await nav.getByRole('link', { name: 'Logs' }).click()
+    await nav.waitFor({ state: 'hidden' })
+    await page.getByRole('button', { name: 'Open navigation' }).waitFor()
+    assert.match(new URL(page.url()).pathname, /\/logs$/)
+  }
+  await page.setViewportSize({ width: 1440, height: 900 })
+  // Every failing page is listed (the runner shows a failure's first lines only).
+  if (failures.length) console.log(`     ${failures.join('\n     ')}`)
+  assert.equal(failures.length, 0, `${failures.length} places a phone cannot reach`)
+})
+
 let failed = 0
 try {
-  for (const s of steps) {
+  // E2E_ONLY=text runs the steps whose names contain it (later steps build
+  // on earlier ones: for steps that stand alone).
+  for (const s of steps.filter((s) => !process.env.E2E_ONLY || s.name.includes(process.env.E2E_ONLY))) {
     const t0 = Date.now()
     try {
       await s.fn()

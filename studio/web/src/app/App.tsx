@@ -1,7 +1,7 @@
 import { lazy, Suspense, useState } from 'react'
 import { NavLink, Route, Routes } from 'react-router'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { BookOpen, Database, Gauge, HardDrive, LogOut, Radio, ScrollText, Table2, TerminalSquare, Users } from 'lucide-react'
+import { BookOpen, Database, Gauge, HardDrive, LogOut, Menu, Radio, ScrollText, Table2, TerminalSquare, Users, X } from 'lucide-react'
 import { loadSession, signOut, type Session } from '@/lib/api'
 import { cn } from '@/lib/utils'
 import { SignIn } from './SignIn'
@@ -42,18 +42,34 @@ export function App() {
 function Shell({ session }: { session: Session }) {
   const qc = useQueryClient()
   const [leaving, setLeaving] = useState(false)
+  // On a phone the navigation is a panel over the screen, opened from the top bar.
+  const [menuOpen, setMenuOpen] = useState(false)
   return (
-    <div className="flex h-screen overflow-hidden">
-      <aside className="flex w-52 shrink-0 flex-col border-r border-border bg-panel">
+    <div className="flex h-dvh flex-col overflow-hidden md:flex-row">
+      <header className="flex shrink-0 items-center justify-between border-b border-border bg-panel px-3 py-2 md:hidden">
+        <span className="flex items-center gap-2 font-semibold">
+          <Database className="size-5 text-primary" /> Basalt Studio
+        </span>
+        <button type="button" className="rounded-md p-2 hover:bg-accent" aria-label={menuOpen ? 'Close navigation' : 'Open navigation'} aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}>
+          {menuOpen ? <X className="size-5" /> : <Menu className="size-5" />}
+        </button>
+      </header>
+      <aside
+        className={cn(
+          'w-52 shrink-0 flex-col border-r border-border bg-panel md:flex',
+          menuOpen ? 'fixed inset-y-0 left-0 z-40 flex w-64 overflow-y-auto shadow-xl' : 'hidden',
+        )}
+      >
         <div className="flex items-center gap-2 px-4 py-4 font-semibold">
           <Database className="size-5 text-primary" /> Basalt Studio
         </div>
-        <nav className="flex flex-1 flex-col gap-0.5 px-2">
+        <nav className="flex flex-1 flex-col gap-0.5 px-2" aria-label="Studio">
           {nav.map((n) => (
             <NavLink
               key={n.to}
               to={n.to}
               end={'end' in n && n.end}
+              onClick={() => setMenuOpen(false)}
               className={({ isActive }) => cn('flex items-center gap-2 rounded-md px-2 py-1.5 text-sm', isActive ? 'bg-accent text-foreground' : 'text-muted-foreground hover:bg-accent/60 hover:text-foreground')}
             >
               <n.icon className="size-4" /> {n.label}
@@ -81,7 +97,8 @@ function Shell({ session }: { session: Session }) {
           )}
         </div>
       </aside>
-      <main className="flex min-w-0 flex-1 flex-col overflow-hidden">
+      {menuOpen && <div className="fixed inset-0 z-30 bg-black/40 md:hidden" aria-hidden="true" onClick={() => setMenuOpen(false)} />}
+      <main className="flex min-h-0 min-w-0 flex-1 flex-col overflow-hidden">
         <Suspense fallback={<div className="p-6 text-muted-foreground">Loading…</div>}>
           <Routes>
             <Route path="/" element={<Home />} />

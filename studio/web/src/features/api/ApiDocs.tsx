@@ -7,6 +7,7 @@ import { Card, ErrorText } from '@/components/ui/misc'
 import { snippets } from './snippets'
 import { ApiKeys } from './ApiKeys'
 import { CopyButton, Secret } from './Secret'
+import { SIDE_START, SPLIT, SPLIT_MAIN } from '@/lib/layout'
 
 type Project = { url: string; anon_key: string; publishable_key: string; jwks_url: string; service_role_key_note: string }
 
@@ -23,8 +24,8 @@ export default function ApiDocs() {
   })
   const p = project.data
   return (
-    <div className="flex min-h-0 flex-1">
-      <ul className="grid-scroll w-56 shrink-0 border-r border-border p-3 text-sm" aria-label="API tables">
+    <div className={SPLIT}>
+      <ul className={cn(SIDE_START, 'grid-scroll max-h-60 p-3 text-sm md:max-h-none md:w-56')} aria-label="API tables">
         <li>
           <Link to="/docs" className={cn('block rounded px-2 py-1', !table ? 'bg-accent' : 'hover:bg-accent/60')}>
             Project and keys
@@ -39,7 +40,7 @@ export default function ApiDocs() {
           </li>
         ))}
       </ul>
-      <div className="grid-scroll flex flex-1 flex-col gap-4 p-6">
+      <div className={cn(SPLIT_MAIN, 'grid-scroll gap-4 p-6')}>
         <ErrorText error={project.error ?? tables.error ?? columns.error} />
         {!table && p && (
           <>

@@ -9,6 +9,7 @@ import { Dialog, DialogContent } from '@/components/ui/dialog'
 import { Badge, Card, ErrorText, Tabs } from '@/components/ui/misc'
 import { UserPanel } from './UserPanel'
 import { banned, createUser, inviteUser, listUsers, perPage, when, type User } from './users'
+import { SPLIT, SPLIT_MAIN } from '@/lib/layout'
 
 type Tab = 'users' | 'providers' | 'mailbox'
 
@@ -54,17 +55,17 @@ function Users() {
   const first = total === 0 ? 0 : (page - 1) * perPage + 1
   const last = Math.min(total, page * perPage)
   return (
-    <div className="flex min-h-0 flex-1">
-      <div className="flex min-w-0 flex-1 flex-col gap-2 p-4">
-        <div className="flex items-center gap-2">
+    <div className={SPLIT}>
+      <div className={cn(SPLIT_MAIN, 'gap-2 p-4')}>
+        <div className="flex flex-wrap items-center gap-2">
           <Input
-            className="max-w-sm"
+            className="w-full sm:max-w-sm sm:flex-1"
             placeholder="Search by email or name"
             aria-label="Search users"
             value={filter}
             onChange={(e) => (setFilter(e.target.value), setPage(1))}
           />
-          <span className="text-xs text-muted-foreground" data-testid="user-count">
+          <span className="whitespace-nowrap text-xs text-muted-foreground" data-testid="user-count">
             {first}–{last} of {total}
           </span>
           <Button variant="outline" size="icon" aria-label="Previous page" disabled={page <= 1} onClick={() => setPage(page - 1)}>

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Ban, KeyRound, Trash2, X } from 'lucide-react'
 import { Button } from '@/components/ui/button'
@@ -6,6 +6,8 @@ import { Select } from '@/components/ui/input'
 import { ConfirmDialog } from '@/components/ui/confirm-dialog'
 import { Badge, ErrorText } from '@/components/ui/misc'
 import { banned, deleteFactor, deleteUser, getUser, listFactors, listSessions, revokeSession, sendRecovery, setBan, when } from './users'
+import { SIDE_END, useRevealOnPhone } from '@/lib/layout'
+import { cn } from '@/lib/utils'
 
 const banDurations = [
   { value: '1h', label: 'for 1 hour' },
@@ -33,8 +35,11 @@ export function UserPanel({ id, onClose }: { id: string; onClose: () => void }) 
   const dropFactor = useMutation({ mutationFn: (fid: string) => deleteFactor(id, fid), onSuccess: refresh })
   const revoke = useMutation({ mutationFn: (sid: string) => revokeSession(id, sid), onSuccess: refresh })
   const u = user.data
+  const panel = useRef<HTMLElement>(null)
+  // Once more when the user has loaded: the panel is taller then.
+  useRevealOnPhone(panel, user.data ? id : '')
   return (
-    <aside className="grid-scroll flex w-[26rem] shrink-0 flex-col gap-3 border-l border-border p-4 text-sm" aria-label="User">
+    <aside ref={panel} className={cn(SIDE_END, 'grid-scroll flex flex-col gap-3 p-4 text-sm md:w-[26rem]')} aria-label="User">
       <div className="flex items-start gap-2">
         <div className="min-w-0 flex-1">
           <div className="truncate font-semibold" data-testid="user-title">{u?.email || u?.phone || '(anonymous)'}</div>

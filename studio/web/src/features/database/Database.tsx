@@ -4,6 +4,7 @@ import { Migrations } from './Migrations'
 import { Backups } from './Backups'
 import { Extensions } from './Extensions'
 import { Functions, Publications, Roles, Slots, Triggers } from './Catalogs'
+import { SIDE_START, SPLIT, SPLIT_MAIN } from '@/lib/layout'
 
 const sections = [
   { id: 'migrations', label: 'Migrations', view: Migrations },
@@ -22,9 +23,9 @@ export default function Database() {
   const current = sections.find((s) => s.id === section) ?? sections[0]
   const View = current.view
   return (
-    <div className="flex min-h-0 flex-1">
-      <nav className="flex w-52 shrink-0 flex-col gap-0.5 border-r border-border p-3" aria-label="Database sections">
-        <div className="mb-2 px-2 text-xs font-semibold uppercase tracking-wide text-muted-foreground">Database</div>
+    <div className={SPLIT}>
+      <nav className={cn(SIDE_START, 'flex flex-wrap gap-0.5 p-3 md:w-52 md:flex-col')} aria-label="Database sections">
+        <div className="mb-2 w-full px-2 text-xs font-semibold uppercase tracking-wide text-muted-foreground">Database</div>
         {sections.map((s) => (
           <NavLink
             key={s.id}
@@ -35,7 +36,7 @@ export default function Database() {
           </NavLink>
         ))}
       </nav>
-      <div className="grid-scroll flex min-w-0 flex-1 flex-col gap-3 p-5">
+      <div className={cn(SPLIT_MAIN, 'grid-scroll gap-3 p-5')}>
         <h1 className="text-lg font-semibold">{current.label}</h1>
         <View />
       </div>

@@ -10,6 +10,7 @@ import { FormDialog } from '@/components/ui/form-dialog'
 import { Badge, Card, ErrorText, Tabs } from '@/components/ui/misc'
 import { ConfirmDialog } from '@/components/ui/confirm-dialog'
 import { DataList, age, when } from '@/components/ui/data-list'
+import { SIDE_START, SPLIT, SPLIT_MAIN } from '@/lib/layout'
 
 type Queue = {
   queue_name: string
@@ -32,8 +33,8 @@ export default function Queues() {
   const [creating, setCreating] = useState(false)
   const selected = q.data?.find((x) => x.queue_name === queue)
   return (
-    <div className="flex min-h-0 flex-1">
-      <div className="flex w-72 shrink-0 flex-col gap-2 border-r border-border p-3">
+    <div className={SPLIT}>
+      <div className={cn(SIDE_START, 'flex flex-col gap-2 p-3 md:w-72')}>
         <div className="flex items-center justify-between">
           <h1 className="text-base font-semibold">Queues</h1>
           <Button size="sm" onClick={() => setCreating(true)}>
@@ -55,7 +56,7 @@ export default function Queues() {
           {q.data?.length === 0 && <li className="px-2 text-xs text-muted-foreground">No queues yet.</li>}
         </ul>
       </div>
-      <div className="flex min-w-0 flex-1 flex-col">
+      <div className={SPLIT_MAIN}>
         {selected ? (
           <QueueView key={selected.queue_name} queue={selected} onDropped={() => (navigate('/queues'), qc.invalidateQueries({ queryKey: ['queues'] }))} />
         ) : (

@@ -7,6 +7,8 @@ import { formatBytes } from '@/lib/utils'
 import { Button } from '@/components/ui/button'
 import { Input, Label, Select, Textarea } from '@/components/ui/input'
 import { Badge, Card, ErrorText } from '@/components/ui/misc'
+import { SIDE_END, SPLIT, SPLIT_MAIN } from '@/lib/layout'
+import { cn } from '@/lib/utils'
 
 type Token = { access_token: string; anon_key: string; api_url: string; role: string; user_id: string; email: string }
 type Status = { sockets: number; api_url: string; slots: { slot_name: string; plugin: string; active: boolean; wal_status: string; lag_bytes: number | null }[] }
@@ -83,8 +85,8 @@ export default function Realtime() {
     },
   })
   return (
-    <div className="flex min-h-0 flex-1">
-      <div className="flex min-w-0 flex-1 flex-col gap-3 p-4">
+    <div className={SPLIT}>
+      <div className={cn(SPLIT_MAIN, 'gap-3 p-4')}>
         <h1 className="text-base font-semibold">Realtime inspector</h1>
         <Card className="flex flex-wrap items-end gap-3">
           <Label className="flex flex-col gap-1">
@@ -169,7 +171,7 @@ export default function Realtime() {
           </ul>
         </div>
       </div>
-      <aside className="grid-scroll flex w-72 shrink-0 flex-col gap-3 border-l border-border p-4 text-sm">
+      <aside className={cn(SIDE_END, 'grid-scroll flex flex-col gap-3 p-4 text-sm md:w-72')}>
         <section>
           <h2 className="mb-1 text-xs font-semibold uppercase text-muted-foreground">Presence</h2>
           <ul className="flex flex-col gap-1 text-xs" aria-label="Presence">

@@ -8,6 +8,7 @@ import { Button } from '@/components/ui/button'
 import { Input, Select } from '@/components/ui/input'
 import { ErrorText, Tabs } from '@/components/ui/misc'
 import { ExplainTree } from './ExplainTree'
+import { SIDE_START, SPLIT, SPLIT_MAIN } from '@/lib/layout'
 
 type Snippet = { id: string; name: string; sql: string; updated_at: string }
 type HistoryRow = { id: number; sql: string; started_at: string; duration_ms: number; row_count: number; error: string | null }
@@ -70,8 +71,9 @@ export default function SqlEditor() {
 
   const result = out?.results[tab]
   return (
-    <div className="flex min-h-0 flex-1">
-      <div className="flex w-60 shrink-0 flex-col gap-2 border-r border-border p-3">
+    // On a phone the snippets and history come after the editor.
+    <div className={cn(SPLIT, 'max-md:flex-col-reverse')}>
+      <div className={cn(SIDE_START, 'flex max-h-72 flex-col gap-2 p-3 max-md:border-t max-md:border-b-0 md:max-h-none md:w-60')}>
         <Tabs
           value={side}
           onChange={setSide}
@@ -87,7 +89,7 @@ export default function SqlEditor() {
                 <button className="flex min-w-0 flex-1 items-center gap-1.5 text-left" onClick={() => (setSql(s.sql), setName(s.name), setSnippetId(s.id))}>
                   <FileCode className="size-3.5 shrink-0" /> <span className="truncate">{s.name}</span>
                 </button>
-                <button aria-label={`Delete snippet ${s.name}`} className="opacity-0 group-hover:opacity-100" onClick={() => remove.mutate(s.id)}>
+                <button aria-label={`Delete snippet ${s.name}`} className="md:opacity-0 md:group-hover:opacity-100" onClick={() => remove.mutate(s.id)}>
                   <Trash2 className="size-3.5" />
                 </button>
               </li>
@@ -107,9 +109,9 @@ export default function SqlEditor() {
             ))}
         </ul>
       </div>
-      <div className="flex min-w-0 flex-1 flex-col gap-2 p-3">
-        <div className="flex items-center gap-2">
-          <Input aria-label="Snippet name" placeholder="Untitled snippet" className="w-56" value={name} onChange={(e) => setName(e.target.value)} />
+      <div className={cn(SPLIT_MAIN, 'gap-2 p-3')}>
+        <div className="flex flex-wrap items-center gap-2">
+          <Input aria-label="Snippet name" placeholder="Untitled snippet" className="w-full sm:w-56" value={name} onChange={(e) => setName(e.target.value)} />
           <Button variant="outline" onClick={() => save.mutate()} disabled={save.isPending}>
             <Save /> Save
           </Button>
@@ -120,7 +122,7 @@ export default function SqlEditor() {
               </option>
             ))}
           </Select>
-          <div className="ml-auto flex gap-2">
+          <div className="ml-auto flex flex-wrap gap-2">
             {running ? (
               <Button variant="destructive" onClick={() => cancelSQL(running)}>
                 <Square /> Cancel

@@ -10,6 +10,7 @@ import { Dialog, DialogContent } from '@/components/ui/dialog'
 import { ConfirmDialog } from '@/components/ui/confirm-dialog'
 import { Badge, Card, ErrorText } from '@/components/ui/misc'
 import { createBucket, deleteBucket, deleteObjects, download, emptyBucket, listBuckets, listObjects, parseSize, signURL, updateBucket, upload, type Bucket, type Entry } from './objects'
+import { SIDE_END, SIDE_START, SPLIT, SPLIT_MAIN, useRevealOnPhone } from '@/lib/layout'
 
 /** Storage lists buckets, browses and changes their objects, and shows the storage policies. */
 export default function Storage() {
@@ -20,8 +21,8 @@ export default function Storage() {
   const [tab, setTab] = useState<'files' | 'policies'>('files')
   const bucket = buckets.data?.find((b) => b.id === current)
   return (
-    <div className="flex min-h-0 flex-1">
-      <div className="flex w-60 shrink-0 flex-col gap-2 border-r border-border p-3">
+    <div className={SPLIT}>
+      <div className={cn(SIDE_START, 'flex flex-col gap-2 p-3 md:w-60')}>
         <Button onClick={() => setEditing('new')}>
           <Plus /> New bucket
         </Button>
@@ -44,7 +45,7 @@ export default function Storage() {
           Storage policies
         </Button>
       </div>
-      <div className="flex min-w-0 flex-1 flex-col">
+      <div className={SPLIT_MAIN}>
         {tab === 'policies' || !bucket ? (
           tab === 'policies' ? <StoragePolicies /> : <div className="p-6 text-muted-foreground">Choose a bucket.</div>
         ) : (
@@ -182,8 +183,8 @@ function Browser({ bucket }: { bucket: Bucket }) {
   const parts = prefix.split('/').filter(Boolean)
   const entries = list.data ?? []
   return (
-    <div className="flex min-h-0 flex-1">
-      <div className="flex min-w-0 flex-1 flex-col gap-2 p-4">
+    <div className={SPLIT}>
+      <div className={cn(SPLIT_MAIN, 'gap-2 p-4')}>
         <div className="flex items-center gap-2">
           <nav className="flex items-center gap-1 whitespace-nowrap text-sm" aria-label="Folder">
             <button className="hover:underline" onClick={() => setPrefix('')}>
@@ -323,8 +324,10 @@ function Preview({ bucket, name, entry, onDelete, onClose }: { bucket: Bucket; n
     },
   })
   const signed = sign.data ? `${project.data?.url ?? ''}/storage/v1${sign.data.signedURL}` : ''
+  const panel = useRef<HTMLElement>(null)
+  useRevealOnPhone(panel, name)
   return (
-    <aside className="grid-scroll flex w-96 shrink-0 flex-col gap-3 border-l border-border p-4 text-sm" aria-label="File">
+    <aside ref={panel} className={cn(SIDE_END, 'grid-scroll flex flex-col gap-3 p-4 text-sm md:w-96')} aria-label="File">
       <div className="flex items-start gap-2">
         <div className="min-w-0 flex-1 break-all font-semibold">{name}</div>
         <Button variant="ghost" size="sm" onClick={onClose}>

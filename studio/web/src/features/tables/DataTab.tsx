@@ -157,7 +157,7 @@ export function DataTab({ schema, table, tableId }: { schema: string; table: str
         >
           Apply filter
         </Button>
-        <div className="ml-auto flex items-center gap-2">
+        <div className="ml-auto flex flex-wrap items-center gap-2">
           <ViewAsPicker value={as} onChange={(v) => (setAs(v), setOffset(0), setSelected(new Set()))} />
           <Button variant="outline" size="icon" aria-label="Refresh" onClick={() => page.refetch()}>
             <RefreshCw className={cn(page.isFetching && 'animate-spin')} />

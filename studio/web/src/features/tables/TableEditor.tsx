@@ -30,8 +30,10 @@ export default function TableEditor() {
   const selected = tables.data?.find((t) => t.name === table)
 
   return (
+    // On a phone the list of tables and the chosen table take the screen in
+    // turn; from md up they sit side by side.
     <div className="flex min-h-0 flex-1">
-      <div className="flex w-64 shrink-0 flex-col gap-2 border-r border-border p-3">
+      <div className={cn('w-full shrink-0 flex-col gap-2 border-border p-3 md:flex md:w-64 md:border-r', table ? 'hidden' : 'flex')}>
         <Select
           aria-label="Schema"
           value={current}
@@ -68,12 +70,15 @@ export default function TableEditor() {
           {tables.data && shown.length === 0 && <li className="px-2 text-xs text-muted-foreground">No tables.</li>}
         </ul>
       </div>
-      <div className="flex min-w-0 flex-1 flex-col">
+      <div className={cn('min-w-0 flex-1 flex-col md:flex', table ? 'flex' : 'hidden')}>
         {!table ? (
           <div className="p-6 text-muted-foreground">Choose a table.</div>
         ) : (
           <>
-            <div className="flex items-center gap-3 px-4 pt-3">
+            <div className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 pt-3">
+              <Link to="/tables" className="text-sm text-muted-foreground hover:text-foreground md:hidden">
+                ← Tables
+              </Link>
               <h1 className="text-base font-semibold">
                 <span className="text-muted-foreground">{schema}.</span>
                 {table}
