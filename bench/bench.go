@@ -202,6 +202,16 @@ func (c Comparison) Ratio() float64 {
 	return c.Candidate.PerSec / c.Baseline.PerSec
 }
 
+// ReportGoal prints which cases' median latency went over goal (over maps
+// a case's name to its p50), or that every one of what stayed under it.
+func ReportGoal(w io.Writer, goal time.Duration, over map[string]time.Duration, what string) {
+	if len(over) > 0 {
+		fmt.Fprintf(w, "over the %s goal (p50): %v\n", goal, over)
+		return
+	}
+	fmt.Fprintf(w, "every %s under the %s goal (p50)\n", what, goal)
+}
+
 // Report prints the comparisons as a table (or JSON lines with opts.JSON)
 // and returns an error when any operation failed, so a broken benchmark
 // fails CI even in smoke mode.

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/bench"
 	"github.com/basaltdev/basalt/bench/appseed"
@@ -57,21 +56,12 @@ func main() {
 }
 
 func run(ctx context.Context, opts bench.Options, sz appseed.Sizes, adminURL, userURL string) error {
-	owner, err := pg.Connect(ctx, adminURL, func(c *pgxpool.Config) { c.MaxConns = int32(opts.Concurrency) + 1 })
+	owner, users, err := appseed.Open(ctx, adminURL, userURL, int32(opts.Concurrency)+1, sz)
 	if err != nil {
 		return err
 	}
 	defer owner.Close()
-	users, err := pg.Connect(ctx, userURL, func(c *pgxpool.Config) { c.MaxConns = int32(opts.Concurrency) + 1 })
-	if err != nil {
-		return err
-	}
 	defer users.Close()
-	start := time.Now()
-	if err := appseed.Seed(ctx, owner, sz); err != nil {
-		return err
-	}
-	log.Printf("seeded %d users, %d streams, %d tracks in %s", sz.Users, sz.Streams, sz.Tracks, time.Since(start).Round(time.Second))
 
 	var (
 		midUser, midStream, midTx [2]any
@@ -126,11 +116,7 @@ func run(ctx context.Context, opts bench.Options, sz appseed.Sizes, adminURL, us
 		cmp = append(cmp, bench.Comparison{Name: c.name, Baseline: base, Candidate: cand})
 	}
 	err = bench.Report(os.Stdout, opts, cmp...)
-	if len(over) > 0 {
-		fmt.Printf("over the %s goal (p50): %v\n", goal, over)
-	} else {
-		fmt.Printf("every list page under the %s goal (p50)\n", goal)
-	}
+	bench.ReportGoal(os.Stdout, goal, over, "list page")
 	return err
 }
 

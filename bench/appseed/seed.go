@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Sizes is how much data to seed.
@@ -131,6 +133,28 @@ func seedSteps() []struct{ name, sql string } {
 			SELECT user_id, id, created_at, created_at + interval '365 days' FROM public.payments WHERE status = 'successful'`},
 		{"ledger totals", `SELECT backline.reset_ledger_totals()`},
 	}
+}
+
+// Open connects to the benchmark's database as its owner (adminURL, a
+// superuser) and as the REST layer's user (userURL), each pool sized for
+// maxConns, and seeds it with sz. The caller closes both pools.
+func Open(ctx context.Context, adminURL, userURL string, maxConns int32, sz Sizes) (owner, users *pgxpool.Pool, err error) {
+	size := func(c *pgxpool.Config) { c.MaxConns = maxConns }
+	if owner, err = pg.Connect(ctx, adminURL, size); err != nil {
+		return nil, nil, err
+	}
+	if users, err = pg.Connect(ctx, userURL, size); err != nil {
+		owner.Close()
+		return nil, nil, err
+	}
+	start := time.Now()
+	if err := Seed(ctx, owner, sz); err != nil {
+		owner.Close()
+		users.Close()
+		return nil, nil, err
+	}
+	log.Printf("seeded %d users, %d streams, %d tracks in %s", sz.Users, sz.Streams, sz.Tracks, time.Since(start).Round(time.Second))
+	return owner, users, nil
 }
 
 // Seed loads the data with triggers off (the pool's user must be a

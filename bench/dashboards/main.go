@@ -66,22 +66,12 @@ func main() {
 func run(ctx context.Context, opts bench.Options, sz appseed.Sizes, adminURL, userURL string) error {
 	// The REST service keeps one owner connection listening for schema
 	// reloads.
-	size := func(c *pgxpool.Config) { c.MaxConns = int32(opts.Concurrency) + 2 }
-	owner, err := pg.Connect(ctx, adminURL, size)
+	owner, users, err := appseed.Open(ctx, adminURL, userURL, int32(opts.Concurrency)+2, sz)
 	if err != nil {
 		return err
 	}
 	defer owner.Close()
-	users, err := pg.Connect(ctx, userURL, size)
-	if err != nil {
-		return err
-	}
 	defer users.Close()
-	start := time.Now()
-	if err := appseed.Seed(ctx, owner, sz); err != nil {
-		return err
-	}
-	log.Printf("seeded %d users, %d streams, %d tracks in %s", sz.Users, sz.Streams, sz.Tracks, time.Since(start).Round(time.Second))
 
 	who, err := pickUsers(ctx, owner)
 	if err != nil {

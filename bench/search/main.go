@@ -137,25 +137,15 @@ type benchCase struct {
 }
 
 func run(ctx context.Context, opts bench.Options, sz appseed.Sizes, adminURL, userURL string) error {
-	size := func(c *pgxpool.Config) { c.MaxConns = int32(opts.Concurrency) + 1 }
-	owner, err := pg.Connect(ctx, adminURL, size)
+	owner, users, err := appseed.Open(ctx, adminURL, userURL, int32(opts.Concurrency)+1, sz)
 	if err != nil {
 		return err
 	}
 	defer owner.Close()
-	users, err := pg.Connect(ctx, userURL, size)
-	if err != nil {
-		return err
-	}
 	defer users.Close()
-	start := time.Now()
-	if err := appseed.Seed(ctx, owner, sz); err != nil {
-		return err
-	}
 	if err := catalogue(ctx, owner); err != nil {
 		return err
 	}
-	log.Printf("seeded %d users, %d streams, %d tracks in %s", sz.Users, sz.Streams, sz.Tracks, time.Since(start).Round(time.Second))
 	var fan string
 	if err := owner.QueryRow(ctx, `SELECT s.user_id::text FROM public.streams s JOIN public.public_profiles p ON p.id = s.user_id
 		WHERE p.role = 'fan' AND NOT p.is_suspended GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`).Scan(&fan); err != nil {
@@ -219,11 +209,7 @@ func run(ctx context.Context, opts bench.Options, sz appseed.Sizes, adminURL, us
 		cmp = append(cmp, bench.Comparison{Name: c.name, Baseline: base, Candidate: cand})
 	}
 	err = bench.Report(os.Stdout, opts, cmp...)
-	if len(over) > 0 {
-		fmt.Printf("over the %s goal (p50): %v\n", goal, over)
-	} else {
-		fmt.Printf("every search under the %s goal (p50)\n", goal)
-	}
+	bench.ReportGoal(os.Stdout, goal, over, "search")
 	if len(scans) > 0 {
 		fmt.Printf("reads of tables over %d rows not through an index, or filtering rows out:\n  %s\n", bigTable, strings.Join(scans, "\n  "))
 		if err == nil {
