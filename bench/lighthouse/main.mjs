@@ -14,8 +14,17 @@
 // the audio element's `playing` event. A visitor and a signed-in fan each
 // play once per run.
 //
+// The player itself is measured with a Lighthouse timespan (a user flow
+// step, the throttling applied by DevTools): from a tap on Play on home
+// until the track plays and the player bar shows it, Lighthouse reports
+// the main thread's blocking time, the tap's interaction to next paint and
+// the layout shifts, and which of its performance audits pass. A timespan
+// has no 0–100 score (Lighthouse scores only page loads), so the track's
+// own page, where a shared link lands with its Play button, is scored as
+// a page.
+//
 //	node bench/lighthouse/main.mjs            # every page, 3 runs each (median)
-//	node bench/lighthouse/main.mjs -smoke     # home once and one play (CI)
+//	node bench/lighthouse/main.mjs -smoke     # home once, one play, one player timespan (CI)
 //	node bench/lighthouse/main.mjs -runs 5 -json
 //	node bench/lighthouse/main.mjs -only home  # pages whose name contains this
 //
@@ -29,7 +38,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as chromeLauncher from 'chrome-launcher'
-import lighthouse from 'lighthouse'
+import lighthouse, { startTimespan } from 'lighthouse'
+import puppeteer from 'puppeteer-core'
 
 const args = process.argv.slice(2)
 const smoke = args.includes('-smoke') || process.env.BENCH_SMOKE === '1'
@@ -85,7 +95,7 @@ async function main() {
   const s = JSON.parse(status.stdout)
   const app = s.app_url.replace(/\/$/, '')
   const api = s.api_url.replace(/\/$/, '')
-  const people = await seed(api, s.service_role_key, s.db_url)
+  const { people, track } = await seed(api, s.service_role_key, s.db_url)
 
   chrome = await chromeLauncher.launch({
     chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -98,6 +108,7 @@ async function main() {
       ? [{ name: 'home', path: '/' }]
       : [
           { name: 'home', path: '/' },
+          { name: 'track page (player)', path: `/track/${track}` },
           { name: 'dashboard (fan)', path: '/dashboard/fan', as: 'fan' },
           { name: 'dashboard (artist)', path: '/dashboard/artist', as: 'artist' },
           { name: 'dashboard (sponsor)', path: '/dashboard/sponsor', as: 'sponsor' },
@@ -128,12 +139,23 @@ async function main() {
     plays.push({ as: who ?? 'visitor', ms: Math.round(median(times)), runs: times.map(Math.round) })
   }
 
-  if (asJSON) console.log(JSON.stringify({ smoke, runs, pages: results, play_to_audio: plays }, null, 2))
+  const players = []
+  for (const who of smoke ? [null] : only ? [] : [null, 'fan']) {
+    const spans = []
+    for (let i = 0; i < runs; i++) spans.push(await playerTimespan(port, app, who ? await signInToken(api, s.anon_key, people[who]) : null))
+    const mid = (k) => Math.round(median(spans.map((x) => x[k] ?? 0)) * 1000) / 1000
+    players.push({ as: who ?? 'visitor', tbt_ms: mid('tbt_ms'), inp_ms: mid('inp_ms'), cls: mid('cls'), passed: spans.map((x) => `${x.passed}/${x.applicable}`), failing: [...new Set(spans.flatMap((x) => x.failing))] })
+  }
+
+  if (asJSON) console.log(JSON.stringify({ smoke, runs, pages: results, play_to_audio: plays, player: players }, null, 2))
   else {
     console.log(`Lighthouse ${smoke ? '(smoke) ' : ''}mobile profile (simulated slow 4G, 4x CPU), median of ${runs} run${runs > 1 ? 's' : ''}:`)
     for (const r of results) console.log(`  ${r.page.padEnd(22)} score ${String(r.score).padStart(3)}  LCP ${(r.lcp_ms / 1000).toFixed(1)} s  (${r.scores.join(', ')})  ${r.lcp_element}`)
     console.log('Play on home to audio playing (slow 4G and 4x CPU applied):')
     for (const p of plays) console.log(`  as ${p.as.padEnd(8)} ${p.ms} ms  (${p.runs.join(', ')})`)
+    console.log('The player, a Lighthouse timespan from the tap on Play to the track playing in the player bar (slow 4G, 4x CPU):')
+    for (const p of players)
+      console.log(`  as ${p.as.padEnd(8)} TBT ${Math.round(p.tbt_ms)} ms  INP ${Math.round(p.inp_ms)} ms  CLS ${p.cls}  audits passed ${p.passed.join(', ')}${p.failing.length ? `  failing: ${p.failing.join(', ')}` : ''}`)
   }
 }
 
@@ -176,15 +198,17 @@ async function seed(api, serviceKey, dbURL) {
   if (!bucket.ok && ![400, 409].includes(bucket.status)) throw new Error(`create bucket: ${bucket.status} ${await bucket.text()}`)
   const up = await fetch(`${api}/storage/v1/object/bench/tone.wav`, { method: 'POST', headers: { ...h, 'content-type': 'audio/wav', 'x-upsert': 'true' }, body: toneWav(60) })
   if (!up.ok) throw new Error(`upload audio: ${up.status} ${await up.text()}`)
+  let track
   for (let i = 0; i < 8; i++) {
     const res = await fetch(`${api}/rest/v1/tracks`, {
       method: 'POST',
-      headers: { ...h, 'content-type': 'application/json' },
+      headers: { ...h, 'content-type': 'application/json', prefer: 'return=representation' },
       body: JSON.stringify({ title: `Bench Track ${i + 1}`, artist_id: people.artist.id, audio_url: '/storage/v1/object/public/bench/tone.wav', duration: 60, genre: 'Afrobeats' }),
     })
     if (!res.ok) throw new Error(`insert track: ${res.status} ${await res.text()}`)
+    track ??= (await res.json())[0].id
   }
-  return people
+  return { people, track }
 }
 
 /** toneWav builds a quiet 440 Hz mono WAV (8 kHz, 8 bit) of the given length. */
@@ -324,6 +348,60 @@ async function playToAudio(port, app, token) {
     return ms
   } finally {
     await tab.close()
+  }
+}
+
+/**
+ * playerTimespan opens home on a phone-sized screen, then records a
+ * Lighthouse timespan around a real tap on Play on the first track card,
+ * ended once the audio plays and the player bar names the track.
+ */
+async function playerTimespan(port, app, token) {
+  await session(port, app, token)
+  const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${port}`, defaultViewport: null })
+  const page = await browser.newPage()
+  try {
+    await page.evaluateOnNewDocument(() => {
+      const play = HTMLMediaElement.prototype.play
+      HTMLMediaElement.prototype.play = function (...a) {
+        if (!this.__benchWatched) {
+          this.__benchWatched = true
+          this.addEventListener('playing', () => {
+            window.__benchPlaying ??= performance.now()
+          })
+        }
+        return play.apply(this, a)
+      }
+    })
+    // The screen Lighthouse's mobile profile emulates, set before the page
+    // loads so that starting the timespan does not resize it.
+    await page.setViewport({ width: 412, height: 823, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true })
+    await page.goto(`${app}/`, { waitUntil: 'load', timeout: 60_000 })
+    const button = '[data-testid="track-card"] button[aria-label^="Play "]'
+    const first = await page.waitForSelector(button, { timeout: 60_000 })
+    const title = (await first.evaluate((b) => b.getAttribute('aria-label'))).replace(/^Play /, '')
+    // In the middle of the screen, as a thumb finds it: the fixed bottom
+    // navigation covers the edge where scrolling into view would leave it.
+    await first.evaluate((b) => b.scrollIntoView({ block: 'center' }))
+    const span = await startTimespan(page, { flags: { throttlingMethod: 'devtools', screenEmulation: { disabled: true }, onlyCategories: ['performance'], logLevel: 'error' } })
+    await first.tap()
+    await page.waitForFunction(() => window.__benchPlaying !== undefined, { timeout: 30_000 })
+    await page.waitForFunction((t) => [...document.querySelectorAll('[data-testid="player-bar"]')].some((el) => el.textContent.includes(t)), { timeout: 30_000 }, title)
+    const r = await span.endTimespan()
+    if (!r?.lhr || r.lhr.runtimeError) throw new Error(`lighthouse timespan: ${r?.lhr?.runtimeError?.message ?? 'no result'}`)
+    const audits = r.lhr.audits
+    const refs = r.lhr.categories.performance.auditRefs.map((a) => audits[a.id]).filter((a) => a && a.scoreDisplayMode !== 'notApplicable' && a.scoreDisplayMode !== 'manual' && a.scoreDisplayMode !== 'informative' && a.score !== null)
+    return {
+      tbt_ms: audits['total-blocking-time']?.numericValue,
+      inp_ms: audits['interaction-to-next-paint']?.numericValue,
+      cls: audits['cumulative-layout-shift']?.numericValue,
+      applicable: refs.length,
+      passed: refs.filter((a) => a.score >= 0.9).length,
+      failing: refs.filter((a) => a.score < 0.9).map((a) => a.id),
+    }
+  } finally {
+    await page.close()
+    browser.disconnect()
   }
 }
 
