@@ -23,7 +23,7 @@ export default function TrackPage() {
   return (
     <div className="mx-auto flex max-w-xs flex-col gap-4">
       <h1 className="sr-only">{track.title}</h1>
-      <TrackCard track={track} />
+      <TrackCard track={track} aboveFold />
       <ShareButton withLabel target={{ title: track.title, text: `${track.title} by ${track.artist} on Backline`, path: `/track/${track.id}` }} />
     </div>
   )
