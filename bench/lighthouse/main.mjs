@@ -32,14 +32,13 @@
 // the basalt binary is bin/basalt (`just build`) or BASALT_BIN. Nothing fails
 // for being slow; an error (a page that does not load, a play that never
 // starts) fails the run.
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { spawnSync } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import * as chromeLauncher from 'chrome-launcher'
 import lighthouse, { startTimespan } from 'lighthouse'
 import puppeteer from 'puppeteer-core'
+import { root, startBasalt, tempDir } from '../../compat/lib/basalt.mjs'
 
 const args = process.argv.slice(2)
 const smoke = args.includes('-smoke') || process.env.BENCH_SMOKE === '1'
@@ -47,52 +46,25 @@ const asJSON = args.includes('-json')
 const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
 const runs = smoke ? 1 : Number(flag('-runs') || 0) || 3
 const only = flag('-only')
-const root = new URL('../../', import.meta.url).pathname
 const bin = process.env.BASALT_BIN ?? join(root, 'bin/basalt')
 if (!existsSync(join(root, 'frontend/dist/index.html'))) throw new Error('frontend/dist is missing: run `npm run build` in frontend/ first')
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-
 // ---------------------------------------------------------------------------
-// A private basalt dev.
-const dataDir = mkdtempSync(join(tmpdir(), 'backline-lighthouse-'))
-const env = { ...process.env, BASALT_API_PORT: String(await freePort()), BASALT_DB_PORT: String(await freePort()), BASALT_APP_PORT: String(await freePort()) }
-const basalt = spawn(bin, ['dev', '--data-dir', dataDir], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
-let log = ''
+// A private basalt dev (the compat runners' starter: free ports, a fresh data
+// directory, /health, then `basalt status --json`).
+const dir = tempDir('backline-lighthouse-')
+let dev
 let chrome
 const stop = async () => {
   await chrome?.kill()
-  if (basalt.exitCode === null) {
-    basalt.kill('SIGINT')
-    await new Promise((r) => basalt.on('exit', r))
-  }
-  rmSync(dataDir, { recursive: true, force: true })
+  await dev?.stop()
+  rmSync(dir, { recursive: true, force: true })
 }
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => void stop().then(() => process.exit(1)))
 
 async function main() {
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`basalt dev not ready after 180 s:\n${log}`)), 180_000)
-    const onData = (d) => {
-      log += d
-      if (log.includes('basalt dev ready')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    basalt.stdout.on('data', onData)
-    basalt.stderr.on('data', onData)
-    basalt.on('exit', (code) => reject(new Error(`basalt dev exited with ${code}:\n${log}`)))
-  })
-  const status = spawnSync(bin, ['status', '--json', '--data-dir', dataDir], { cwd: root, env, encoding: 'utf8' })
-  if (status.status !== 0) throw new Error(`basalt status: ${status.stderr}`)
-  const s = JSON.parse(status.stdout)
+  dev = await startBasalt({ bin, dir })
+  const s = dev.info
   const app = s.app_url.replace(/\/$/, '')
   const api = s.api_url.replace(/\/$/, '')
   const { people, track } = await seed(api, s.service_role_key, s.db_url)
