@@ -317,6 +317,16 @@ func (rt *Runtime) Running() []string {
 	return names
 }
 
+// Pid is the process id of the function's worker, 0 when none runs.
+func (rt *Runtime) Pid(name string) int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if w := rt.workers[name]; w != nil {
+		return w.cmd.Process.Pid
+	}
+	return 0
+}
+
 // Stop stops the worker of one function, if any (a function deleted).
 func (rt *Runtime) Stop(name string) {
 	rt.mu.Lock()
