@@ -237,9 +237,16 @@ func (rt *Runtime) worker(spec Spec) (*worker, error) {
 	}
 	select {
 	case <-w.ready:
-	case <-time.After(rt.cfg.StartTimeout):
-		w.kill(endStart, "no answer within the start timeout")
-		return nil, fmt.Errorf("function %s did not start within %s", spec.Name, rt.cfg.StartTimeout)
+	default:
+		// Starting: wait for it, bounded (a running worker skips the timer).
+		t := time.NewTimer(rt.cfg.StartTimeout)
+		select {
+		case <-w.ready:
+			t.Stop()
+		case <-t.C:
+			w.kill(endStart, "no answer within the start timeout")
+			return nil, fmt.Errorf("function %s did not start within %s", spec.Name, rt.cfg.StartTimeout)
+		}
 	}
 	w.mu.Lock()
 	err := w.startErr

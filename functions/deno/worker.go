@@ -248,6 +248,14 @@ func (w *worker) readControl(stdout io.Reader) {
 
 func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
 	target := &url.URL{Scheme: "http", Host: "worker"}
+	// The request line names the functions' origin in absolute form
+	// (http://localhost:8000/name/path), which Deno takes for req.url: the
+	// bootstrap need not parse and rebuild it. The Host header stays the
+	// caller's.
+	var absolute string
+	if o, err := url.Parse(w.rt.cfg.URLOrigin); err == nil && o.Scheme == "http" && o.Host != "" && o.Path == "" {
+		absolute = "//" + o.Host
+	}
 	socket := w.socket
 	transport := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -261,6 +269,9 @@ func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
+			if absolute != "" {
+				pr.Out.URL.Opaque = absolute + pr.Out.URL.EscapedPath()
+			}
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Set("X-Basalt-Worker-Token", w.token)
 			if f, ok := pr.In.Context().Value(failureKey{}).(*requestFailure); ok {
