@@ -150,6 +150,9 @@ func call(t *testing.T, method, url, body string, hdr map[string]string) (int, s
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
+	if h := req.Header.Get("Host"); h != "" {
+		req.Host = h // net/http sends the Host header from here only
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +164,8 @@ func call(t *testing.T, method, url, body string, hdr map[string]string) (int, s
 
 const openConfig = `
 [functions.hello]
+verify_jwt = false
+[functions.headers]
 verify_jwt = false
 [functions.env]
 verify_jwt = false
@@ -190,6 +195,7 @@ Deno.serve(async (req) => {
     method: req.method, body: await req.text(), auth: req.headers.get("authorization") });
 });`,
 		"functions/private/index.ts": `Deno.serve(() => new Response("private"));`,
+		"functions/headers/index.ts": `Deno.serve((req) => Response.json({ url: req.url, headers: Object.fromEntries(req.headers) }));`,
 		"functions/env/index.ts": `Deno.serve(() => {
   const names = Object.keys(Deno.env.toObject()).filter((k) => !["DENO_DIR", "HOME", "TMPDIR", "NO_COLOR", "DENO_NO_UPDATE_CHECK", "DENO_NODE_SHIM_ACTIVE", "PATH", "DENO_TLS_CA_STORE", "DENO_CERT", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"].includes(k)).sort();
   return Response.json({ url: Deno.env.get("SUPABASE_URL"), secret: Deno.env.get("MY_SECRET"),
@@ -257,6 +263,34 @@ Deno.serve(async (req) => {
 		line := b.logs.waitLine(t, "hello called /hello/sub/path")
 		if !strings.HasPrefix(line.RequestID, "req-") || line.Level != "info" {
 			t.Errorf("log line %+v: want the request id and level info", line)
+		}
+	})
+
+	t.Run("sees the caller's request and nothing of Basalt's", func(t *testing.T) {
+		// Two requests in turn: the second must not see the first's headers.
+		for i, tc := range []struct{ header, path string }{{"x-first", "/headers/a%20b/%C3%A9?q=1&r=%2F"}, {"x-second", "/headers"}} {
+			code, body, _ := call(t, "GET", b.url+tc.path, "", map[string]string{tc.header: "yes", "Host": "api.example.com"})
+			if code != 200 {
+				t.Fatalf("status %d: %s", code, body)
+			}
+			var got struct {
+				URL     string            `json:"url"`
+				Headers map[string]string `json:"headers"`
+			}
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatal(body, err)
+			}
+			if want := "http://localhost:8000" + tc.path; got.URL != want {
+				t.Errorf("url = %q, want %q", got.URL, want)
+			}
+			if got.Headers["host"] != "api.example.com" || got.Headers[tc.header] != "yes" {
+				t.Errorf("headers %v: want the caller's host and %s", got.Headers, tc.header)
+			}
+			for k := range got.Headers {
+				if strings.HasPrefix(k, "x-basalt-") || i == 1 && k == "x-first" {
+					t.Errorf("the function sees %s", k)
+				}
+			}
 		}
 	})
 

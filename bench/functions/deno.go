@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/basaltdev/basalt/bench"
@@ -108,7 +109,25 @@ func runDeno(ctx context.Context, opts bench.Options, client *http.Client, calle
 	fmt.Printf("TypeScript cold start (worker stopped, next request answered): median %s, max %s over %d\n",
 		colds[len(colds)/2].Round(time.Millisecond), colds[len(colds)-1].Round(time.Millisecond), len(colds))
 
+	// The "of it db" column is the Deno process's share: the bare server,
+	// then the function's worker.
+	bench.CountDatabaseCPU(cmd.Process.Pid)
+	s0 := selfCPU()
 	base := bench.Run(ctx, "bare Deno.serve", opts, get(bareURL))
+	s1 := selfCPU()
+	bench.CountDatabaseCPU(rt.Pid("hello"))
 	cand := bench.Run(ctx, "basalt functions → deno worker", opts, get(basalt.URL+"/hello"))
+	s2 := selfCPU()
+	if base.Ops > 0 && cand.Ops > 0 {
+		fmt.Printf("CPU per request of this Go process (the client, and Basalt for the second): bare %s, through Basalt %s\n",
+			((s1 - s0) / time.Duration(base.Ops)).Round(100*time.Nanosecond), ((s2 - s1) / time.Duration(cand.Ops)).Round(100*time.Nanosecond))
+	}
 	return bench.Report(os.Stdout, opts, bench.Comparison{Name: "TypeScript hello vs bare Deno", Baseline: base, Candidate: cand})
+}
+
+// selfCPU is this process's user and system CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

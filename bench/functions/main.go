@@ -15,14 +15,17 @@
 //
 //	go run ./bench/functions            # 5 s per case, concurrency 32
 //	go run ./bench/functions -smoke     # CI: checks the path, ~1 s
+//	go run ./bench/functions -only ts   # the TypeScript case alone
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
@@ -34,14 +37,28 @@ import (
 )
 
 func main() {
+	only := flag.String("only", "", "run one case: go (the Go handler cases) or ts (TypeScript on Deno)")
+	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (client and Basalt) to the file")
 	opts := bench.ParseFlags(32)
-	if err := run(opts); err != nil {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench functions:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(opts, *only); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench functions:", err)
 		os.Exit(1)
 	}
 }
 
-func run(opts bench.Options) error {
+func run(opts bench.Options, only string) error {
 	now := time.Now()
 	keys, err := jwt.Generate(now)
 	if err != nil {
@@ -84,6 +101,10 @@ func run(opts bench.Options) error {
 	defer gated.Close()
 
 	client := bench.HTTPClient(opts.Concurrency)
+	ctx := context.Background()
+	if only == "ts" {
+		return runDeno(ctx, opts, client, caller)
+	}
 	op := func(url string) bench.Op {
 		return bench.HTTPOp(client, http.StatusOK, func(ctx context.Context) (*http.Request, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/client-ip", nil)
@@ -95,7 +116,6 @@ func run(opts bench.Options) error {
 			return req, nil
 		})
 	}
-	ctx := context.Background()
 	base := bench.Run(ctx, "bare net/http", opts, op(bare.URL))
 	viaGateway := bench.Run(ctx, "functions, caller verified upstream", opts, op(gated.URL))
 	baseAgain := bench.Run(ctx, "bare net/http", opts, op(bare.URL))
@@ -104,6 +124,9 @@ func run(opts bench.Options) error {
 		bench.Comparison{Name: "invoke behind gateway", Baseline: base, Candidate: viaGateway},
 		bench.Comparison{Name: "invoke standalone", Baseline: baseAgain, Candidate: own}); err != nil {
 		return err
+	}
+	if only == "go" {
+		return nil
 	}
 	return runDeno(ctx, opts, client, caller)
 }

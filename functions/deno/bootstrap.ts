@@ -106,6 +106,25 @@ if (!captured) {
 }
 const handler = captured!;
 
+// Basalt sends the request line in absolute form with the functions'
+// origin (http://localhost:8000/name/path), so req.url is already what the
+// function must see; an origin of another scheme is rebuilt here.
+const originSlash = settings.origin + "/";
+const urlFor = (raw: string) => {
+  if (raw.startsWith(originSlash)) return raw;
+  const url = new URL(raw);
+  return settings.origin + url.pathname + url.search;
+};
+
+const serveGuarded = async (h: Handler, req: Request, info: unknown) => {
+  try {
+    return await h(req, info);
+  } catch (err) {
+    console.error(err);
+    return workerError();
+  }
+};
+
 realServe({
   path: settings.socket,
   onListen: () => out({ t: "listen" }),
@@ -114,41 +133,29 @@ realServe({
     return workerError();
   },
 }, (req, info) => {
-  if (req.headers.get("x-basalt-worker-token") !== settings.token) {
+  const seen = req.headers;
+  if (seen.get("x-basalt-worker-token") !== settings.token) {
     return new Response("forbidden", { status: 403 });
   }
-  const rid = req.headers.get("x-basalt-request-id") ?? "";
+  const rid = seen.get("x-basalt-request-id") ?? "";
   // An upgrade (WebSocket) must be answered from the connection's own
-  // request: Deno.upgradeWebSocket refuses a copy. Its URL is the loopback
-  // one; its headers still carry the token, which only opens this worker.
-  if (req.headers.get("upgrade")) {
-    return requestId.run(rid, async () => {
-      try {
-        return await handler(req, info);
-      } catch (err) {
-        console.error(err);
-        return workerError();
-      }
-    });
+  // request: Deno.upgradeWebSocket refuses a copy. Its headers still carry
+  // the token, which only opens this worker.
+  if (seen.get("upgrade")) {
+    return requestId.run(rid, serveGuarded, handler, req, info);
   }
-  const headers = new Headers(req.headers);
-  headers.delete("x-basalt-worker-token");
-  headers.delete("x-basalt-request-id");
-  const url = new URL(req.url);
-  const inner = new Request(settings.origin + url.pathname + url.search, {
-    method: req.method,
-    headers,
-    body: req.body,
-    signal: req.signal,
-    // deno-lint-ignore no-explicit-any
-    ...(req.body ? { duplex: "half" } as any : {}),
-  });
-  return requestId.run(rid, async () => {
-    try {
-      return await handler(inner, info);
-    } catch (err) {
-      console.error(err);
-      return workerError();
-    }
-  });
+  // The function's request: the same, without Basalt's two headers (the
+  // connection's own headers cannot change). One copy of the headers: the
+  // constructor's, then the two are removed from it.
+  const body = req.body;
+  const inner = new Request(
+    urlFor(req.url),
+    body
+      // deno-lint-ignore no-explicit-any
+      ? { method: req.method, headers: seen, body, signal: req.signal, duplex: "half" } as any
+      : { method: req.method, headers: seen, signal: req.signal },
+  );
+  inner.headers.delete("x-basalt-worker-token");
+  inner.headers.delete("x-basalt-request-id");
+  return requestId.run(rid, serveGuarded, handler, inner, info);
 });

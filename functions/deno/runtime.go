@@ -237,9 +237,16 @@ func (rt *Runtime) worker(spec Spec) (*worker, error) {
 	}
 	select {
 	case <-w.ready:
-	case <-time.After(rt.cfg.StartTimeout):
-		w.kill(endStart, "no answer within the start timeout")
-		return nil, fmt.Errorf("function %s did not start within %s", spec.Name, rt.cfg.StartTimeout)
+	default:
+		// Starting: wait for it, bounded (a running worker skips the timer).
+		t := time.NewTimer(rt.cfg.StartTimeout)
+		select {
+		case <-w.ready:
+			t.Stop()
+		case <-t.C:
+			w.kill(endStart, "no answer within the start timeout")
+			return nil, fmt.Errorf("function %s did not start within %s", spec.Name, rt.cfg.StartTimeout)
+		}
 	}
 	w.mu.Lock()
 	err := w.startErr
@@ -315,6 +322,16 @@ func (rt *Runtime) Running() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Pid is the process id of the function's worker, 0 when none runs.
+func (rt *Runtime) Pid(name string) int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if w := rt.workers[name]; w != nil {
+		return w.cmd.Process.Pid
+	}
+	return 0
 }
 
 // Stop stops the worker of one function, if any (a function deleted).

@@ -55,13 +55,13 @@ func (rt *Runtime) serve(w *statusWriter, r *http.Request, spec Spec, path, requ
 	inflight := wk.begin()
 	defer wk.end(inflight)
 
-	fail := &requestFailure{}
-	ctx := context.WithValue(r.Context(), failureKey{}, fail)
-	out := r.Clone(ctx)
+	fail := &requestFailure{requestID: requestID}
+	// A shallow copy: the proxy clones the request (headers included) once
+	// more before it changes anything.
+	out := r.WithContext(context.WithValue(r.Context(), failureKey{}, fail))
 	u := *r.URL
 	u.Path, u.RawPath = "/"+spec.Name+path, ""
 	out.URL = &u
-	out.Header.Set("X-Basalt-Request-Id", requestID)
 	wk.proxy.ServeHTTP(w, out)
 	if w.status == 0 && fail.reason == "" {
 		fail.reason = endCrash

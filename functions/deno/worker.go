@@ -248,6 +248,14 @@ func (w *worker) readControl(stdout io.Reader) {
 
 func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
 	target := &url.URL{Scheme: "http", Host: "worker"}
+	// The request line names the functions' origin in absolute form
+	// (http://localhost:8000/name/path), which Deno takes for req.url: the
+	// bootstrap need not parse and rebuild it. The Host header stays the
+	// caller's.
+	var absolute string
+	if o, err := url.Parse(w.rt.cfg.URLOrigin); err == nil && o.Scheme == "http" && o.Host != "" && o.Path == "" {
+		absolute = "//" + o.Host
+	}
 	socket := w.socket
 	transport := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -261,12 +269,19 @@ func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
+			if absolute != "" {
+				pr.Out.URL.Opaque = absolute + pr.Out.URL.EscapedPath()
+			}
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Set("X-Basalt-Worker-Token", w.token)
+			if f, ok := pr.In.Context().Value(failureKey{}).(*requestFailure); ok {
+				pr.Out.Header.Set("X-Basalt-Request-Id", f.requestID)
+			}
 			// The function sees the caller's headers, not a proxy's.
 			pr.Out.Header.Del("X-Forwarded-For")
 		},
-		Transport: transport,
+		Transport:  transport,
+		BufferPool: copyBuffers,
 		// 0: a sized answer goes out in one write; SSE and chunked answers
 		// (unknown length) are still flushed as the function writes them.
 		FlushInterval: 0,
@@ -276,9 +291,28 @@ func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
 	}, transport
 }
 
-// errRequestFailed carries the answer for a request the worker did not
-// answer, to the service that renders it.
-type requestFailure struct{ reason string }
+// copyBuffers lends the proxy its body copy buffers: without them every
+// request allocates 32 KB.
+var copyBuffers = &bufferPool{}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if buf, ok := b.p.Get().(*[]byte); ok {
+		return *buf
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+
+// requestFailure travels with a request to the worker: its id (for the
+// worker's log lines) and, when the worker did not answer, why, for the
+// service that renders it.
+type requestFailure struct {
+	requestID string
+	reason    string
+}
 
 type failureKey struct{}
 
