@@ -15,12 +15,14 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pgcluster"
 	"github.com/basaltdev/basalt/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
 	bcryptCost = bcrypt.MinCost
-	pgtest.Main(m, pgtest.WithCron())
+	// The server keeps its log as basalt dev's does, for the Logs screen.
+	pgtest.Main(m, pgtest.WithCron(), pgtest.WithSettings(pgcluster.ServerLogSettings))
 }
 
 // fakeAPI stands in for the gateway behind Studio's in-process calls: it
