@@ -4,7 +4,8 @@
 // supabase-js, write a policy and see "view as" anon and a fan change, run
 // SQL and an EXPLAIN, the API page; create a user and sign in as them, ban
 // them and see sign-in refused; upload a file and preview it; find a failed
-// REST call by its request id in Logs; see a broadcast sent from supabase-js
+// REST call by its request id in Logs, and a failed statement in Postgres's
+// own log; see a broadcast sent from supabase-js
 // in the realtime inspector; the Database screen (migrations, an extension
 // enabled and disabled, functions, slots, a backup restored into a new
 // database), a cron job that runs, a queue's messages, and a webhook
@@ -422,6 +423,25 @@ step('Logs: find a failed REST call by its request id', async () => {
   await page.getByRole('table', { name: 'Function log' }).waitFor()
 })
 
+step("Logs: a statement that fails in the SQL editor shows in Postgres's own log with its SQLSTATE", async () => {
+  const table = `no_such_table_${Date.now()}`
+  await page.getByRole('link', { name: 'SQL editor' }).click()
+  await page.getByLabel('SQL').fill(`select * from ${table}`)
+  await page.getByRole('button', { name: /^Run/ }).click()
+  await page.getByTestId('sql-error').getByText(table).first().waitFor()
+  await page.getByRole('link', { name: 'Logs' }).click()
+  await page.getByRole('tab', { name: 'Postgres' }).click()
+  await page.getByLabel('Severity').selectOption('error')
+  await page.getByLabel('Time').selectOption({ label: 'last 15 minutes' })
+  await page.getByLabel('Text').fill(table)
+  const row = page.getByTestId('pg-log-row').filter({ hasText: `relation "${table}" does not exist` })
+  await row.waitFor()
+  assert.match(await row.innerText(), /ERROR[\s\S]*42P01[\s\S]*STATEMENT: select \* from no_such_table_/)
+  await shot('20b-logs-postgres')
+  await page.getByLabel('Text').fill(`${table}_other`)
+  await page.getByText('No line of the server log matches.').waitFor()
+})
+
 step('Realtime: join a channel and see a broadcast sent from supabase-js, and the other way', async () => {
   await page.getByRole('link', { name: 'Realtime' }).click()
   await page.getByLabel('Channel', { exact: true }).fill('studio-e2e')
@@ -666,6 +686,12 @@ step('every screen at 360×740 and 390×844: no sideways scroll, the navigation 
     await page.waitForLoadState('networkidle')
     for (const p of await page.evaluate(reachIn)) failures.push(`/storage in a bucket at ${size.width}px: ${p}`)
     await page.screenshot({ path: `${shots}phone-storage-bucket-${size.width}x${size.height}.png` })
+    // Postgres's log, a tab of Logs.
+    await page.goto(new URL('/logs', studio).href)
+    await page.getByRole('tab', { name: 'Postgres' }).click()
+    await page.getByRole('table', { name: 'Postgres log' }).waitFor()
+    for (const p of await page.evaluate(reachIn)) failures.push(`/logs on Postgres's log at ${size.width}px: ${p}`)
+    await page.screenshot({ path: `${shots}phone-logs-postgres-${size.width}x${size.height}.png` })
     // The navigation opens from the top bar and reaches every screen.
     await page.getByRole('button', { name: 'Open navigation' }).click()
     const nav = page.getByRole('navigation', { name: 'Studio' })
