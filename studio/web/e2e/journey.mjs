@@ -12,7 +12,7 @@
 // delivered to a local receiver. Screenshots at 1440×900 land in
 // e2e/screenshots/ (git-ignored).
 //
-//   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary; E2E_ONLY=text for some steps)
+//   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary; E2E_ONLY=text|text for some steps)
 import assert from 'node:assert/strict'
 import { mkdirSync, rmSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
@@ -472,7 +472,7 @@ const receiver = createServer((req, res) => {
   let body = ''
   req.on('data', (c) => (body += c))
   req.on('end', () => {
-    received.push({ method: req.method, url: req.url, body })
+    received.push({ method: req.method, url: req.url, headers: req.headers, body })
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('thanks')
   })
 })
@@ -571,7 +571,7 @@ step('Queues: create, send, peek, archive, delete, drop (confirmed)', async () =
   await page.getByRole('list', { name: 'Queues' }).getByText('e2e_emails').waitFor({ state: 'detached' })
 })
 
-step('Webhooks: an INSERT posts Supabase\'s payload to a local receiver, seen as delivered; pause and delete', async () => {
+step('Webhooks: an INSERT posts Supabase\'s payload to a local receiver, seen as delivered; edit it in place; pause and delete', async () => {
   await runSQL('create table public.e2e_orders (id int primary key, total int)', 'CREATE TABLE')
   await page.getByRole('link', { name: 'Webhooks' }).click()
   await page.getByRole('button', { name: 'New webhook' }).click()
@@ -589,6 +589,25 @@ step('Webhooks: an INSERT posts Supabase\'s payload to a local receiver, seen as
   const payload = JSON.parse(received[0].body)
   assert.deepEqual([received[0].method, received[0].url, payload.type, payload.table, payload.schema, payload.record, payload.old_record], ['POST', '/hooks/orders', 'INSERT', 'e2e_orders', 'public', { id: 1, total: 4200 }, null])
   await shot('20-webhooks')
+  // Edited in place: another URL, UPDATE too, a header; an UPDATE reaches the new URL with it.
+  await page.getByRole('button', { name: 'Edit order placed' }).click()
+  const edit = page.getByRole('dialog', { name: 'Edit webhook order placed' })
+  assert.equal(await edit.getByLabel('URL').inputValue(), hookURL)
+  await edit.getByLabel('URL').fill(`${hookURL}-v2`)
+  await edit.getByLabel('UPDATE').check()
+  await edit.getByLabel('Headers (JSON)').fill('{"Content-Type": "application/json", "X-Team": "backline"}')
+  await edit.getByLabel('Timeout (ms)').fill('3000')
+  await shot('20b-webhook-edit')
+  await edit.getByRole('button', { name: 'Save webhook' }).click()
+  await edit.waitFor({ state: 'detached' })
+  await page.getByRole('table', { name: 'Webhooks' }).getByText(`POST ${hookURL}-v2`).waitFor()
+  await runSQL('update public.e2e_orders set total = 4300 where id = 1', 'UPDATE 1')
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByRole('table', { name: 'Webhooks' }).getByText(/^2 · /).waitFor({ timeout: 30_000 })
+  await page.getByTestId('delivery-state').filter({ hasText: 'delivered 200' }).nth(1).waitFor({ timeout: 30_000 })
+  assert.equal(received.length, 2, `the receiver got ${received.length} requests`)
+  const second = JSON.parse(received[1].body)
+  assert.deepEqual([received[1].url, received[1].headers['x-team'], second.type, second.record.total, second.old_record.total], ['/hooks/orders-v2', 'backline', 'UPDATE', 4300, 4200])
   await page.getByLabel('Enabled order placed').click()
   await page.getByRole('table', { name: 'Webhooks' }).getByText('paused').waitFor()
   await page.getByRole('button', { name: 'Delete order placed' }).click()
@@ -708,9 +727,11 @@ step('every screen at 360×740 and 390×844: no sideways scroll, the navigation 
 
 let failed = 0
 try {
-  // E2E_ONLY=text runs the steps whose names contain it (later steps build
-  // on earlier ones: for steps that stand alone).
-  for (const s of steps.filter((s) => !process.env.E2E_ONLY || s.name.includes(process.env.E2E_ONLY))) {
+  // E2E_ONLY=text runs the steps whose names contain it, or one of its
+  // |-separated parts (later steps build on earlier ones: for steps that
+  // stand alone, after the first, which opens Studio).
+  const only = process.env.E2E_ONLY?.split('|').filter(Boolean) ?? []
+  for (const s of steps.filter((s) => !only.length || only.some((o) => s.name.includes(o)))) {
     const t0 = Date.now()
     try {
       await s.fn()

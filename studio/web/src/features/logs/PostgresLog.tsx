@@ -53,7 +53,7 @@ export default function PostgresLog() {
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-2 p-4">
       <div className="flex flex-wrap items-center gap-2">
-        <Select aria-label="Severity" className="w-36" value={level} onChange={(e) => setLevel(e.target.value)}>
+        <Select aria-label="Severity" className="w-44" value={level} onChange={(e) => setLevel(e.target.value)}>
           {levels.map((l) => (
             <option key={l} value={l}>
               {l ? `${l} and above` : 'any severity'}
@@ -61,7 +61,7 @@ export default function PostgresLog() {
           ))}
         </Select>
         <Input className="w-64" placeholder="text, statement or SQLSTATE" aria-label="Text" value={text} onChange={(e) => setText(e.target.value)} />
-        <Select aria-label="Time" className="w-36" value={String(range)} onChange={(e) => setRange(Number(e.target.value))}>
+        <Select aria-label="Time" className="w-40" value={String(range)} onChange={(e) => setRange(Number(e.target.value))}>
           {ranges.map(([label, m]) => (
             <option key={m} value={m}>
               {label}
