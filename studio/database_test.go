@@ -61,7 +61,36 @@ func databaseWriteCalls(t *testing.T, e *env) map[string]writeCall {
 		}
 		return strconv.FormatInt(id, 10)
 	}
+	// Roles belong to the cluster every test shares: named after the database.
+	role := func(suffix string) string { return e.db.Name + "_" + suffix }
+	e.exec(`CREATE ROLE ` + role("keep") + ` NOLOGIN; CREATE ROLE ` + role("drop") + ` NOLOGIN`)
+	t.Cleanup(func() {
+		for _, r := range []string{"new", "keep", "drop"} {
+			_, _ = e.db.Admin.Exec(context.Background(), `DROP ROLE IF EXISTS `+role(r))
+		}
+	})
+	roleID := func(name string) string {
+		var id int64
+		if err := e.db.Admin.QueryRow(context.Background(), `SELECT oid::int8 FROM pg_roles WHERE rolname = $1`, name).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatInt(id, 10)
+	}
+	e.exec(`CREATE PUBLICATION pub_keep FOR TABLE public.t; CREATE PUBLICATION pub_drop`)
+	pubID := func(name string) string {
+		var id int64
+		if err := e.db.Admin.QueryRow(context.Background(), `SELECT oid::int8 FROM pg_publication WHERE pubname = $1`, name).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatInt(id, 10)
+	}
 	return map[string]writeCall{
+		"POST /pg/roles":                                {"/pg/roles", map[string]any{"name": role("new"), "can_login": true, "password": "hunter2-hunter2"}},
+		"PATCH /pg/roles/{id}":                          {"/pg/roles/" + roleID(role("keep")), map[string]any{"connection_limit": 3}},
+		"DELETE /pg/roles/{id}":                         {"/pg/roles/" + roleID(role("drop")), nil},
+		"POST /pg/publications":                         {"/pg/publications", map[string]any{"name": "pub_new", "tables": []string{"t"}}},
+		"PATCH /pg/publications/{id}":                   {"/pg/publications/" + pubID("pub_keep"), map[string]any{"publish_delete": false}},
+		"DELETE /pg/publications/{id}":                  {"/pg/publications/" + pubID("pub_drop"), nil},
 		"POST /pg/extensions":                           {"/pg/extensions", map[string]any{"name": "pg_trgm"}},
 		"DELETE /pg/extensions/{name}":                  {"/pg/extensions/citext", nil},
 		"DELETE /api/database/replication-slots/{name}": {"/api/database/replication-slots/" + slotFor(e.db), nil},
