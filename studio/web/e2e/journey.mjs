@@ -525,6 +525,112 @@ step('Database: migrations, an extension enabled and disabled, functions, trigge
   await shot('17-database-replication-slots')
 })
 
+step('Database: create a role (LOGIN, a password, a membership), edit it, drop it; reserved roles stay read-only', async () => {
+  const sections = page.getByRole('navigation', { name: 'Database sections' })
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Roles' }).click()
+  const roles = page.getByRole('table', { name: 'Roles' })
+  await roles.getByRole('row').filter({ hasText: /^service_role\s*reserved/ }).waitFor()
+  for (const reserved of ['anon', 'authenticated', 'service_role', 'authenticator', 'postgres']) {
+    assert.equal(await page.getByRole('button', { name: `Edit role ${reserved}`, exact: true }).count(), 0, `${reserved} can be edited`)
+  }
+  await page.getByRole('button', { name: 'New role' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New role' })
+  await dialog.getByLabel('Name').fill('e2e_reporter')
+  await dialog.getByLabel('Can log in (LOGIN)').check()
+  await dialog.getByLabel('Password').fill('reports-only-please')
+  await dialog.getByLabel('Member of authenticated').check()
+  await shot('17b-database-role-new')
+  await dialog.getByRole('button', { name: 'Create role' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  const row = roles.getByRole('row').filter({ hasText: /^e2e_reporter/ })
+  await row.getByText('authenticated').waitFor()
+  await page.getByRole('button', { name: 'Edit role e2e_reporter' }).click()
+  const edit = page.getByRole('dialog', { name: 'Edit role e2e_reporter' })
+  await edit.getByLabel('Member of authenticated').uncheck()
+  await edit.getByLabel('Member of anon').check()
+  await edit.getByLabel('Connection limit (-1: none)').fill('3')
+  await edit.getByRole('button', { name: 'Save role' }).click()
+  await edit.waitFor({ state: 'detached' })
+  await row.filter({ hasText: '/ 3' }).getByText('anon').waitFor()
+  await runSQL(
+    "select rolcanlogin, rolpassword like 'SCRAM-SHA-256$%' as scram, pg_has_role('e2e_reporter', 'anon', 'member') as anon, pg_has_role('e2e_reporter', 'authenticated', 'member') as auth from pg_authid where rolname = 'e2e_reporter'",
+    'SELECT 1',
+  )
+  assert.deepEqual(await page.getByTestId('sql-grid').getByRole('row').nth(1).getByRole('cell').allInnerTexts().then((c) => c.slice(-4)), ['t', 't', 't', 'f'])
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Roles' }).click()
+  await page.getByRole('button', { name: 'Drop role e2e_reporter' }).click()
+  await page.getByRole('dialog', { name: 'Drop role e2e_reporter?' }).getByRole('button', { name: 'Drop role' }).click()
+  await row.waitFor({ state: 'detached' })
+})
+
+step('Database: publications: supabase_realtime gets a table and supabase-js sees its inserts; one created, its events toggled, dropped', async () => {
+  await runSQL('create table public.e2e_feed (id int primary key, body text)', 'CREATE TABLE')
+  await runSQL('grant select on public.e2e_feed to service_role', 'GRANT')
+  const sections = page.getByRole('navigation', { name: 'Database sections' })
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Publications' }).click()
+  const pubs = page.getByRole('table', { name: 'Publications' })
+  assert.equal(await page.getByRole('button', { name: 'Drop publication supabase_realtime' }).count(), 0, 'supabase_realtime can be dropped')
+  await page.getByRole('button', { name: 'Edit publication supabase_realtime' }).click()
+  const edit = page.getByRole('dialog', { name: 'Edit publication supabase_realtime' })
+  await edit.getByLabel('Publish table public.e2e_feed').check()
+  await shot('17c-database-publication-edit')
+  await edit.getByRole('button', { name: 'Save publication' }).click()
+  await edit.waitFor({ state: 'detached' })
+  await pubs.getByRole('row').filter({ hasText: 'supabase_realtime' }).getByText('public.e2e_feed').waitFor()
+  // Realtime now streams the table: an insert reaches a supabase-js subscriber.
+  const supabase = createClient(api, basalt.info.service_role_key, { auth: { persistSession: false } })
+  const seen = []
+  let gotInsert
+  const inserted = new Promise((ok) => (gotInsert = ok))
+  const channel = supabase.channel('e2e-feed').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'e2e_feed' }, (p) => {
+    seen.push(p.new.body)
+    gotInsert()
+  })
+  await new Promise((ok, fail) => {
+    let joined = false
+    let ready = false
+    channel.on('system', {}, (m) => {
+      if (m.extension === 'postgres_changes' && m.status === 'ok') (ready = true), joined && ok()
+      else if (m.status === 'error') fail(new Error(m.message))
+    })
+    channel.subscribe((status, err) => {
+      if (status === 'SUBSCRIBED') (joined = true), ready && ok()
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') fail(err ?? new Error(status))
+    })
+  })
+  await runSQL("insert into public.e2e_feed values (1, 'first post')", 'INSERT 0 1')
+  let timer
+  await Promise.race([inserted, new Promise((_, fail) => (timer = setTimeout(() => fail(new Error('the insert did not reach supabase-js in 10 s')), 10_000)))])
+  clearTimeout(timer)
+  await supabase.removeChannel(channel)
+  assert.deepEqual(seen, ['first post'])
+
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Publications' }).click()
+  await page.getByRole('button', { name: 'New publication' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New publication' })
+  await dialog.getByLabel('Name').fill('e2e_feed_pub')
+  await dialog.getByLabel('Publish table public.e2e_feed').check()
+  await dialog.getByLabel('Publish truncate').uncheck()
+  await dialog.getByRole('button', { name: 'Create publication' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  const row = pubs.getByRole('row').filter({ hasText: 'e2e_feed_pub' })
+  await row.getByText('public.e2e_feed').waitFor()
+  await page.getByRole('button', { name: 'Edit publication e2e_feed_pub' }).click()
+  const edit2 = page.getByRole('dialog', { name: 'Edit publication e2e_feed_pub' })
+  await edit2.getByLabel('Publish delete').uncheck()
+  await edit2.getByRole('button', { name: 'Save publication' }).click()
+  await edit2.waitFor({ state: 'detached' })
+  await row.getByText('delete').waitFor({ state: 'detached' })
+  assert.deepEqual(await row.getByRole('cell').nth(1).innerText().then((t) => t.split(/\s+/).filter(Boolean)), ['insert', 'update'])
+  await page.getByRole('button', { name: 'Drop publication e2e_feed_pub' }).click()
+  await page.getByRole('dialog', { name: 'Drop publication e2e_feed_pub?' }).getByRole('button', { name: 'Drop publication' }).click()
+  await row.waitFor({ state: 'detached' })
+})
+
 step('Cron: schedule a job every minute (its run is checked later)', async () => {
   await runSQL('create table public.e2e_ticks (at timestamptz default now())', 'CREATE TABLE')
   await page.getByRole('link', { name: 'Cron' }).click()
@@ -677,7 +783,7 @@ function reachIn() {
 }
 
 step('every screen at 360×740 and 390×844: no sideways scroll, the navigation and every control reachable', async () => {
-  const screens = ['/', '/tables/public/tracks', '/sql', '/auth', '/storage', '/realtime', '/logs', '/docs', '/docs/tracks', '/database', '/cron', '/queues', '/webhooks']
+  const screens = ['/', '/tables/public/tracks', '/sql', '/auth', '/storage', '/realtime', '/logs', '/docs', '/docs/tracks', '/database', '/database/roles', '/database/publications', '/cron', '/queues', '/webhooks']
   const failures = []
   for (const size of [{ width: 360, height: 740 }, { width: 390, height: 844 }]) {
     await page.setViewportSize(size)
