@@ -98,24 +98,16 @@ func (s *Service) pgCreatePublication(w http.ResponseWriter, r *http.Request) er
 		sql += " FOR TABLE " + list
 	}
 	sql += " WITH (publish = '" + b.publish([4]bool{true, true, true, true}) + "')"
-	var out []byte
-	err := pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
+	return s.answerTx(w, r.Context(), http.StatusCreated, func(tx pgx.Tx) ([]byte, error) {
 		if err := execOne(r.Context(), tx, sql); err != nil {
-			return err
+			return nil, err
 		}
 		var id int64
 		if err := tx.QueryRow(r.Context(), `SELECT oid::int8 FROM pg_publication WHERE pubname = $1`, *b.Name).Scan(&id); err != nil {
-			return err
+			return nil, err
 		}
-		var err error
-		out, err = publicationJSON(r.Context(), tx, id)
-		return err
+		return publicationJSON(r.Context(), tx, id)
 	})
-	if err != nil {
-		return err
-	}
-	writeRaw(w, http.StatusCreated, out)
-	return nil
 }
 
 // publicationRef is a publication read by id.
@@ -152,41 +144,34 @@ func (s *Service) pgUpdatePublication(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	noteAudit(r.Context(), "publication "+r.PathValue("id"), nil)
-	var out []byte
-	err := pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
+	return s.answerTx(w, r.Context(), http.StatusOK, func(tx pgx.Tx) ([]byte, error) {
 		p, err := publicationByID(r, tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if b.setsPublish() {
 			if err := execOne(r.Context(), tx, "ALTER PUBLICATION "+ident(p.name)+" SET (publish = '"+b.publish(p.publish)+"')"); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if b.Tables != nil {
 			if p.allTables {
-				return badRequest("Publication %s is FOR ALL TABLES: it has no list of tables to change", p.name)
+				return nil, badRequest("Publication %s is FOR ALL TABLES: it has no list of tables to change", p.name)
 			}
 			if err := setPublicationTables(r.Context(), tx, p, *b.Tables); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if b.Name != nil && *b.Name != p.name {
 			if p.name == realtimePublication {
-				return forbidden("Publication %s is the one realtime streams: it keeps its name", realtimePublication)
+				return nil, forbidden("Publication %s is the one realtime streams: it keeps its name", realtimePublication)
 			}
 			if err := execOne(r.Context(), tx, "ALTER PUBLICATION "+ident(p.name)+" RENAME TO "+ident(*b.Name)); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		out, err = publicationJSON(r.Context(), tx, p.id)
-		return err
+		return publicationJSON(r.Context(), tx, p.id)
 	})
-	if err != nil {
-		return err
-	}
-	writeRaw(w, http.StatusOK, out)
-	return nil
 }
 
 // setPublicationTables makes p publish exactly tables.
@@ -224,23 +209,18 @@ func setPublicationTables(ctx context.Context, tx pgx.Tx, p publicationRef, tabl
 // with the publication as it was.
 func (s *Service) pgDropPublication(w http.ResponseWriter, r *http.Request) error {
 	noteAudit(r.Context(), "publication "+r.PathValue("id"), nil)
-	var before []byte
-	err := pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
+	return s.answerTx(w, r.Context(), http.StatusOK, func(tx pgx.Tx) ([]byte, error) {
 		p, err := publicationByID(r, tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if p.name == realtimePublication {
-			return forbidden("Publication %s is the one realtime streams: it cannot be dropped", realtimePublication)
+			return nil, forbidden("Publication %s is the one realtime streams: it cannot be dropped", realtimePublication)
 		}
-		if before, err = publicationJSON(r.Context(), tx, p.id); err != nil {
-			return err
+		before, err := publicationJSON(r.Context(), tx, p.id)
+		if err != nil {
+			return nil, err
 		}
-		return execOne(r.Context(), tx, "DROP PUBLICATION "+ident(p.name))
+		return before, execOne(r.Context(), tx, "DROP PUBLICATION "+ident(p.name))
 	})
-	if err != nil {
-		return err
-	}
-	writeRaw(w, http.StatusOK, before)
-	return nil
 }

@@ -227,26 +227,35 @@ func (s *Service) pgCreateRole(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out []byte
-	err = pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
+	return s.answerTx(w, r.Context(), http.StatusCreated, func(tx pgx.Tx) ([]byte, error) {
 		if why, err := roleReserved(r.Context(), tx, name); err != nil || why != "" {
-			return forbiddenOr(why, err)
+			return nil, forbiddenOr(why, err)
 		}
 		if err := execOne(r.Context(), tx, "CREATE ROLE "+ident(name)+" "+opts); err != nil {
-			return err
+			return nil, err
 		}
 		if a.MemberOf != nil {
 			if err := setMembership(r.Context(), tx, name, *a.MemberOf); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		out, err = roleJSON(r.Context(), tx, "rolname = $1", name)
+		return roleJSON(r.Context(), tx, "rolname = $1", name)
+	})
+}
+
+// answerTx runs fn in a transaction and, once it committed, answers with
+// the JSON fn returned.
+func (s *Service) answerTx(w http.ResponseWriter, ctx context.Context, status int, fn func(tx pgx.Tx) ([]byte, error)) error {
+	var out []byte
+	err := pgx.BeginFunc(ctx, s.d.Admin, func(tx pgx.Tx) error {
+		var err error
+		out, err = fn(tx)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	writeRaw(w, http.StatusCreated, out)
+	writeRaw(w, status, out)
 	return nil
 }
 
@@ -299,58 +308,46 @@ func (s *Service) pgUpdateRole(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out []byte
-	err = pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
+	return s.answerTx(w, r.Context(), http.StatusOK, func(tx pgx.Tx) ([]byte, error) {
 		id, name, err := roleByID(r, tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if opts != "" {
 			if err := execOne(r.Context(), tx, "ALTER ROLE "+ident(name)+" WITH "+opts); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if a.MemberOf != nil {
 			if err := setMembership(r.Context(), tx, name, *a.MemberOf); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if rename != nil && *rename != name {
 			if why, err := roleReserved(r.Context(), tx, *rename); err != nil || why != "" {
-				return forbiddenOr(why, err)
+				return nil, forbiddenOr(why, err)
 			}
 			if err := execOne(r.Context(), tx, "ALTER ROLE "+ident(name)+" RENAME TO "+ident(*rename)); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		out, err = roleJSON(r.Context(), tx, "oid = $1", id)
-		return err
+		return roleJSON(r.Context(), tx, "oid = $1", id)
 	})
-	if err != nil {
-		return err
-	}
-	writeRaw(w, http.StatusOK, out)
-	return nil
 }
 
 // pgDropRole is postgres-meta's DELETE /roles/{id}, answered with the role
 // as it was.
 func (s *Service) pgDropRole(w http.ResponseWriter, r *http.Request) error {
 	noteAudit(r.Context(), "role "+r.PathValue("id"), nil)
-	var before []byte
-	err := pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
+	return s.answerTx(w, r.Context(), http.StatusOK, func(tx pgx.Tx) ([]byte, error) {
 		id, name, err := roleByID(r, tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if before, err = roleJSON(r.Context(), tx, "oid = $1", id); err != nil {
-			return err
+		before, err := roleJSON(r.Context(), tx, "oid = $1", id)
+		if err != nil {
+			return nil, err
 		}
-		return execOne(r.Context(), tx, "DROP ROLE "+ident(name))
+		return before, execOne(r.Context(), tx, "DROP ROLE "+ident(name))
 	})
-	if err != nil {
-		return err
-	}
-	writeRaw(w, http.StatusOK, before)
-	return nil
 }
