@@ -461,6 +461,8 @@ step('Realtime: join a channel and see a broadcast sent from supabase-js, and th
   await page.getByRole('button', { name: 'Send broadcast' }).click()
   assert.deepEqual(await fromStudio, { text: 'hello from Studio' })
   await page.getByTestId('realtime-sockets').filter({ hasText: /[1-9]\d* open socket/ }).waitFor()
+  // Every node's sockets in channels (one node here): the inspector's and supabase-js's.
+  await page.getByTestId('realtime-node').filter({ hasText: '(this node)' }).filter({ hasText: /\b([2-9]|\d{2,}) in channels/ }).waitFor()
   await shot('21-realtime')
   await supabase.removeAllChannels()
 })
