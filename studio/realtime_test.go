@@ -1,10 +1,8 @@
 package studio
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -87,14 +85,7 @@ func TestRealtimeNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.ReportNodeSockets("node-b", func() map[string]int64 { return map[string]int64{"node-a": 4, "node-b": 2, "node-c": 0} })
-	svc, err := New(context.Background(), e.cfg, Deps{Admin: e.db.Admin, User: e.db.User, Keys: e.keys, API: e.api, Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(svc)
-	defer srv.Close()
-	c := e.signIn(testEmail, testPassword)
-	c.base = srv.URL
+	c := e.signInWith(e.api, reg)
 	var status struct {
 		Nodes []realtimeNode `json:"nodes"`
 	}
