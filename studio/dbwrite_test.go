@@ -48,6 +48,11 @@ func TestRolesEditable(t *testing.T) {
 	if r.CanLogin || r.InheritRole || strings.Join(r.MemberOf, ",") != "anon" || r.Name != name+"_2" {
 		t.Fatalf("updated %+v", r)
 	}
+	var until string
+	c.json("PATCH", path, map[string]any{"valid_until": "2030-01-02T03:04:05+02:00"}, 200, nil)
+	if err := e.db.Admin.QueryRow(ctx, `SELECT to_char(rolvaliduntil AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM pg_roles WHERE rolname = $1`, name+"_2").Scan(&until); err != nil || until != "2030-01-02 01:04:05" {
+		t.Fatalf("valid until %q (%v)", until, err)
+	}
 	// Refused: attributes past RLS, a superuser's membership, reserved names.
 	for _, bad := range []map[string]any{{"can_bypass_rls": true}, {"is_superuser": true}, {"can_create_role": true}, {"connection_limit": -5}, {"valid_until": "soon"}} {
 		c.json("PATCH", path, bad, 400, nil)
