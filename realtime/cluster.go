@@ -454,6 +454,17 @@ func (cl *cluster) peerUsers() int64 {
 	return sum(cl.users)
 }
 
+// peerUsersByNode is peerUsers by node, a copy.
+func (cl *cluster) peerUsersByNode() map[string]int64 {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	out := make(map[string]int64, len(cl.users)+1)
+	for n, v := range cl.users {
+		out[n] = v
+	}
+	return out
+}
+
 // peerAnonUsers is the anonymous clients' part of peerUsers.
 func (cl *cluster) peerAnonUsers() int64 {
 	cl.mu.Lock()

@@ -2,10 +2,14 @@ package realtime_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/realtime"
 )
 
@@ -190,5 +194,63 @@ func waitPeers(t *testing.T, nodes ...*bundle) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+}
+
+// TestNodeSockets: each node knows every node's sockets that joined a
+// channel, its own and the others' as they reported them, and publishes
+// them as basalt_realtime_node_sockets for Studio's inspector.
+func TestNodeSockets(t *testing.T) {
+	t.Parallel()
+	rc := realtime.Config{PostgresChanges: false, Cluster: true}
+	reg := prometheus.NewRegistry()
+	m, err := telemetry.NewRealtimeMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1 := setup(t, rc, realtime.WithMetrics(m))
+	n2 := node(t, n1.db, n1.keys, rc)
+	waitPeers(t, n1, n2)
+	cfg := map[string]any{"config": map[string]any{}}
+	for _, topic := range []string{"realtime:a", "realtime:b"} {
+		if got := n1.dial(t, "2.0.0").join("1", topic, cfg); !strings.Contains(got, `"status":"ok"`) {
+			t.Fatalf("join %s = %s", topic, got)
+		}
+	}
+	if got := n2.dial(t, "2.0.0").join("1", "realtime:a", cfg); !strings.Contains(got, `"status":"ok"`) {
+		t.Fatalf("join on the other node = %s", got)
+	}
+	want := map[string]int64{n1.svc.NodeID(): 2, n2.svc.NodeID(): 1}
+	for _, n := range []*bundle{n1, n2} {
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			got := n.svc.NodeSockets()
+			if len(got) == 2 && got[n1.svc.NodeID()] == 2 && got[n2.svc.NodeID()] == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s sees %v, want %v", n.svc.NodeID(), got, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, f := range families {
+		if f.GetName() != "basalt_realtime_node_sockets" {
+			continue
+		}
+		for _, metric := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range metric.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			seen[labels["node"]] = fmt.Sprintf("%v self=%s", metric.GetGauge().GetValue(), labels["self"])
+		}
+	}
+	if seen[n1.svc.NodeID()] != "2 self=true" || seen[n2.svc.NodeID()] != "1 self=false" || len(seen) != 2 {
+		t.Fatalf("basalt_realtime_node_sockets %v", seen)
 	}
 }

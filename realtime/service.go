@@ -106,6 +106,9 @@ func New(cfg Config, admin, user *pgxpool.Pool, keys *jwt.Keys, opts ...Option) 
 	s.routes()
 	go s.tick()
 	s.cluster = newCluster(s)
+	if s.metrics != nil {
+		s.metrics.ReportNodeSockets(s.cluster.node, s.NodeSockets)
+	}
 	if !cfg.PostgresChanges {
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		changes.DropIdleSlot(ctx, admin, cfg.SlotName, s.log)
@@ -274,6 +277,17 @@ func (s *Service) websocket(w http.ResponseWriter, r *http.Request) {
 // connectedUsers is the project's count of sockets that joined a channel:
 // this node's, plus what the other nodes last reported (see cluster).
 func (s *Service) connectedUsers() int64 { return s.clients.users.Load() + s.cluster.peerUsers() }
+
+// NodeSockets is connectedUsers by node id: this node's (NodeID) and, in
+// cluster mode, what each other node last reported.
+func (s *Service) NodeSockets() map[string]int64 {
+	out := s.cluster.peerUsersByNode()
+	out[s.cluster.node] = s.clients.users.Load()
+	return out
+}
+
+// NodeID names this node among the project's (a fresh id each start).
+func (s *Service) NodeID() string { return s.cluster.node }
 
 // Peers is how many other nodes of the project this node heard from in
 // the last few seconds.

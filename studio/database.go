@@ -256,6 +256,12 @@ func (s *Service) databaseRoutes() []route {
 		// Database (postgres-meta's shapes first).
 		read("GET", "/pg/functions", s.pgFunctions),
 		read("GET", "/pg/publications", s.pgPublications),
+		write("POST", "/pg/publications", "publication.create", s.pgCreatePublication),
+		write("PATCH", "/pg/publications/{id}", "publication.update", s.pgUpdatePublication),
+		write("DELETE", "/pg/publications/{id}", "publication.drop", s.pgDropPublication),
+		write("POST", "/pg/roles", "role.create", s.pgCreateRole),
+		write("PATCH", "/pg/roles/{id}", "role.update", s.pgUpdateRole),
+		write("DELETE", "/pg/roles/{id}", "role.drop", s.pgDropRole),
 		write("POST", "/pg/extensions", "extension.enable", s.pgCreateExtension),
 		write("DELETE", "/pg/extensions/{name}", "extension.disable", s.pgDropExtension),
 		read("GET", "/api/database/migrations", s.migrations),

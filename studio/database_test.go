@@ -61,7 +61,36 @@ func databaseWriteCalls(t *testing.T, e *env) map[string]writeCall {
 		}
 		return strconv.FormatInt(id, 10)
 	}
+	// Roles belong to the cluster every test shares: named after the database.
+	role := func(suffix string) string { return e.db.Name + "_" + suffix }
+	e.exec(`CREATE ROLE ` + role("keep") + ` NOLOGIN; CREATE ROLE ` + role("drop") + ` NOLOGIN`)
+	t.Cleanup(func() {
+		for _, r := range []string{"new", "keep", "drop"} {
+			_, _ = e.db.Admin.Exec(context.Background(), `DROP ROLE IF EXISTS `+role(r))
+		}
+	})
+	roleID := func(name string) string {
+		var id int64
+		if err := e.db.Admin.QueryRow(context.Background(), `SELECT oid::int8 FROM pg_roles WHERE rolname = $1`, name).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatInt(id, 10)
+	}
+	e.exec(`CREATE PUBLICATION pub_keep FOR TABLE public.t; CREATE PUBLICATION pub_drop`)
+	pubID := func(name string) string {
+		var id int64
+		if err := e.db.Admin.QueryRow(context.Background(), `SELECT oid::int8 FROM pg_publication WHERE pubname = $1`, name).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatInt(id, 10)
+	}
 	return map[string]writeCall{
+		"POST /pg/roles":                                {"/pg/roles", map[string]any{"name": role("new"), "can_login": true, "password": "hunter2-hunter2"}},
+		"PATCH /pg/roles/{id}":                          {"/pg/roles/" + roleID(role("keep")), map[string]any{"connection_limit": 3}},
+		"DELETE /pg/roles/{id}":                         {"/pg/roles/" + roleID(role("drop")), nil},
+		"POST /pg/publications":                         {"/pg/publications", map[string]any{"name": "pub_new", "tables": []string{"t"}}},
+		"PATCH /pg/publications/{id}":                   {"/pg/publications/" + pubID("pub_keep"), map[string]any{"publish_delete": false}},
+		"DELETE /pg/publications/{id}":                  {"/pg/publications/" + pubID("pub_drop"), nil},
 		"POST /pg/extensions":                           {"/pg/extensions", map[string]any{"name": "pg_trgm"}},
 		"DELETE /pg/extensions/{name}":                  {"/pg/extensions/citext", nil},
 		"DELETE /api/database/replication-slots/{name}": {"/api/database/replication-slots/" + slotFor(e.db), nil},
@@ -577,7 +606,52 @@ func TestWebhooksScreen(t *testing.T) {
 	if err := e.db.Admin.QueryRow(ctx, `SELECT count(*) FROM supabase_functions.hooks`).Scan(&fired); err != nil || fired != 3 {
 		t.Fatalf("fired %d times (%v), want 3", fired, err)
 	}
-	c.json("PATCH", path, map[string]any{"url": "http://elsewhere/"}, 400, nil)
+
+	// Edited in place: the same id, the new URL, events, headers and
+	// time-out; the credential in a header stays out of the audit log.
+	var edited hook
+	c.json("PATCH", path, map[string]any{"url": "http://127.0.0.1:9/hooks/v2", "events": []string{"DELETE"},
+		"headers": map[string]string{"Authorization": "Bearer new-credential", "X-Api-Key": "new-credential", "X-Team": "a"}, "timeout_ms": 900}, 200, &edited)
+	if edited.ID != h.ID || edited.URL != "http://127.0.0.1:9/hooks/v2" || strings.Join(edited.Events, ",") != "DELETE" ||
+		edited.Headers["X-Team"] != "a" || edited.Headers["Authorization"] != "Bearer new-credential" || edited.TimeoutMS != 900 ||
+		!edited.Enabled || edited.Method != "POST" || edited.Name != "order placed" {
+		t.Fatalf("edited %+v", edited)
+	}
+	if err := e.db.Admin.QueryRow(ctx, `SELECT count(*) FROM basalt.studio_audit WHERE detail::text LIKE '%new-credential%'`).Scan(&leaked); err != nil || leaked != 0 {
+		t.Fatalf("the audit log kept the edited Authorization header (%d rows, %v)", leaked, err)
+	}
+	var audited int
+	if err := e.db.Admin.QueryRow(ctx, `SELECT count(*) FROM basalt.studio_audit WHERE action = 'webhook.update' AND status = 200 AND detail::text LIKE '%hooks/v2%'`).Scan(&audited); err != nil || audited != 1 {
+		t.Fatalf("the edit's audit rows: %d (%v)", audited, err)
+	}
+	e.exec(`INSERT INTO public.orders VALUES (4, 5)`) // no longer an event
+	e.exec(`DELETE FROM public.orders WHERE id = 4`)
+	if err := e.db.Admin.QueryRow(ctx, `SELECT count(*) FROM supabase_functions.hooks`).Scan(&fired); err != nil || fired != 4 {
+		t.Fatalf("fired %d times (%v), want 4", fired, err)
+	}
+	var sentTo string
+	var sentHeaders map[string]string
+	var timeout int
+	if err := e.db.Admin.QueryRow(ctx, `SELECT url, headers, timeout_milliseconds FROM net.http_request_queue ORDER BY id DESC LIMIT 1`).Scan(&sentTo, &sentHeaders, &timeout); err != nil ||
+		sentTo != "http://127.0.0.1:9/hooks/v2" || sentHeaders["X-Team"] != "a" || timeout != 900 {
+		t.Fatalf("queued to %s %v in %d ms (%v)", sentTo, sentHeaders, timeout, err)
+	}
+	// A paused webhook stays paused when edited.
+	c.json("PATCH", path, map[string]any{"enabled": false}, 200, nil)
+	c.json("PATCH", path, map[string]any{"timeout_ms": 1000}, 200, &edited)
+	if edited.Enabled || edited.TimeoutMS != 1000 || edited.URL != "http://127.0.0.1:9/hooks/v2" {
+		t.Fatalf("edited while paused %+v", edited)
+	}
+	// A bad edit changes nothing.
+	for _, bad := range []map[string]any{{}, {"url": "ftp://elsewhere/"}, {"events": []string{}}, {"events": []string{"TRUNCATE"}},
+		{"timeout_ms": 0}, {"method": "PUT"}} {
+		c.json("PATCH", path, bad, 400, nil)
+	}
+	c.json("GET", "/api/webhooks", nil, 200, &list)
+	if len(list) != 1 || list[0].TimeoutMS != 1000 || strings.Join(list[0].Events, ",") != "DELETE" || list[0].URL != "http://127.0.0.1:9/hooks/v2" {
+		t.Fatalf("after bad edits %+v", list)
+	}
+	c.json("PATCH", "/api/webhooks/1", map[string]any{"url": "http://127.0.0.1:9/"}, 404, nil)
 
 	c.json("DELETE", path, nil, 200, nil)
 	c.json("DELETE", path, nil, 404, nil)

@@ -12,15 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pgcluster"
 	"github.com/basaltdev/basalt/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
 	bcryptCost = bcrypt.MinCost
-	pgtest.Main(m, pgtest.WithCron())
+	// The server keeps its log as basalt dev's does, for the Logs screen.
+	pgtest.Main(m, pgtest.WithCron(), pgtest.WithSettings(pgcluster.ServerLogSettings))
 }
 
 // fakeAPI stands in for the gateway behind Studio's in-process calls: it
@@ -110,6 +113,21 @@ func (e *env) newService() *Service {
 		e.t.Fatal(err)
 	}
 	return svc
+}
+
+// signInWith starts another Studio on e's database whose gateway is api
+// and whose metrics are metrics, and signs in to it.
+func (e *env) signInWith(api http.Handler, metrics prometheus.Gatherer) *client {
+	e.t.Helper()
+	svc, err := New(context.Background(), e.cfg, Deps{Admin: e.db.Admin, User: e.db.User, Keys: e.keys, API: api, Metrics: metrics})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv := httptest.NewServer(svc)
+	e.t.Cleanup(srv.Close)
+	c := e.signIn(testEmail, testPassword)
+	c.base = srv.URL
+	return c
 }
 
 // client is a browser tab: a session cookie and its CSRF token.

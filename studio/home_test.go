@@ -1,10 +1,8 @@
 package studio
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,14 +47,7 @@ func TestHome(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	api := countingAPI{prometheus.NewCounterVec(prometheus.CounterOpts{Name: "basalt_http_requests_total"}, []string{"service", "method", "status"})}
 	reg.MustRegister(api.requests)
-	svc, err := New(context.Background(), e.cfg, Deps{Admin: e.db.Admin, User: e.db.User, Keys: e.keys, API: api, Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(svc)
-	defer srv.Close()
-	c := e.signIn(testEmail, testPassword)
-	c.base = srv.URL
+	c := e.signInWith(api, reg)
 	// Clients' traffic: 3 auth calls, one of them failing.
 	api.requests.WithLabelValues("auth", "GET", "200").Add(2)
 	api.requests.WithLabelValues("auth", "POST", "500").Inc()

@@ -307,14 +307,7 @@ func (s *Service) pgTypes(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Service) pgRoles(w http.ResponseWriter, r *http.Request) error {
-	q := `SELECT coalesce(json_agg(x ORDER BY x.name), '[]') FROM (SELECT
-	  oid::int8 AS id, rolname AS name, rolsuper AS is_superuser, rolcreatedb AS can_create_db,
-	  rolcreaterole AS can_create_role, rolinherit AS inherit_role, rolcanlogin AS can_login,
-	  rolreplication AS is_replication_role, rolbypassrls AS can_bypass_rls,
-	  (SELECT count(*) FROM pg_stat_activity s WHERE s.usename = r.rolname) AS active_connections,
-	  CASE WHEN rolconnlimit = -1 THEN current_setting('max_connections')::int8 ELSE rolconnlimit END AS connection_limit,
-	  '********' AS password, rolvaliduntil AS valid_until, rolconfig AS config
-	FROM pg_roles r WHERE ($1 OR NOT starts_with(rolname, 'pg_'))) x`
+	q := `SELECT coalesce(json_agg(x ORDER BY x.name), '[]') FROM (` + roleSQL + ` WHERE ($1 OR NOT starts_with(rolname, 'pg_'))) x`
 	var out json.RawMessage
 	if err := s.d.Admin.QueryRow(r.Context(), q, r.URL.Query().Get("include_default_roles") == "true").Scan(&out); err != nil {
 		return err

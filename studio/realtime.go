@@ -3,6 +3,8 @@ package studio
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
@@ -65,7 +67,8 @@ func (s *Service) realtimeToken(w http.ResponseWriter, r *http.Request) error {
 }
 
 // realtimeStatus is the inspector's side panel: this node's open sockets
-// (from the metrics) and every replication slot with its lag.
+// (from the metrics), every node's sockets that joined a channel, and
+// every replication slot with its lag.
 func (s *Service) realtimeStatus(w http.ResponseWriter, r *http.Request) error {
 	_, proc := s.readMetrics()
 	var slots json.RawMessage
@@ -77,5 +80,54 @@ func (s *Service) realtimeStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return okJSON(w, map[string]any{"sockets": proc["basalt_realtime_sockets"], "slots": slots, "api_url": s.d.ProjectURL})
+	return okJSON(w, map[string]any{"sockets": proc["basalt_realtime_sockets"], "nodes": s.realtimeNodes(), "slots": slots, "api_url": s.d.ProjectURL})
+}
+
+// realtimeNode is one node's count in basalt_realtime_node_sockets.
+type realtimeNode struct {
+	Node    string `json:"node"`
+	Sockets int64  `json:"sockets"`
+	Self    bool   `json:"self"`
+}
+
+// realtimeNodes reads basalt_realtime_node_sockets: each node of the
+// project (this one first) with its sockets that joined a channel, as the
+// realtime service last heard them (the nodes tell each other through
+// LISTEN/NOTIFY in cluster mode).
+func (s *Service) realtimeNodes() []realtimeNode {
+	out := []realtimeNode{}
+	if s.d.Metrics == nil {
+		return out
+	}
+	families, err := s.d.Metrics.Gather()
+	if err != nil {
+		s.log.Warn("studio: gather metrics", "err", err)
+	}
+	for _, f := range families {
+		if f.GetName() != "basalt_realtime_node_sockets" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			n := realtimeNode{Sockets: int64(m.GetGauge().GetValue())}
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "node":
+					n.Node = l.GetValue()
+				case "self":
+					n.Self = l.GetValue() == "true"
+				}
+			}
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b realtimeNode) int {
+		if a.Self != b.Self {
+			if a.Self {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Node, b.Node)
+	})
+	return out
 }

@@ -1,10 +1,15 @@
 package studio
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/basaltdev/basalt/internal/telemetry"
 )
 
 // TestRealtimeToken: the inspector gets a token for anon (the anon key),
@@ -65,5 +70,27 @@ func TestCSPAllowsTheRealtimeSocket(t *testing.T) {
 		if got := contentSecurityPolicy(url); !strings.Contains(got, want) {
 			t.Errorf("%q: %s", url, got)
 		}
+	}
+}
+
+// TestRealtimeNodes: the inspector's status lists every node's sockets as
+// the realtime service publishes them (basalt_realtime_node_sockets), this
+// node first.
+func TestRealtimeNodes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	reg := prometheus.NewRegistry()
+	m, err := telemetry.NewRealtimeMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ReportNodeSockets("node-b", func() map[string]int64 { return map[string]int64{"node-a": 4, "node-b": 2, "node-c": 0} })
+	c := e.signInWith(e.api, reg)
+	var status struct {
+		Nodes []realtimeNode `json:"nodes"`
+	}
+	c.json("GET", "/api/realtime", nil, http.StatusOK, &status)
+	if got := fmt.Sprint(status.Nodes); got != "[{node-b 2 true} {node-a 4 false} {node-c 0 false}]" {
+		t.Fatalf("nodes %s", got)
 	}
 }

@@ -86,6 +86,7 @@ func (s *Service) routeTable() []route {
 		write("DELETE", "/api/snippets/{id}", "snippet.delete", s.deleteSnippet),
 		read("GET", "/api/logs", s.accessLogs),
 		read("GET", "/api/logs/functions", s.functionLogs),
+		read("GET", "/api/logs/postgres", s.postgresLogs),
 		read("GET", "/api/realtime", s.realtimeStatus),
 		write("POST", "/api/realtime/token", "realtime.token", s.realtimeToken),
 		read("GET", "/api/auth/users/{id}/sessions", s.userSessions),

@@ -49,21 +49,74 @@ func (s *Service) webhookList(w http.ResponseWriter, r *http.Request) error {
 // webhookName is what a webhook may be called: it becomes a trigger name.
 var webhookName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ -]{0,62}$`)
 
-// createWebhook makes the trigger Supabase's dashboard makes: {name,
-// schema, table, events (INSERT, UPDATE, DELETE), url, method (POST or
-// GET), headers, params, timeout_ms (1 to 10,000)}.
-func (s *Service) createWebhook(w http.ResponseWriter, r *http.Request) error {
-	var b struct {
-		Name      string            `json:"name"`
-		Schema    string            `json:"schema"`
-		Table     string            `json:"table"`
-		Events    []string          `json:"events"`
-		URL       string            `json:"url"`
-		Method    string            `json:"method"`
-		Headers   map[string]string `json:"headers"`
-		Params    map[string]string `json:"params"`
-		TimeoutMS *int              `json:"timeout_ms"`
+// webhookDef is what a webhook's trigger says: {name, schema, table,
+// events (INSERT, UPDATE, DELETE), url, method (POST or GET), headers,
+// params, timeout_ms (1 to 10,000)}.
+type webhookDef struct {
+	Name      string            `json:"name"`
+	Schema    string            `json:"schema"`
+	Table     string            `json:"table"`
+	Events    []string          `json:"events"`
+	URL       string            `json:"url"`
+	Method    string            `json:"method"`
+	Headers   map[string]string `json:"headers"`
+	Params    map[string]string `json:"params"`
+	TimeoutMS *int              `json:"timeout_ms"`
+}
+
+// check validates d and fills its defaults.
+func (d *webhookDef) check() error {
+	if d.Method == "" {
+		d.Method = "POST"
 	}
+	if d.Method != "POST" && d.Method != "GET" {
+		return badRequest("method must be POST or GET")
+	}
+	if !strings.HasPrefix(d.URL, "http://") && !strings.HasPrefix(d.URL, "https://") || len(d.URL) > 2048 {
+		return badRequest("url must be an http:// or https:// URL (at most 2,048 characters)")
+	}
+	if d.TimeoutMS == nil {
+		d.TimeoutMS = new(int)
+		*d.TimeoutMS = 5000
+	}
+	if *d.TimeoutMS < 1 || *d.TimeoutMS > 10000 {
+		return badRequest("timeout_ms must be from 1 to 10,000 milliseconds")
+	}
+	if d.Headers == nil {
+		d.Headers = map[string]string{"Content-Type": "application/json"}
+	}
+	if d.Params == nil {
+		d.Params = map[string]string{}
+	}
+	_, err := webhookEvents(d.Events)
+	return err
+}
+
+// writeTrigger creates d's trigger, or replaces it in place (CREATE OR
+// REPLACE keeps the trigger's oid, the webhook's id).
+func (d *webhookDef) writeTrigger(ctx context.Context, tx pgx.Tx, replace bool) error {
+	events, err := webhookEvents(d.Events)
+	if err != nil {
+		return err
+	}
+	headers, _ := json.Marshal(d.Headers)
+	params, _ := json.Marshal(d.Params)
+	verb := "CREATE"
+	if replace {
+		verb = "CREATE OR REPLACE"
+	}
+	var sql string
+	if err := tx.QueryRow(ctx, `SELECT format('`+verb+` TRIGGER %I AFTER `+events+` ON %I.%I FOR EACH ROW '
+		|| 'EXECUTE FUNCTION supabase_functions.http_request(%L, %L, %L, %L, %L)', $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text)`,
+		d.Name, d.Schema, d.Table, d.URL, d.Method, string(headers), string(params), strconv.Itoa(*d.TimeoutMS)).Scan(&sql); err != nil {
+		return err
+	}
+	return execOne(ctx, tx, sql)
+}
+
+// createWebhook makes the trigger Supabase's dashboard makes (webhookDef).
+func (s *Service) createWebhook(w http.ResponseWriter, r *http.Request) error {
+	var b webhookDef
 	if err := decodeBody(r, &b); err != nil {
 		return err
 	}
@@ -77,36 +130,11 @@ func (s *Service) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	if b.Table == "" {
 		return badRequest("table is required")
 	}
-	events, err := webhookEvents(b.Events)
-	if err != nil {
+	if err := b.check(); err != nil {
 		return err
 	}
-	if b.Method == "" {
-		b.Method = "POST"
-	}
-	if b.Method != "POST" && b.Method != "GET" {
-		return badRequest("method must be POST or GET")
-	}
-	if !strings.HasPrefix(b.URL, "http://") && !strings.HasPrefix(b.URL, "https://") || len(b.URL) > 2048 {
-		return badRequest("url must be an http:// or https:// URL (at most 2,048 characters)")
-	}
-	timeout := 5000
-	if b.TimeoutMS != nil {
-		timeout = *b.TimeoutMS
-	}
-	if timeout < 1 || timeout > 10000 {
-		return badRequest("timeout_ms must be from 1 to 10,000 milliseconds")
-	}
-	if b.Headers == nil {
-		b.Headers = map[string]string{"Content-Type": "application/json"}
-	}
-	if b.Params == nil {
-		b.Params = map[string]string{}
-	}
-	headers, _ := json.Marshal(b.Headers)
-	params, _ := json.Marshal(b.Params)
 	var id int64
-	err = pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
 		var kind string
 		err := tx.QueryRow(r.Context(), `SELECT c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 			WHERE n.nspname = $1 AND c.relname = $2`, b.Schema, b.Table).Scan(&kind)
@@ -115,13 +143,7 @@ func (s *Service) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		} else if err != nil {
 			return err
 		}
-		var sql string
-		if err := tx.QueryRow(r.Context(), `SELECT format('CREATE TRIGGER %I AFTER `+events+` ON %I.%I FOR EACH ROW '
-			|| 'EXECUTE FUNCTION supabase_functions.http_request(%L, %L, %L, %L, %L)', $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text)`,
-			b.Name, b.Schema, b.Table, b.URL, b.Method, string(headers), string(params), strconv.Itoa(timeout)).Scan(&sql); err != nil {
-			return err
-		}
-		if err := execOne(r.Context(), tx, sql); err != nil {
+		if err := b.writeTrigger(r.Context(), tx, false); err != nil {
 			return err
 		}
 		return tx.QueryRow(r.Context(), `SELECT t.oid::int8 FROM pg_trigger t WHERE t.tgname = $1
@@ -185,17 +207,26 @@ func (s *Service) webhookByID(r *http.Request, tx pgx.Tx) (int64, webhookRef, er
 	return id, h, err
 }
 
-// updateWebhook pauses or resumes a webhook: {enabled}.
+// updateWebhook edits a webhook in place: any of {enabled, url, events,
+// method, headers, params, timeout_ms}; what is left out stays. The name
+// and table stay (the delivery log is keyed by them).
 func (s *Service) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 	var b struct {
-		Enabled *bool `json:"enabled"`
+		Enabled   *bool              `json:"enabled"`
+		URL       *string            `json:"url"`
+		Events    []string           `json:"events"`
+		Method    *string            `json:"method"`
+		Headers   *map[string]string `json:"headers"`
+		Params    *map[string]string `json:"params"`
+		TimeoutMS *int               `json:"timeout_ms"`
 	}
 	if err := decodeBody(r, &b); err != nil {
 		return err
 	}
 	noteAudit(r.Context(), "webhook "+r.PathValue("id"), nil)
-	if b.Enabled == nil {
-		return badRequest("enabled is required: to change anything else, delete the webhook and create it again")
+	edits := b.URL != nil || b.Events != nil || b.Method != nil || b.Headers != nil || b.Params != nil || b.TimeoutMS != nil
+	if b.Enabled == nil && !edits {
+		return badRequest("nothing to change: send enabled, url, events, method, headers, params or timeout_ms")
 	}
 	var id int64
 	err := pgx.BeginFunc(r.Context(), s.d.Admin, func(tx pgx.Tx) error {
@@ -204,8 +235,50 @@ func (s *Service) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 		if id, h, err = s.webhookByID(r, tx); err != nil {
 			return err
 		}
-		verb := map[bool]string{true: " ENABLE TRIGGER ", false: " DISABLE TRIGGER "}[*b.Enabled]
-		return execOne(r.Context(), tx, "ALTER TABLE "+ident(h.Schema, h.Table)+verb+ident(h.Name))
+		if edits {
+			var d webhookDef
+			var enabled bool
+			if err := tx.QueryRow(r.Context(), `SELECT b.name, b.schema, b.table, b.events, b.url, b.method,
+				(SELECT coalesce(jsonb_object_agg(k, v), '{}') FROM jsonb_each_text(b.headers) x(k, v)),
+				(SELECT coalesce(jsonb_object_agg(k, v), '{}') FROM jsonb_each_text(b.params) x(k, v)), b.timeout_ms, b.enabled
+				FROM (`+webhooksSQL+`) b WHERE b.id = $1`, id).Scan(&d.Name, &d.Schema, &d.Table, &d.Events, &d.URL, &d.Method,
+				&d.Headers, &d.Params, &d.TimeoutMS, &enabled); err != nil {
+				return err
+			}
+			if b.URL != nil {
+				d.URL = *b.URL
+			}
+			if b.Events != nil {
+				d.Events = b.Events
+			}
+			if b.Method != nil {
+				d.Method = *b.Method
+			}
+			if b.Headers != nil {
+				d.Headers = *b.Headers
+			}
+			if b.Params != nil {
+				d.Params = *b.Params
+			}
+			if b.TimeoutMS != nil {
+				d.TimeoutMS = b.TimeoutMS
+			}
+			if err := d.check(); err != nil {
+				return err
+			}
+			if err := d.writeTrigger(r.Context(), tx, true); err != nil {
+				return err
+			}
+			if b.Enabled == nil {
+				// A replaced trigger fires again; a paused one stays paused.
+				b.Enabled = &enabled
+			}
+		}
+		if b.Enabled != nil {
+			verb := map[bool]string{true: " ENABLE TRIGGER ", false: " DISABLE TRIGGER "}[*b.Enabled]
+			return execOne(r.Context(), tx, "ALTER TABLE "+ident(h.Schema, h.Table)+verb+ident(h.Name))
+		}
+		return nil
 	})
 	if err != nil {
 		return err

@@ -47,6 +47,23 @@ func embeddedCluster(cfg config.Config, log *slog.Logger) (*pgcluster.Cluster, e
 		sum := sha256.Sum256([]byte(dataDir))
 		socketDir = filepath.Join(os.TempDir(), "basalt-"+hex.EncodeToString(sum[:6]))
 	}
+	settings := map[string]string{
+		// Realtime reads changes through logical replication.
+		"wal_level":               "logical",
+		"max_replication_slots":   "10",
+		"max_wal_senders":         "10",
+		"max_connections":         "200",
+		"log_min_messages":        "warning",
+		"unix_socket_permissions": "0777",
+		// The one planner setting Supabase's database changes from
+		// PostgreSQL's defaults (EXPLAIN's settings option lists it), so
+		// plans and explain() output match theirs.
+		"effective_cache_size": "128MB",
+	}
+	// The server's own log, as JSON lines Studio's Logs screen reads.
+	for k, v := range pgcluster.ServerLogSettings {
+		settings[k] = v
+	}
 	return &pgcluster.Cluster{
 		DataDir:   pgDir,
 		SocketDir: socketDir,
@@ -55,20 +72,8 @@ func embeddedCluster(cfg config.Config, log *slog.Logger) (*pgcluster.Cluster, e
 		Password:  embeddedPassword,
 		// Cron jobs run in the app's database (pg_cron, when installed).
 		CronDatabase: embeddedDB,
-		Settings: map[string]string{
-			// Realtime reads changes through logical replication.
-			"wal_level":               "logical",
-			"max_replication_slots":   "10",
-			"max_wal_senders":         "10",
-			"max_connections":         "200",
-			"log_min_messages":        "warning",
-			"unix_socket_permissions": "0777",
-			// The one planner setting Supabase's database changes from
-			// PostgreSQL's defaults (EXPLAIN's settings option lists it), so
-			// plans and explain() output match theirs.
-			"effective_cache_size": "128MB",
-		},
-		Log: func(line string) { log.Debug("postgres", "line", line) },
+		Settings:     settings,
+		Log:          func(line string) { log.Debug("postgres", "line", line) },
 	}, nil
 }
 

@@ -141,6 +141,7 @@ func TestTemplateKey(t *testing.T) {
 		"an added migration":  key(tmpl(map[string]string{"0001_a.sql": "CREATE TABLE a ();", "0002_b.sql": "CREATE TABLE b ();"}), cluster(settings, "postgres")),
 		"another setting":     key(tmpl(one), cluster(map[string]string{"wal_level": "logical", "max_connections": "100"}, "postgres")),
 		"another password":    key(tmpl(one), cluster(settings, "secret")),
+		"an added setting":    key(tmpl(one), cluster(map[string]string{"wal_level": "logical", "max_connections": "200", "logging_collector": "on"}, "postgres")),
 		"other default grants": func() string {
 			tp := tmpl(one)
 			tp.sources[0].After = "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO anon"

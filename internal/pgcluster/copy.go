@@ -10,8 +10,12 @@ import (
 )
 
 // notCopied are files of a data directory that belong to one run of one
-// cluster, not to what a copy of it starts from.
-var notCopied = map[string]bool{"server.log": true, "postmaster.pid": true, "postmaster.opts": true}
+// cluster, not to what a copy of it starts from; so are the files in
+// runLogDir (the logging collector's, ServerLogSettings), kept as a folder.
+var notCopied = map[string]bool{"server.log": true, "postmaster.pid": true, "postmaster.opts": true, "current_logfiles": true}
+
+// runLogDir is the logging collector's folder (log_directory).
+const runLogDir = "log"
 
 // CopyTo copies the cluster's data directory, which no server may be
 // running on, to dst (which must not exist yet): a cluster made once
@@ -71,7 +75,7 @@ func copyTree(src, dst string, uid, gid int) error {
 		if err != nil {
 			return err
 		}
-		if notCopied[rel] {
+		if notCopied[rel] || filepath.Dir(rel) == runLogDir {
 			return nil
 		}
 		to := filepath.Join(dst, rel)

@@ -14,12 +14,14 @@ import (
 func TestCopyCluster(t *testing.T) {
 	c := newCluster(t)
 	files := map[string]string{
-		"PG_VERSION":        "15\n",
-		"base/5/1259":       "catalog",
-		"global/pg_control": "control",
-		"postgresql.conf":   "wal_level = logical\n",
-		"server.log":        "a run's log",
-		"postmaster.opts":   "postgres -p 5432",
+		"PG_VERSION":              "15\n",
+		"base/5/1259":             "catalog",
+		"global/pg_control":       "control",
+		"postgresql.conf":         "wal_level = logical\n",
+		"server.log":              "a run's log",
+		"postmaster.opts":         "postgres -p 5432",
+		"current_logfiles":        "jsonlog log/postgresql-Sat.json\n",
+		"log/postgresql-Sat.json": `{"message":"a run's server log"}`,
 	}
 	for name, body := range files {
 		p := filepath.Join(c.DataDir, name)
@@ -44,7 +46,7 @@ func TestCopyCluster(t *testing.T) {
 	for name, body := range files {
 		b, err := os.ReadFile(filepath.Join(fresh.DataDir, name))
 		switch name {
-		case "server.log", "postmaster.opts":
+		case "server.log", "postmaster.opts", "current_logfiles", "log/postgresql-Sat.json":
 			if !os.IsNotExist(err) {
 				t.Errorf("%s was copied (%v)", name, err)
 			}
@@ -53,6 +55,9 @@ func TestCopyCluster(t *testing.T) {
 				t.Errorf("%s: %q, %v; want %q", name, b, err, body)
 			}
 		}
+	}
+	if st, err := os.Stat(filepath.Join(fresh.DataDir, "log")); err != nil || !st.IsDir() {
+		t.Errorf("the server log's folder was not kept: %v", err)
 	}
 	if st, err := os.Stat(fresh.DataDir); err != nil || st.Mode().Perm() != 0o700 {
 		t.Errorf("copy's data directory: %v, %v; want mode 0700", st.Mode(), err)

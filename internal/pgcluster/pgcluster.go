@@ -481,3 +481,21 @@ func startTemp(ctx context.Context, prefix string, settings map[string]string, c
 	}
 	return c, stop, nil
 }
+
+// ServerLogSettings make the server keep its own log as JSON lines
+// (PostgreSQL 15's jsonlog) in files under the data directory's log/, for
+// Studio to read through SQL (pg_current_logfile, pg_read_file). One file
+// per weekday, emptied when its day comes round again: a week of history,
+// never more than seven files. log_min_error_statement stays at its
+// default (error), so a failed statement is logged with its text.
+var ServerLogSettings = map[string]string{
+	"logging_collector":        "on",
+	"log_destination":          "'jsonlog'",
+	"log_directory":            "'log'",
+	"log_filename":             "'postgresql-%a.log'",
+	"log_truncate_on_rotation": "on",
+	"log_rotation_age":         "'1d'",
+	"log_rotation_size":        "0",
+	"log_file_mode":            "0600",
+	"log_timezone":             "'UTC'",
+}

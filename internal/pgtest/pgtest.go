@@ -37,9 +37,10 @@ const templateDB = "basalt_template"
 type Option func(*options)
 
 type options struct {
-	app   bool
-	cron  bool
-	extra []migrate.Source
+	app      bool
+	cron     bool
+	extra    []migrate.Source
+	settings map[string]string
 }
 
 // WithApp also applies the app migrations in sql/app to the template.
@@ -51,6 +52,18 @@ func WithCron() Option { return func(o *options) { o.cron = true } }
 
 // CronDatabase is the one database pg_cron runs jobs in, under WithCron.
 const CronDatabase = "basalt_cron"
+
+// WithSettings adds postgresql.conf settings to the cluster's.
+func WithSettings(settings map[string]string) Option {
+	return func(o *options) {
+		if o.settings == nil {
+			o.settings = map[string]string{}
+		}
+		for k, v := range settings {
+			o.settings[k] = v
+		}
+	}
+}
 
 // WithSource also applies src after the platform (and app) migrations.
 func WithSource(src migrate.Source) Option {
@@ -99,6 +112,9 @@ func start() {
 		"max_connections":           "300",
 		"shared_buffers":            "64MB",
 		"max_locks_per_transaction": "256",
+	}
+	for k, v := range opts.settings {
+		settings[k] = v
 	}
 	var cronDB string
 	if opts.cron {

@@ -4,14 +4,15 @@
 // supabase-js, write a policy and see "view as" anon and a fan change, run
 // SQL and an EXPLAIN, the API page; create a user and sign in as them, ban
 // them and see sign-in refused; upload a file and preview it; find a failed
-// REST call by its request id in Logs; see a broadcast sent from supabase-js
+// REST call by its request id in Logs, and a failed statement in Postgres's
+// own log; see a broadcast sent from supabase-js
 // in the realtime inspector; the Database screen (migrations, an extension
 // enabled and disabled, functions, slots, a backup restored into a new
 // database), a cron job that runs, a queue's messages, and a webhook
 // delivered to a local receiver. Screenshots at 1440×900 land in
 // e2e/screenshots/ (git-ignored).
 //
-//   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary; E2E_ONLY=text for some steps)
+//   node e2e/journey.mjs        (starts its own basalt dev; BASALT_BIN to reuse a binary; E2E_ONLY=text|text for some steps)
 import assert from 'node:assert/strict'
 import { mkdirSync, rmSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
@@ -422,6 +423,25 @@ step('Logs: find a failed REST call by its request id', async () => {
   await page.getByRole('table', { name: 'Function log' }).waitFor()
 })
 
+step("Logs: a statement that fails in the SQL editor shows in Postgres's own log with its SQLSTATE", async () => {
+  const table = `no_such_table_${Date.now()}`
+  await page.getByRole('link', { name: 'SQL editor' }).click()
+  await page.getByLabel('SQL').fill(`select * from ${table}`)
+  await page.getByRole('button', { name: /^Run/ }).click()
+  await page.getByTestId('sql-error').getByText(table).first().waitFor()
+  await page.getByRole('link', { name: 'Logs' }).click()
+  await page.getByRole('tab', { name: 'Postgres' }).click()
+  await page.getByLabel('Severity').selectOption('error')
+  await page.getByLabel('Time').selectOption({ label: 'last 15 minutes' })
+  await page.getByLabel('Text').fill(table)
+  const row = page.getByTestId('pg-log-row').filter({ hasText: `relation "${table}" does not exist` })
+  await row.waitFor()
+  assert.match(await row.innerText(), /ERROR[\s\S]*42P01[\s\S]*STATEMENT: select \* from no_such_table_/)
+  await shot('20b-logs-postgres')
+  await page.getByLabel('Text').fill(`${table}_other`)
+  await page.getByText('No line of the server log matches.').waitFor()
+})
+
 step('Realtime: join a channel and see a broadcast sent from supabase-js, and the other way', async () => {
   await page.getByRole('link', { name: 'Realtime' }).click()
   await page.getByLabel('Channel', { exact: true }).fill('studio-e2e')
@@ -441,6 +461,8 @@ step('Realtime: join a channel and see a broadcast sent from supabase-js, and th
   await page.getByRole('button', { name: 'Send broadcast' }).click()
   assert.deepEqual(await fromStudio, { text: 'hello from Studio' })
   await page.getByTestId('realtime-sockets').filter({ hasText: /[1-9]\d* open socket/ }).waitFor()
+  // Every node's sockets in channels (one node here): the inspector's and supabase-js's.
+  await page.getByTestId('realtime-node').filter({ hasText: '(this node)' }).filter({ hasText: /\b([2-9]|\d{2,}) in channels/ }).waitFor()
   await shot('21-realtime')
   await supabase.removeAllChannels()
 })
@@ -452,7 +474,7 @@ const receiver = createServer((req, res) => {
   let body = ''
   req.on('data', (c) => (body += c))
   req.on('end', () => {
-    received.push({ method: req.method, url: req.url, body })
+    received.push({ method: req.method, url: req.url, headers: req.headers, body })
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('thanks')
   })
 })
@@ -505,6 +527,112 @@ step('Database: migrations, an extension enabled and disabled, functions, trigge
   await shot('17-database-replication-slots')
 })
 
+step('Database: create a role (LOGIN, a password, a membership), edit it, drop it; reserved roles stay read-only', async () => {
+  const sections = page.getByRole('navigation', { name: 'Database sections' })
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Roles' }).click()
+  const roles = page.getByRole('table', { name: 'Roles' })
+  await roles.getByRole('row').filter({ hasText: /^service_role\s*reserved/ }).waitFor()
+  for (const reserved of ['anon', 'authenticated', 'service_role', 'authenticator', 'postgres']) {
+    assert.equal(await page.getByRole('button', { name: `Edit role ${reserved}`, exact: true }).count(), 0, `${reserved} can be edited`)
+  }
+  await page.getByRole('button', { name: 'New role' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New role' })
+  await dialog.getByLabel('Name').fill('e2e_reporter')
+  await dialog.getByLabel('Can log in (LOGIN)').check()
+  await dialog.getByLabel('Password').fill('reports-only-please')
+  await dialog.getByLabel('Member of authenticated').check()
+  await shot('17b-database-role-new')
+  await dialog.getByRole('button', { name: 'Create role' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  const row = roles.getByRole('row').filter({ hasText: /^e2e_reporter/ })
+  await row.getByText('authenticated').waitFor()
+  await page.getByRole('button', { name: 'Edit role e2e_reporter' }).click()
+  const edit = page.getByRole('dialog', { name: 'Edit role e2e_reporter' })
+  await edit.getByLabel('Member of authenticated').uncheck()
+  await edit.getByLabel('Member of anon').check()
+  await edit.getByLabel('Connection limit (-1: none)').fill('3')
+  await edit.getByRole('button', { name: 'Save role' }).click()
+  await edit.waitFor({ state: 'detached' })
+  await row.filter({ hasText: '/ 3' }).getByText('anon').waitFor()
+  await runSQL(
+    "select rolcanlogin, rolpassword like 'SCRAM-SHA-256$%' as scram, pg_has_role('e2e_reporter', 'anon', 'member') as anon, pg_has_role('e2e_reporter', 'authenticated', 'member') as auth from pg_authid where rolname = 'e2e_reporter'",
+    'SELECT 1',
+  )
+  assert.deepEqual(await page.getByTestId('sql-grid').getByRole('row').nth(1).getByRole('cell').allInnerTexts().then((c) => c.slice(-4)), ['t', 't', 't', 'f'])
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Roles' }).click()
+  await page.getByRole('button', { name: 'Drop role e2e_reporter' }).click()
+  await page.getByRole('dialog', { name: 'Drop role e2e_reporter?' }).getByRole('button', { name: 'Drop role' }).click()
+  await row.waitFor({ state: 'detached' })
+})
+
+step('Database: publications: supabase_realtime gets a table and supabase-js sees its inserts; one created, its events toggled, dropped', async () => {
+  await runSQL('create table public.e2e_feed (id int primary key, body text)', 'CREATE TABLE')
+  await runSQL('grant select on public.e2e_feed to service_role', 'GRANT')
+  const sections = page.getByRole('navigation', { name: 'Database sections' })
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Publications' }).click()
+  const pubs = page.getByRole('table', { name: 'Publications' })
+  assert.equal(await page.getByRole('button', { name: 'Drop publication supabase_realtime' }).count(), 0, 'supabase_realtime can be dropped')
+  await page.getByRole('button', { name: 'Edit publication supabase_realtime' }).click()
+  const edit = page.getByRole('dialog', { name: 'Edit publication supabase_realtime' })
+  await edit.getByLabel('Publish table public.e2e_feed').check()
+  await shot('17c-database-publication-edit')
+  await edit.getByRole('button', { name: 'Save publication' }).click()
+  await edit.waitFor({ state: 'detached' })
+  await pubs.getByRole('row').filter({ hasText: 'supabase_realtime' }).getByText('public.e2e_feed').waitFor()
+  // Realtime now streams the table: an insert reaches a supabase-js subscriber.
+  const supabase = createClient(api, basalt.info.service_role_key, { auth: { persistSession: false } })
+  const seen = []
+  let gotInsert
+  const inserted = new Promise((ok) => (gotInsert = ok))
+  const channel = supabase.channel('e2e-feed').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'e2e_feed' }, (p) => {
+    seen.push(p.new.body)
+    gotInsert()
+  })
+  await new Promise((ok, fail) => {
+    let joined = false
+    let ready = false
+    channel.on('system', {}, (m) => {
+      if (m.extension === 'postgres_changes' && m.status === 'ok') (ready = true), joined && ok()
+      else if (m.status === 'error') fail(new Error(m.message))
+    })
+    channel.subscribe((status, err) => {
+      if (status === 'SUBSCRIBED') (joined = true), ready && ok()
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') fail(err ?? new Error(status))
+    })
+  })
+  await runSQL("insert into public.e2e_feed values (1, 'first post')", 'INSERT 0 1')
+  let timer
+  await Promise.race([inserted, new Promise((_, fail) => (timer = setTimeout(() => fail(new Error('the insert did not reach supabase-js in 10 s')), 10_000)))])
+  clearTimeout(timer)
+  await supabase.removeChannel(channel)
+  assert.deepEqual(seen, ['first post'])
+
+  await page.getByRole('link', { name: 'Database', exact: true }).click()
+  await sections.getByRole('link', { name: 'Publications' }).click()
+  await page.getByRole('button', { name: 'New publication' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New publication' })
+  await dialog.getByLabel('Name').fill('e2e_feed_pub')
+  await dialog.getByLabel('Publish table public.e2e_feed').check()
+  await dialog.getByLabel('Publish truncate').uncheck()
+  await dialog.getByRole('button', { name: 'Create publication' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  const row = pubs.getByRole('row').filter({ hasText: 'e2e_feed_pub' })
+  await row.getByText('public.e2e_feed').waitFor()
+  await page.getByRole('button', { name: 'Edit publication e2e_feed_pub' }).click()
+  const edit2 = page.getByRole('dialog', { name: 'Edit publication e2e_feed_pub' })
+  await edit2.getByLabel('Publish delete').uncheck()
+  await edit2.getByRole('button', { name: 'Save publication' }).click()
+  await edit2.waitFor({ state: 'detached' })
+  await row.getByText('delete').waitFor({ state: 'detached' })
+  assert.deepEqual(await row.getByRole('cell').nth(1).innerText().then((t) => t.split(/\s+/).filter(Boolean)), ['insert', 'update'])
+  await page.getByRole('button', { name: 'Drop publication e2e_feed_pub' }).click()
+  await page.getByRole('dialog', { name: 'Drop publication e2e_feed_pub?' }).getByRole('button', { name: 'Drop publication' }).click()
+  await row.waitFor({ state: 'detached' })
+})
+
 step('Cron: schedule a job every minute (its run is checked later)', async () => {
   await runSQL('create table public.e2e_ticks (at timestamptz default now())', 'CREATE TABLE')
   await page.getByRole('link', { name: 'Cron' }).click()
@@ -551,7 +679,7 @@ step('Queues: create, send, peek, archive, delete, drop (confirmed)', async () =
   await page.getByRole('list', { name: 'Queues' }).getByText('e2e_emails').waitFor({ state: 'detached' })
 })
 
-step('Webhooks: an INSERT posts Supabase\'s payload to a local receiver, seen as delivered; pause and delete', async () => {
+step('Webhooks: an INSERT posts Supabase\'s payload to a local receiver, seen as delivered; edit it in place; pause and delete', async () => {
   await runSQL('create table public.e2e_orders (id int primary key, total int)', 'CREATE TABLE')
   await page.getByRole('link', { name: 'Webhooks' }).click()
   await page.getByRole('button', { name: 'New webhook' }).click()
@@ -569,6 +697,25 @@ step('Webhooks: an INSERT posts Supabase\'s payload to a local receiver, seen as
   const payload = JSON.parse(received[0].body)
   assert.deepEqual([received[0].method, received[0].url, payload.type, payload.table, payload.schema, payload.record, payload.old_record], ['POST', '/hooks/orders', 'INSERT', 'e2e_orders', 'public', { id: 1, total: 4200 }, null])
   await shot('20-webhooks')
+  // Edited in place: another URL, UPDATE too, a header; an UPDATE reaches the new URL with it.
+  await page.getByRole('button', { name: 'Edit order placed' }).click()
+  const edit = page.getByRole('dialog', { name: 'Edit webhook order placed' })
+  assert.equal(await edit.getByLabel('URL').inputValue(), hookURL)
+  await edit.getByLabel('URL').fill(`${hookURL}-v2`)
+  await edit.getByLabel('UPDATE').check()
+  await edit.getByLabel('Headers (JSON)').fill('{"Content-Type": "application/json", "X-Team": "backline"}')
+  await edit.getByLabel('Timeout (ms)').fill('3000')
+  await shot('20b-webhook-edit')
+  await edit.getByRole('button', { name: 'Save webhook' }).click()
+  await edit.waitFor({ state: 'detached' })
+  await page.getByRole('table', { name: 'Webhooks' }).getByText(`POST ${hookURL}-v2`).waitFor()
+  await runSQL('update public.e2e_orders set total = 4300 where id = 1', 'UPDATE 1')
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByRole('table', { name: 'Webhooks' }).getByText(/^2 · /).waitFor({ timeout: 30_000 })
+  await page.getByTestId('delivery-state').filter({ hasText: 'delivered 200' }).nth(1).waitFor({ timeout: 30_000 })
+  assert.equal(received.length, 2, `the receiver got ${received.length} requests`)
+  const second = JSON.parse(received[1].body)
+  assert.deepEqual([received[1].url, received[1].headers['x-team'], second.type, second.record.total, second.old_record.total], ['/hooks/orders-v2', 'backline', 'UPDATE', 4300, 4200])
   await page.getByLabel('Enabled order placed').click()
   await page.getByRole('table', { name: 'Webhooks' }).getByText('paused').waitFor()
   await page.getByRole('button', { name: 'Delete order placed' }).click()
@@ -638,7 +785,7 @@ function reachIn() {
 }
 
 step('every screen at 360×740 and 390×844: no sideways scroll, the navigation and every control reachable', async () => {
-  const screens = ['/', '/tables/public/tracks', '/sql', '/auth', '/storage', '/realtime', '/logs', '/docs', '/docs/tracks', '/database', '/cron', '/queues', '/webhooks']
+  const screens = ['/', '/tables/public/tracks', '/sql', '/auth', '/storage', '/realtime', '/logs', '/docs', '/docs/tracks', '/database', '/database/roles', '/database/publications', '/cron', '/queues', '/webhooks']
   const failures = []
   for (const size of [{ width: 360, height: 740 }, { width: 390, height: 844 }]) {
     await page.setViewportSize(size)
@@ -666,6 +813,12 @@ step('every screen at 360×740 and 390×844: no sideways scroll, the navigation 
     await page.waitForLoadState('networkidle')
     for (const p of await page.evaluate(reachIn)) failures.push(`/storage in a bucket at ${size.width}px: ${p}`)
     await page.screenshot({ path: `${shots}phone-storage-bucket-${size.width}x${size.height}.png` })
+    // Postgres's log, a tab of Logs.
+    await page.goto(new URL('/logs', studio).href)
+    await page.getByRole('tab', { name: 'Postgres' }).click()
+    await page.getByRole('table', { name: 'Postgres log' }).waitFor()
+    for (const p of await page.evaluate(reachIn)) failures.push(`/logs on Postgres's log at ${size.width}px: ${p}`)
+    await page.screenshot({ path: `${shots}phone-logs-postgres-${size.width}x${size.height}.png` })
     // The navigation opens from the top bar and reaches every screen.
     await page.getByRole('button', { name: 'Open navigation' }).click()
     const nav = page.getByRole('navigation', { name: 'Studio' })
@@ -682,9 +835,11 @@ step('every screen at 360×740 and 390×844: no sideways scroll, the navigation 
 
 let failed = 0
 try {
-  // E2E_ONLY=text runs the steps whose names contain it (later steps build
-  // on earlier ones: for steps that stand alone).
-  for (const s of steps.filter((s) => !process.env.E2E_ONLY || s.name.includes(process.env.E2E_ONLY))) {
+  // E2E_ONLY=text runs the steps whose names contain it, or one of its
+  // |-separated parts (later steps build on earlier ones: for steps that
+  // stand alone, after the first, which opens Studio).
+  const only = process.env.E2E_ONLY?.split('|').filter(Boolean) ?? []
+  for (const s of steps.filter((s) => !only.length || only.some((o) => s.name.includes(o)))) {
     const t0 = Date.now()
     try {
       await s.fn()

@@ -10,45 +10,6 @@ import { Badge, ErrorText } from '@/components/ui/misc'
 import { ConfirmDialog } from '@/components/ui/confirm-dialog'
 import { DataList } from '@/components/ui/data-list'
 
-type Role = {
-  id: number
-  name: string
-  is_superuser: boolean
-  can_login: boolean
-  can_bypass_rls: boolean
-  can_create_role: boolean
-  inherit_role: boolean
-  active_connections: number
-  connection_limit: number
-}
-
-const yes = (v: boolean, tone: 'ok' | 'warn' = 'ok') => (v ? <Badge tone={tone}>yes</Badge> : <span className="text-muted-foreground">no</span>)
-
-/** Roles lists the database's roles and what each may do. */
-export function Roles() {
-  const q = useQuery({ queryKey: ['pg', 'roles'], queryFn: () => api<Role[]>('/pg/roles') })
-  return (
-    <>
-      <ErrorText error={q.error} />
-      <DataList
-        label="Roles"
-        rows={q.data}
-        rowKey={(r) => r.id}
-        empty="No roles."
-        columns={[
-          { header: 'name', cell: (r) => <span className="font-mono">{r.name}</span> },
-          { header: 'can log in', cell: (r) => yes(r.can_login) },
-          { header: 'superuser', cell: (r) => yes(r.is_superuser, 'warn') },
-          { header: 'bypasses RLS', cell: (r) => yes(r.can_bypass_rls, 'warn') },
-          { header: 'creates roles', cell: (r) => yes(r.can_create_role) },
-          { header: 'inherits', cell: (r) => yes(r.inherit_role) },
-          { header: 'connections', cell: (r) => `${r.active_connections} / ${r.connection_limit}` },
-        ]}
-      />
-    </>
-  )
-}
-
 /** SchemaPicker chooses one schema (public by default). */
 function SchemaPicker({ value, onChange }: { value: string; onChange: (s: string) => void }) {
   const schemas = useQuery({ queryKey: ['pg', 'schemas'], queryFn: () => api<Schema[]>('/pg/schemas') })
@@ -140,46 +101,6 @@ export function Triggers() {
           { header: 'for each', cell: (t) => t.orientation.toLowerCase() },
           { header: 'function', cell: (t) => <span className="font-mono">{`${t.function_schema}.${t.function_name}`}</span> },
           { header: 'enabled', cell: (t) => (t.enabled_mode === 'DISABLED' ? <Badge tone="warn">disabled</Badge> : <Badge tone="ok">{t.enabled_mode.toLowerCase()}</Badge>) },
-        ]}
-      />
-    </>
-  )
-}
-
-type Publication = {
-  id: number
-  name: string
-  owner: string
-  publish_insert: boolean
-  publish_update: boolean
-  publish_delete: boolean
-  publish_truncate: boolean
-  tables: { id: number; name: string; schema: string }[] | null
-}
-
-/** Publications lists what each publication sends to logical replication (realtime reads one). */
-export function Publications() {
-  const q = useQuery({ queryKey: ['pg', 'publications'], queryFn: () => api<Publication[]>('/pg/publications') })
-  return (
-    <>
-      <ErrorText error={q.error} />
-      <DataList
-        label="Publications"
-        rows={q.data}
-        rowKey={(p) => p.id}
-        empty="No publications."
-        columns={[
-          { header: 'name', cell: (p) => <span className="font-mono">{p.name}</span> },
-          {
-            header: 'changes',
-            cell: (p) => (
-              <span className="flex gap-1">
-                {(['insert', 'update', 'delete', 'truncate'] as const).map((k) => (p[`publish_${k}`] ? <Badge key={k}>{k}</Badge> : null))}
-              </span>
-            ),
-          },
-          { header: 'tables', cell: (p) => (p.tables === null ? <Badge tone="warn">all tables</Badge> : p.tables.map((t) => `${t.schema}.${t.name}`).join(', ') || 'none') },
-          { header: 'owner', cell: (p) => p.owner },
         ]}
       />
     </>

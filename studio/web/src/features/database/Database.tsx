@@ -3,7 +3,9 @@ import { cn } from '@/lib/utils'
 import { Migrations } from './Migrations'
 import { Backups } from './Backups'
 import { Extensions } from './Extensions'
-import { Functions, Publications, Roles, Slots, Triggers } from './Catalogs'
+import { Functions, Slots, Triggers } from './Catalogs'
+import { Roles } from './Roles'
+import { Publications } from './Publications'
 import { SIDE_START, SPLIT, SPLIT_MAIN } from '@/lib/layout'
 
 const sections = [

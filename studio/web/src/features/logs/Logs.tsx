@@ -6,6 +6,7 @@ import { cn } from '@/lib/utils'
 import { Button } from '@/components/ui/button'
 import { Input, Select } from '@/components/ui/input'
 import { Badge, ErrorText, Tabs } from '@/components/ui/misc'
+import PostgresLog from './PostgresLog'
 
 type AccessRow = {
   id: number
@@ -42,9 +43,9 @@ type FunctionRow = {
 const services = ['', 'auth', 'rest', 'realtime', 'storage', 'functions', 'gateway']
 const pageSize = 100
 
-/** Logs searches the API's access log (every node's, kept in Postgres) and the functions' logs. */
+/** Logs searches the API's access log (every node's, kept in Postgres), the functions' logs and Postgres's own log. */
 export default function Logs() {
-  const [tab, setTab] = useState<'access' | 'functions'>('access')
+  const [tab, setTab] = useState<'access' | 'functions' | 'postgres'>('access')
   return (
     <div className="flex min-h-0 flex-1 flex-col">
       <div className="px-4 pt-3">
@@ -55,10 +56,11 @@ export default function Logs() {
           items={[
             { value: 'access', label: 'API requests' },
             { value: 'functions', label: 'Edge functions' },
+            { value: 'postgres', label: 'Postgres' },
           ]}
         />
       </div>
-      {tab === 'access' ? <AccessLogs /> : <FunctionLogs />}
+      {tab === 'access' ? <AccessLogs /> : tab === 'functions' ? <FunctionLogs /> : <PostgresLog />}
     </div>
   )
 }

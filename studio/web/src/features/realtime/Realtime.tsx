@@ -11,7 +11,12 @@ import { SIDE_END, SPLIT, SPLIT_MAIN } from '@/lib/layout'
 import { cn } from '@/lib/utils'
 
 type Token = { access_token: string; anon_key: string; api_url: string; role: string; user_id: string; email: string }
-type Status = { sockets: number; api_url: string; slots: { slot_name: string; plugin: string; active: boolean; wal_status: string; lag_bytes: number | null }[] }
+type Status = {
+  sockets: number
+  nodes: { node: string; sockets: number; self: boolean }[]
+  api_url: string
+  slots: { slot_name: string; plugin: string; active: boolean; wal_status: string; lag_bytes: number | null }[]
+}
 type Event = { at: Date; kind: 'broadcast' | 'presence' | 'postgres_changes' | 'system'; summary: string; payload: unknown }
 type User = { id: string; email?: string }
 
@@ -188,6 +193,23 @@ export default function Realtime() {
           <div className="text-xs" data-testid="realtime-sockets">
             {status.data ? `${status.data.sockets} open socket${status.data.sockets === 1 ? '' : 's'}` : '…'}
           </div>
+        </section>
+        <section>
+          <h2 className="mb-1 text-xs font-semibold uppercase text-muted-foreground">Nodes</h2>
+          <ul className="flex flex-col gap-1 text-xs" aria-label="Nodes">
+            {(status.data?.nodes ?? []).map((n) => (
+              <li key={n.node} className="flex items-baseline justify-between gap-2" data-testid="realtime-node">
+                <span className="truncate font-mono" title={n.node}>
+                  {n.node.slice(0, 8)}
+                  {n.self && <span className="font-sans text-muted-foreground"> (this node)</span>}
+                </span>
+                <span>{`${n.sockets} in channels`}</span>
+              </li>
+            ))}
+          </ul>
+          {(status.data?.nodes.length ?? 0) > 0 && (
+            <div className="mt-1 text-xs text-muted-foreground">{`${(status.data?.nodes ?? []).reduce((a, n) => a + n.sockets, 0)} across the project`}</div>
+          )}
         </section>
         <section>
           <h2 className="mb-1 text-xs font-semibold uppercase text-muted-foreground">Replication slots</h2>

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Plus, Trash2 } from 'lucide-react'
+import { Pencil, Plus, Trash2 } from 'lucide-react'
 import { api } from '@/lib/api'
 import type { PgTable, Schema } from '@/lib/types'
 import { Button } from '@/components/ui/button'
@@ -52,6 +52,7 @@ export default function Webhooks() {
     refetchInterval: 3000,
   })
   const [creating, setCreating] = useState(false)
+  const [editing, setEditing] = useState<Hook | null>(null)
   const [deleting, setDeleting] = useState<Hook | null>(null)
   const refresh = () => qc.invalidateQueries({ queryKey: ['webhooks'] })
   const toggle = useMutation({ mutationFn: (h: Hook) => api(`/api/webhooks/${h.id}`, { method: 'PATCH', json: { enabled: !h.enabled } }), onSuccess: refresh })
@@ -98,18 +99,31 @@ export default function Webhooks() {
           {
             header: '',
             cell: (h) => (
-              <Button
-                variant="ghost"
-                size="icon"
-                aria-label={`Delete ${h.name}`}
-                onClick={(e) => {
-                  e.stopPropagation()
-                  remove.reset()
-                  setDeleting(h)
-                }}
-              >
-                <Trash2 />
-              </Button>
+              <span className="flex">
+                <Button
+                  variant="ghost"
+                  size="icon"
+                  aria-label={`Edit ${h.name}`}
+                  onClick={(e) => {
+                    e.stopPropagation()
+                    setEditing(h)
+                  }}
+                >
+                  <Pencil />
+                </Button>
+                <Button
+                  variant="ghost"
+                  size="icon"
+                  aria-label={`Delete ${h.name}`}
+                  onClick={(e) => {
+                    e.stopPropagation()
+                    remove.reset()
+                    setDeleting(h)
+                  }}
+                >
+                  <Trash2 />
+                </Button>
+              </span>
             ),
           },
         ]}
@@ -140,7 +154,8 @@ export default function Webhooks() {
           ]}
         />
       </section>
-      {creating && <CreateHook onClose={() => setCreating(false)} onCreated={() => (setCreating(false), refresh())} />}
+      {creating && <HookDialog onClose={() => setCreating(false)} onSaved={() => (setCreating(false), refresh())} />}
+      {editing && <HookDialog hook={editing} onClose={() => setEditing(null)} onSaved={() => (setEditing(null), refresh())} />}
       <ConfirmDialog
         open={!!deleting}
         title={`Delete webhook ${deleting?.name}?`}
@@ -155,18 +170,33 @@ export default function Webhooks() {
   )
 }
 
-function CreateHook({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
-  const [schema, setSchema] = useState('public')
-  const [d, setD] = useState({ name: '', table: '', url: '', method: 'POST', timeout: '5000' })
-  const [events, setEvents] = useState<string[]>(['INSERT'])
-  const [headers, setHeaders] = useState('{\n  "Content-Type": "application/json"\n}')
+/** HookDialog creates a webhook, or edits one in place (its name and table stay). */
+function HookDialog({ hook, onClose, onSaved }: { hook?: Hook; onClose: () => void; onSaved: () => void }) {
+  const [schema, setSchema] = useState(hook?.schema ?? 'public')
+  const [d, setD] = useState({
+    name: hook?.name ?? '',
+    table: hook?.table ?? '',
+    url: hook?.url ?? '',
+    method: hook?.method ?? 'POST',
+    timeout: String(hook?.timeout_ms ?? 5000),
+  })
+  const [events, setEvents] = useState<string[]>(hook?.events ?? ['INSERT'])
+  const [headers, setHeaders] = useState(JSON.stringify(hook?.headers ?? { 'Content-Type': 'application/json' }, null, 2))
   const [localError, setLocalError] = useState('')
-  const schemas = useQuery({ queryKey: ['pg', 'schemas'], queryFn: () => api<Schema[]>('/pg/schemas') })
-  const tables = useQuery({ queryKey: ['pg', 'tables', schema], queryFn: () => api<PgTable[]>(`/pg/tables?included_schemas=${encodeURIComponent(schema)}`) })
-  const create = useMutation({
-    mutationFn: (h: Record<string, string>) =>
-      api('/api/webhooks', { method: 'POST', json: { name: d.name, schema, table: d.table, events, url: d.url, method: d.method, headers: h, timeout_ms: Number(d.timeout) } }),
-    onSuccess: onCreated,
+  const schemas = useQuery({ queryKey: ['pg', 'schemas'], queryFn: () => api<Schema[]>('/pg/schemas'), enabled: !hook })
+  const tables = useQuery({
+    queryKey: ['pg', 'tables', schema],
+    queryFn: () => api<PgTable[]>(`/pg/tables?included_schemas=${encodeURIComponent(schema)}`),
+    enabled: !hook,
+  })
+  const save = useMutation({
+    mutationFn: (h: Record<string, string>) => {
+      const body = { events, url: d.url, method: d.method, headers: h, timeout_ms: Number(d.timeout) }
+      return hook
+        ? api(`/api/webhooks/${hook.id}`, { method: 'PATCH', json: body })
+        : api('/api/webhooks', { method: 'POST', json: { ...body, name: d.name, schema, table: d.table } })
+    },
+    onSuccess: onSaved,
   })
   const submit = () => {
     let h: Record<string, string>
@@ -177,40 +207,48 @@ function CreateHook({ onClose, onCreated }: { onClose: () => void; onCreated: ()
       return
     }
     setLocalError('')
-    create.mutate(h)
+    save.mutate(h)
   }
   return (
     <FormDialog
       className="max-w-2xl"
-      title="New database webhook"
-      description="A trigger running supabase_functions.http_request, as Supabase makes it. A POST carries type, table, schema, record and old_record."
-      submit="Create webhook"
-      pending={create.isPending}
-      error={localError || create.error}
+      title={hook ? `Edit webhook ${hook.name}` : 'New database webhook'}
+      description={
+        hook
+          ? `On ${hook.schema}.${hook.table}. The trigger is replaced in place; its past deliveries stay listed. The change is written to the audit log (header values of credentials redacted).`
+          : 'A trigger running supabase_functions.http_request, as Supabase makes it. A POST carries type, table, schema, record and old_record.'
+      }
+      submit={hook ? 'Save webhook' : 'Create webhook'}
+      pending={save.isPending}
+      error={localError || save.error}
       onSubmit={submit}
       onClose={onClose}
     >
-      <Label htmlFor="hook-name">Name</Label>
-      <Input id="hook-name" value={d.name} required onChange={(e) => setD({ ...d, name: e.target.value })} />
-      <div className="flex gap-2">
-        <div className="flex flex-1 flex-col gap-1">
-          <Label htmlFor="hook-schema">Schema</Label>
-          <Select id="hook-schema" value={schema} onChange={(e) => (setSchema(e.target.value), setD({ ...d, table: '' }))}>
-            {(schemas.data ?? [{ id: 0, name: schema, owner: '' }]).map((s) => (
-              <option key={s.id}>{s.name}</option>
-            ))}
-          </Select>
-        </div>
-        <div className="flex flex-1 flex-col gap-1">
-          <Label htmlFor="hook-table">Table</Label>
-          <Select id="hook-table" value={d.table} required onChange={(e) => setD({ ...d, table: e.target.value })}>
-            <option value="">choose a table</option>
-            {(tables.data ?? []).map((t) => (
-              <option key={t.id}>{t.name}</option>
-            ))}
-          </Select>
-        </div>
-      </div>
+      {!hook && (
+        <>
+          <Label htmlFor="hook-name">Name</Label>
+          <Input id="hook-name" value={d.name} required onChange={(e) => setD({ ...d, name: e.target.value })} />
+          <div className="flex flex-wrap gap-2">
+            <div className="flex min-w-40 flex-1 flex-col gap-1">
+              <Label htmlFor="hook-schema">Schema</Label>
+              <Select id="hook-schema" value={schema} onChange={(e) => (setSchema(e.target.value), setD({ ...d, table: '' }))}>
+                {(schemas.data ?? [{ id: 0, name: schema, owner: '' }]).map((s) => (
+                  <option key={s.id}>{s.name}</option>
+                ))}
+              </Select>
+            </div>
+            <div className="flex min-w-40 flex-1 flex-col gap-1">
+              <Label htmlFor="hook-table">Table</Label>
+              <Select id="hook-table" value={d.table} required onChange={(e) => setD({ ...d, table: e.target.value })}>
+                <option value="">choose a table</option>
+                {(tables.data ?? []).map((t) => (
+                  <option key={t.id}>{t.name}</option>
+                ))}
+              </Select>
+            </div>
+          </div>
+        </>
+      )}
       <fieldset className="flex gap-4 text-xs">
         <legend className="mb-1 text-xs font-medium text-muted-foreground">Events</legend>
         {['INSERT', 'UPDATE', 'DELETE'].map((ev) => (
@@ -220,7 +258,7 @@ function CreateHook({ onClose, onCreated }: { onClose: () => void; onCreated: ()
           </label>
         ))}
       </fieldset>
-      <div className="flex gap-2">
+      <div className="flex flex-wrap gap-2">
         <div className="flex w-28 flex-col gap-1">
           <Label htmlFor="hook-method">Method</Label>
           <Select id="hook-method" value={d.method} onChange={(e) => setD({ ...d, method: e.target.value })}>
@@ -228,7 +266,7 @@ function CreateHook({ onClose, onCreated }: { onClose: () => void; onCreated: ()
             <option>GET</option>
           </Select>
         </div>
-        <div className="flex flex-1 flex-col gap-1">
+        <div className="flex min-w-48 flex-1 flex-col gap-1">
           <Label htmlFor="hook-url">URL</Label>
           <Input id="hook-url" value={d.url} required placeholder="https://example.com/hooks/orders" onChange={(e) => setD({ ...d, url: e.target.value })} />
         </div>
