@@ -203,13 +203,14 @@ func (c *Cluster) Initialized() bool {
 	return err == nil
 }
 
-// Init runs initdb when DataDir has no cluster yet and writes Settings.
+// Init runs initdb when DataDir has no cluster yet, and writes Settings
+// either way (see writeSettings).
 func (c *Cluster) Init(ctx context.Context) error {
 	if err := c.defaults(); err != nil {
 		return err
 	}
 	if c.Initialized() {
-		return nil
+		return c.writeSettings()
 	}
 	// Parents must be traversable by the server user.
 	if err := os.MkdirAll(filepath.Dir(c.DataDir), 0o755); err != nil {
@@ -238,8 +239,29 @@ func (c *Cluster) Init(ctx context.Context) error {
 	if err := c.run(ctx, "initdb", args...); err != nil {
 		return err
 	}
+	return c.writeSettings()
+}
+
+// settingsMark opens the block of postgresql.conf that Basalt owns.
+const settingsMark = "\n# written by basalt\n"
+
+// writeSettings makes the end of postgresql.conf, from settingsMark on, say
+// exactly Settings. It runs on every Init, so a data directory made by an
+// older version gets the settings added since (an operator's own changes
+// belong above the block or in ALTER SYSTEM, which wins over the file).
+func (c *Cluster) writeSettings() error {
+	path := filepath.Join(c.DataDir, "postgresql.conf")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
 	var conf strings.Builder
-	conf.WriteString("\n# written by basalt\n")
+	if i := strings.Index(string(old), settingsMark); i >= 0 {
+		conf.Write(old[:i])
+	} else {
+		conf.Write(old)
+	}
+	conf.WriteString(settingsMark)
 	keys := make([]string, 0, len(c.Settings))
 	for k := range c.Settings {
 		keys = append(keys, k)
@@ -248,13 +270,18 @@ func (c *Cluster) Init(ctx context.Context) error {
 	for _, k := range keys {
 		fmt.Fprintf(&conf, "%s = %s\n", k, c.Settings[k])
 	}
-	f, err := os.OpenFile(filepath.Join(c.DataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
+	if conf.String() == string(old) {
+		return nil
+	}
+	// Written beside and renamed: a crash never leaves half a file.
+	tmp := path + ".basalt"
+	if err := os.WriteFile(tmp, []byte(conf.String()), 0o600); err != nil {
 		return err
 	}
-	defer f.Close()
-	_, err = f.WriteString(conf.String())
-	return err
+	if c.uid >= 0 {
+		_ = os.Chown(tmp, c.uid, c.gid)
+	}
+	return os.Rename(tmp, path)
 }
 
 // Start starts the server and waits until it accepts connections. The

@@ -153,10 +153,26 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("Stop on a stopped cluster = %v, want nil", err)
 	}
 
-	// Restart keeps the data; Init on an existing cluster is a no-op.
+	// Restart keeps the data; Init on an existing cluster writes the
+	// settings of this version (a setting added, one changed), once.
+	c.Settings["work_mem"] = "'7MB'"
+	c.Settings["max_connections"] = "25"
 	start(t, c)
 	if got := query(t, sock, `SELECT v FROM kept`); got != "before restart" {
 		t.Errorf("after restart: %q", got)
+	}
+	if got := query(t, sock, `SHOW work_mem`); got != "7MB" {
+		t.Errorf("work_mem = %q after a restart with a new setting, want 7MB", got)
+	}
+	if got := query(t, sock, `SHOW max_connections`); got != "25" {
+		t.Errorf("max_connections = %q after a restart with a changed setting, want 25", got)
+	}
+	conf, err := os.ReadFile(filepath.Join(c.DataDir, "postgresql.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(conf), "# written by basalt"); n != 1 {
+		t.Errorf("postgresql.conf has %d blocks written by basalt, want 1", n)
 	}
 }
 
