@@ -53,7 +53,7 @@ import (
 var (
 	roundsFlag = flag.Int("rounds", 3, "runs of each case per server, interleaved")
 	binFlag    = flag.String("bin", "", "a built basalt binary (default: build ./cmd/basalt)")
-	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes, feed")
+	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes, feed, read")
 	buildFlag  = flag.Bool("build-peers", true, "build missing peers (off with -smoke)")
 	keepFlag   = flag.Bool("keep", false, "keep the temporary folder (servers' logs)")
 	baseFlag   = flag.String("baseline-bin", "", "another basalt binary (a build before a change) measured as a third side in the same run")
@@ -137,13 +137,22 @@ func run(opts bench.Options) error {
 			rep.peers = append(rep.peers, centrifugo.String())
 		}
 	}
-	if part("changes") || part("feed") || part("idle") {
+	var prestBin string
+	if part("read") {
+		if b, err := findPREST(ctx, root, build); err != nil {
+			progress("%v: the read is measured without it", err)
+		} else {
+			prestBin = b
+			rep.peers = append(rep.peers, prestPeer)
+		}
+	}
+	if part("changes") || part("feed") || part("idle") || part("read") {
 		if pbBin = peerBin(pocketbase); pbBin != "" {
 			rep.peers = append(rep.peers, pocketbase.String())
 		}
 	}
 
-	bs, err := startBasalt(ctx, "Basalt", bin, tmp, changesSchema+feedSchema)
+	bs, err := startBasalt(ctx, "Basalt", bin, tmp, changesSchema+feedSchema+readSchema)
 	if err != nil {
 		return err
 	}
@@ -151,7 +160,7 @@ func run(opts bench.Options) error {
 	progress("basalt serve on %s", bs.url)
 	stacks := []*basaltStack{bs}
 	if *baseFlag != "" {
-		base, err := startBasalt(ctx, "Basalt (baseline)", *baseFlag, tmp, changesSchema+feedSchema)
+		base, err := startBasalt(ctx, "Basalt (baseline)", *baseFlag, tmp, changesSchema+feedSchema+readSchema)
 		if err != nil {
 			return err
 		}
@@ -192,6 +201,11 @@ func run(opts bench.Options) error {
 			return err
 		}
 		rep.changes = append(rep.changes, feed)
+	}
+	if part("read") {
+		if rep.reads, err = readPart(ctx, opts, rounds, stacks, pb, prestBin, tmp); err != nil {
+			return err
+		}
 	}
 	return rep.print(os.Stdout)
 }
