@@ -57,7 +57,7 @@ var (
 	buildFlag  = flag.Bool("build-peers", true, "build missing peers (off with -smoke)")
 	keepFlag   = flag.Bool("keep", false, "keep the temporary folder (servers' logs)")
 	baseFlag   = flag.String("baseline-bin", "", "another basalt binary (a build before a change) measured as a third side in the same run")
-	pgstatFlag = flag.Bool("pgstat", false, "print where PostgreSQL's time went in Basalt's change runs (CPU by process, pg_stat_statements)")
+	pgstatFlag = flag.Bool("pgstat", false, "print where PostgreSQL's time went in Basalt's change and read runs (CPU by process, pg_stat_statements; loaded only then)")
 )
 
 func main() {

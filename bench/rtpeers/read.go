@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,8 +42,9 @@ type reader func(hc *http.Client, i int) error
 
 // readSide is one server of the single-row read.
 type readSide struct {
-	name string
-	read reader
+	name  string
+	stack *basaltStack // Basalt's: its database's CPU is also shown by process kind
+	read  reader
 	cpu  func() time.Duration
 	db   func() time.Duration // nil: no database process of its own
 }
@@ -241,7 +244,7 @@ func runRead(ctx context.Context, read reader, workers int, warmup, d time.Durat
 func readPart(ctx context.Context, opts bench.Options, rounds int, stacks []*basaltStack, pb *pocketBase, prestBin, tmp string) ([]caseRows, error) {
 	var sides []readSide
 	for _, bs := range stacks {
-		sides = append(sides, readSide{name: bs.name, read: basaltRead(bs), cpu: bs.cpu, db: bs.dbCPU})
+		sides = append(sides, readSide{name: bs.name, stack: bs, read: basaltRead(bs), cpu: bs.cpu, db: bs.dbCPU})
 	}
 	if pb != nil {
 		ids, err := seedPocketBase(pb)
@@ -269,17 +272,32 @@ func readPart(ctx context.Context, opts bench.Options, rounds int, stacks []*bas
 			s := sides[i]
 			var prof *dbProfile
 			var err error
-			if *pgstatFlag && i == 0 {
+			if *pgstatFlag && s.db != nil {
 				if prof, err = stacks[0].startDBProfile(ctx); err != nil {
 					return nil, err
 				}
+			}
+			var kinds map[string]time.Duration
+			if s.stack != nil {
+				kinds = s.stack.cpuByKind()
 			}
 			res, err := runRead(ctx, s.read, workers, opts.Warmup, opts.Duration, s.cpu, s.db)
 			if err != nil {
 				return nil, fmt.Errorf("read, %s: %w", s.name, err)
 			}
+			if s.stack != nil {
+				// Warm-up included: the shares are what to read.
+				var parts []string
+				for k, d := range s.stack.cpuByKind() {
+					if d -= kinds[k]; d > 0 {
+						parts = append(parts, fmt.Sprintf("%s %.0f%%", k, 100*float64(d)/float64(res.DBCPU*time.Duration(res.Ops))/((opts.Warmup+opts.Duration).Seconds()/res.Elapsed.Seconds())))
+					}
+				}
+				sort.Strings(parts)
+				progress("read, %s: database CPU by process kind: %s", s.name, strings.Join(parts, ", "))
+			}
 			if prof != nil {
-				if err := prof.print(ctx, os.Stderr, "read (warm-up included)", res.Ops); err != nil {
+				if err := prof.print(ctx, os.Stderr, s.name+" read (warm-up included)", res.Ops); err != nil {
 					return nil, err
 				}
 			}
