@@ -45,8 +45,8 @@ type readSide struct {
 	name  string
 	stack *basaltStack // Basalt's: its database's CPU is also shown by process kind
 	read  reader
-	cpu  func() time.Duration
-	db   func() time.Duration // nil: no database process of its own
+	cpu   func() time.Duration
+	db    func() time.Duration // nil: no database process of its own
 }
 
 // getRow sends a GET and checks the status and that the body names the
