@@ -17,6 +17,12 @@
 //     CPU, PostgreSQL's, changes a second, latency. A second case posts
 //     to a feed that 20 users, each on a socket of their own, may all
 //     read: one row, 20 row-level security checks and deliveries.
+//   - the single-row read by primary key against PocketBase's records
+//     API and pREST (read.go): /rest/v1 as anon under row-level
+//     security, PocketBase's getOne on a public collection, pREST's table
+//     endpoint on Basalt's own database. Figures per read: the server's
+//     CPU and its PostgreSQL's (Basalt's, and pREST's on the same
+//     cluster).
 //   - idle memory: each server's resident set a few seconds after it
 //     started, before any load.
 //
@@ -26,7 +32,8 @@
 // fails the run.
 //
 // The peers are built from source at pinned versions with `go install`
-// into .tools/bin (git-ignored) the first time; -smoke uses them only when
+// (pREST, which the module proxy does not serve, from a clone of its
+// repository) into .tools/bin (git-ignored) the first time; -smoke uses them only when
 // already built, and otherwise measures Basalt alone and says so.
 //
 //	go run ./bench/rtpeers                 # 3 rounds, 3 s per run
