@@ -181,3 +181,42 @@ func TestRequestSettingsEndWithTheRequest(t *testing.T) {
 		t.Errorf("the connection after the requests: role %q, request settings %q, statement_timeout %q, read-only %q", role, leftover, timeout, ro)
 	}
 }
+
+// TestPlansKeptAcrossRoles: PostgreSQL rewrites a statement that reads a
+// table under row-level security for the role in force, and parses and
+// plans it again whenever the role differs from its last run's. Requests
+// of anon and a signed-in user taking turns on one connection therefore
+// each run a prepared statement of their own, which keeps its role's plan.
+func TestPlansKeptAcrossRoles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	one, err := pg.Connect(ctx, e.db.UserURL+"&pool_max_conns=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	svc, err := New(testConfig(), one, e.db.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	env := &env{svc: svc}
+	for i := range 10 {
+		c := asAnon
+		if i%2 == 1 {
+			c = asAlice
+		}
+		if rec := env.serve(httptest.NewRequest(http.MethodGet, "/notes?select=id&id=gt.0", nil), c); rec.Code != http.StatusOK {
+			t.Fatalf("read %d: %d %s", i, rec.Code, rec.Body.String())
+		}
+	}
+	var statements, runs int
+	if err := one.QueryRow(ctx, `SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0) FROM pg_prepared_statements
+		WHERE statement LIKE '%"public"."notes"%' AND statement NOT LIKE '%pg_prepared_statements%'`).Scan(&statements, &runs); err != nil {
+		t.Fatal(err)
+	}
+	if statements != 2 || runs != 10 {
+		t.Errorf("10 reads taking turns as anon and alice ran %d times in %d prepared statements; want 10 in 2, one per role", runs, statements)
+	}
+}
