@@ -27,9 +27,24 @@ type step struct {
 	args []any
 	// prepare keeps a named prepared statement per connection for sql.
 	prepare bool
+	// role is the role a prepared statement runs as, when not the
+	// connection's own. PostgreSQL rewrites a statement that reads a table
+	// under row-level security for the role in force and does it again
+	// (parse analysis and a new plan) whenever the role differs from the
+	// last execution's, so each role gets a statement of its own: requests
+	// of different roles taking turns on a connection keep their plans.
+	role string
 	// row receives each result row (text format); values are only valid
 	// during the call.
 	row func(vals [][]byte) error
+}
+
+// key names a prepared step in the connection's statement cache.
+func (s *step) key() string {
+	if s.role == "" {
+		return s.sql
+	}
+	return s.role + "\x00" + s.sql
 }
 
 // stmtCacheSize bounds the named statements kept per connection. Each
@@ -119,7 +134,8 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 			pl.SendQueryParams(s.sql, vals, nil, nil, nil)
 			continue
 		}
-		name, ok := cs.names[s.sql]
+		key := s.key()
+		name, ok := cs.names[key]
 		if !ok {
 			if len(cs.order) >= stmtCacheSize {
 				old := cs.order[0]
@@ -130,9 +146,9 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 			}
 			cs.next++
 			name = "pgrst_" + strconv.Itoa(cs.next)
-			cs.names[s.sql] = name
-			cs.order = append(cs.order, s.sql)
-			added = append(added, s.sql)
+			cs.names[key] = name
+			cs.order = append(cs.order, key)
+			added = append(added, key)
 			// Deallocate in the same pipeline, before the Parse that
 			// replaces it, so the server never holds more than the cap.
 			for _, e := range evicted {
@@ -144,7 +160,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, gen uint64, steps []ste
 		// A statement prepared on an earlier request is executed from
 		// its remembered description; one prepared in this pipeline is
 		// described by the server first (its description is kept below).
-		if sd := cs.descs[s.sql]; sd != nil {
+		if sd := cs.descs[key]; sd != nil {
 			pl.SendQueryStatement(sd, vals, nil, nil)
 		} else {
 			pl.SendQueryPrepared(name, vals, nil, nil)

@@ -80,10 +80,10 @@ func (s *Service) executeOn(rc *reqCtx, st *statement, pool *pgxpool.Pool, setup
 	}
 	steps = append(steps, setup)
 	if preRequest != "" {
-		steps = append(steps, step{sql: preRequest, prepare: true})
+		steps = append(steps, step{sql: preRequest, prepare: true, role: rc.role})
 	}
 	var res *result
-	steps = append(steps, step{sql: st.sql, args: st.args, prepare: true, row: func(v [][]byte) error {
+	steps = append(steps, step{sql: st.sql, args: st.args, prepare: true, role: rc.role, row: func(v [][]byte) error {
 		r, err := parseResult(v)
 		res = r
 		return err

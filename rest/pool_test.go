@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -97,5 +98,125 @@ func TestExchangeDeadline(t *testing.T) {
 	time.Sleep(400 * time.Millisecond)
 	if rec := serve(http.MethodGet, "/channels?select=id&limit=1"); rec.Code != http.StatusOK {
 		t.Errorf("after idling past the deadline: %d %s, want 200", rec.Code, rec.Body.String())
+	}
+}
+
+// TestRequestSettingsEndWithTheRequest: on a pool of one connection, so
+// every request reuses the same session, nothing a request set (role,
+// claims, headers, cookies, search_path, the role's statement_timeout,
+// timezone, read-only) is seen by the next request or by the connection
+// afterwards.
+func TestRequestSettingsEndWithTheRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, schema := range []string{"public", "personal"} {
+		if _, err := e.db.Admin.Exec(ctx, `CREATE FUNCTION `+schema+`.session_state() RETURNS json LANGUAGE sql STABLE AS $$
+		SELECT json_build_object('role', current_user, 'claims', current_setting('request.jwt.claims', true),
+		  'probe', current_setting('request.headers', true)::json->>'x-probe',
+		  'cookie', current_setting('request.cookies', true)::json->>'session',
+		  'path', current_setting('request.path', true), 'search_path', current_setting('search_path'),
+		  'timeout', current_setting('statement_timeout'), 'timezone', current_setting('timezone'),
+		  'read_only', current_setting('transaction_read_only'))
+		$$;
+		GRANT EXECUTE ON FUNCTION `+schema+`.session_state() TO anon, authenticated`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, err := pg.Connect(ctx, e.db.UserURL+"&pool_max_conns=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	svc, err := New(testConfig(), one, e.db.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	var base struct{ Timezone string }
+	if err := one.QueryRow(ctx, `SELECT current_setting('timezone')`).Scan(&base.Timezone); err != nil {
+		t.Fatal(err)
+	}
+	state := func(method string, c caller, headers map[string]string) map[string]any {
+		t.Helper()
+		body := strings.NewReader("")
+		if method == http.MethodPost {
+			body = strings.NewReader("{}")
+		}
+		r := httptest.NewRequest(method, "/rpc/session_state", body)
+		for k, v := range headers {
+			r.Header.Set(k, v)
+		}
+		rec := (&env{svc: svc}).serve(r, c)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s as %q: %d %s", method, c.role, rec.Code, rec.Body.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	first := state(http.MethodPost, asAlice, map[string]string{"X-Probe": "alice's", "Cookie": "session=s1",
+		"Prefer": "timezone=America/Los_Angeles", "Content-Profile": "personal"})
+	if first["role"] != "authenticated" || first["probe"] != "alice's" || first["cookie"] != "s1" ||
+		first["timezone"] != "America/Los_Angeles" || first["timeout"] != "8s" ||
+		!strings.Contains(first["search_path"].(string), "personal") {
+		t.Fatalf("alice's request: %v", first)
+	}
+	anon := state(http.MethodGet, asAnon, nil)
+	claims, _ := anon["claims"].(string)
+	if anon["role"] != "anon" || strings.Contains(claims, alice) || anon["probe"] != nil || anon["cookie"] != nil ||
+		anon["timezone"] != base.Timezone || anon["timeout"] != "3s" || anon["read_only"] != "on" ||
+		strings.Contains(anon["search_path"].(string), "personal") {
+		t.Errorf("the next request on the same connection sees %v (alice's was %v)", anon, first)
+	}
+	var role, leftover, timeout, ro string
+	if err := one.QueryRow(ctx, `SELECT current_user, coalesce(current_setting('request.jwt.claims', true), '') ||
+		coalesce(current_setting('request.headers', true), ''), current_setting('statement_timeout'), current_setting('transaction_read_only')`).
+		Scan(&role, &leftover, &timeout, &ro); err != nil {
+		t.Fatal(err)
+	}
+	if role != "authenticator" || leftover != "" || timeout != "0" || ro != "off" {
+		t.Errorf("the connection after the requests: role %q, request settings %q, statement_timeout %q, read-only %q", role, leftover, timeout, ro)
+	}
+}
+
+// TestPlansKeptAcrossRoles: PostgreSQL rewrites a statement that reads a
+// table under row-level security for the role in force, and parses and
+// plans it again whenever the role differs from its last run's. Requests
+// of anon and a signed-in user taking turns on one connection therefore
+// each run a prepared statement of their own, which keeps its role's plan.
+func TestPlansKeptAcrossRoles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	one, err := pg.Connect(ctx, e.db.UserURL+"&pool_max_conns=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	svc, err := New(testConfig(), one, e.db.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	env := &env{svc: svc}
+	for i := range 10 {
+		c := asAnon
+		if i%2 == 1 {
+			c = asAlice
+		}
+		if rec := env.serve(httptest.NewRequest(http.MethodGet, "/notes?select=id&id=gt.0", nil), c); rec.Code != http.StatusOK {
+			t.Fatalf("read %d: %d %s", i, rec.Code, rec.Body.String())
+		}
+	}
+	var statements, runs int
+	if err := one.QueryRow(ctx, `SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0) FROM pg_prepared_statements
+		WHERE statement LIKE '%"public"."notes"%' AND statement NOT LIKE '%pg_prepared_statements%'`).Scan(&statements, &runs); err != nil {
+		t.Fatal(err)
+	}
+	if statements != 2 || runs != 10 {
+		t.Errorf("10 reads taking turns as anon and alice ran %d times in %d prepared statements; want 10 in 2, one per role", runs, statements)
 	}
 }

@@ -23,9 +23,12 @@ type statement struct {
 
 // mainSQL wraps a source and the rows to return into PostgREST's
 // single-row result: total, page count, body, response GUCs, inserted.
+// The page count is count(*): the rows of a FROM item are never NULL, so
+// it equals PostgREST's count(_postgrest_t), and it costs PostgreSQL less
+// to set up on every request than an aggregate over the whole row.
 func mainSQL(source, inner, count, body, inserted string) string {
 	return "WITH pgrst_source AS (" + source + ") SELECT " + count + "::bigint AS total_result_set, " +
-		"pg_catalog.count(_postgrest_t) AS page_total, " + body + "::text AS body, " +
+		"pg_catalog.count(*) AS page_total, " + body + "::text AS body, " +
 		"nullif(current_setting('response.headers', true), '') AS response_headers, " +
 		"nullif(current_setting('response.status', true), '') AS response_status, " +
 		inserted + "::text AS response_inserted FROM (" + inner + ") _postgrest_t"

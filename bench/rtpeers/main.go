@@ -17,6 +17,12 @@
 //     CPU, PostgreSQL's, changes a second, latency. A second case posts
 //     to a feed that 20 users, each on a socket of their own, may all
 //     read: one row, 20 row-level security checks and deliveries.
+//   - the single-row read by primary key against PocketBase's records
+//     API and pREST (read.go): /rest/v1 as anon under row-level
+//     security, PocketBase's getOne on a public collection, pREST's table
+//     endpoint on Basalt's own database. Figures per read: the server's
+//     CPU and its PostgreSQL's (Basalt's, and pREST's on the same
+//     cluster).
 //   - idle memory: each server's resident set a few seconds after it
 //     started, before any load.
 //
@@ -26,7 +32,8 @@
 // fails the run.
 //
 // The peers are built from source at pinned versions with `go install`
-// into .tools/bin (git-ignored) the first time; -smoke uses them only when
+// (pREST, which the module proxy does not serve, from a clone of its
+// repository) into .tools/bin (git-ignored) the first time; -smoke uses them only when
 // already built, and otherwise measures Basalt alone and says so.
 //
 //	go run ./bench/rtpeers                 # 3 rounds, 3 s per run
@@ -53,11 +60,11 @@ import (
 var (
 	roundsFlag = flag.Int("rounds", 3, "runs of each case per server, interleaved")
 	binFlag    = flag.String("bin", "", "a built basalt binary (default: build ./cmd/basalt)")
-	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes, feed")
+	onlyFlag   = flag.String("only", "", "run only these parts, comma-separated: idle, fanout, changes, feed, read")
 	buildFlag  = flag.Bool("build-peers", true, "build missing peers (off with -smoke)")
 	keepFlag   = flag.Bool("keep", false, "keep the temporary folder (servers' logs)")
 	baseFlag   = flag.String("baseline-bin", "", "another basalt binary (a build before a change) measured as a third side in the same run")
-	pgstatFlag = flag.Bool("pgstat", false, "print where PostgreSQL's time went in Basalt's change runs (CPU by process, pg_stat_statements)")
+	pgstatFlag = flag.Bool("pgstat", false, "print where PostgreSQL's time went in Basalt's change and read runs (CPU by process, pg_stat_statements; loaded only then)")
 )
 
 func main() {
@@ -137,13 +144,22 @@ func run(opts bench.Options) error {
 			rep.peers = append(rep.peers, centrifugo.String())
 		}
 	}
-	if part("changes") || part("feed") || part("idle") {
+	var prestBin string
+	if part("read") {
+		if b, err := findPREST(ctx, root, build); err != nil {
+			progress("%v: the read is measured without it", err)
+		} else {
+			prestBin = b
+			rep.peers = append(rep.peers, prestPeer)
+		}
+	}
+	if part("changes") || part("feed") || part("idle") || part("read") {
 		if pbBin = peerBin(pocketbase); pbBin != "" {
 			rep.peers = append(rep.peers, pocketbase.String())
 		}
 	}
 
-	bs, err := startBasalt(ctx, "Basalt", bin, tmp, changesSchema+feedSchema)
+	bs, err := startBasalt(ctx, "Basalt", bin, tmp, changesSchema+feedSchema+readSchema)
 	if err != nil {
 		return err
 	}
@@ -151,7 +167,7 @@ func run(opts bench.Options) error {
 	progress("basalt serve on %s", bs.url)
 	stacks := []*basaltStack{bs}
 	if *baseFlag != "" {
-		base, err := startBasalt(ctx, "Basalt (baseline)", *baseFlag, tmp, changesSchema+feedSchema)
+		base, err := startBasalt(ctx, "Basalt (baseline)", *baseFlag, tmp, changesSchema+feedSchema+readSchema)
 		if err != nil {
 			return err
 		}
@@ -192,6 +208,11 @@ func run(opts bench.Options) error {
 			return err
 		}
 		rep.changes = append(rep.changes, feed)
+	}
+	if part("read") {
+		if rep.reads, err = readPart(ctx, opts, rounds, stacks, pb, prestBin, tmp); err != nil {
+			return err
+		}
 	}
 	return rep.print(os.Stdout)
 }

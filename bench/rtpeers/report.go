@@ -20,6 +20,7 @@ type report struct {
 	idle    []idleRow
 	fanout  []caseRows
 	changes []caseRows
+	reads   []caseRows
 }
 
 // figures is one side's runs reduced to what the tables show.
@@ -50,7 +51,7 @@ func (r *report) print(w io.Writer) error {
 	if r.opts.JSON {
 		return json.NewEncoder(w).Encode(map[string]any{
 			"rounds": r.rounds, "duration_ns": r.opts.Duration, "peers": r.peers,
-			"idle": r.idle, "fanout": r.fanout, "changes": r.changes})
+			"idle": r.idle, "fanout": r.fanout, "changes": r.changes, "reads": r.reads})
 	}
 	fmt.Fprintf(w, "bench/rtpeers: %d round(s) of %s per server and case, servers alternating; %d CPUs, %s\n",
 		r.rounds, r.opts.Duration, runtime.NumCPU(), runtime.Version())
@@ -84,6 +85,11 @@ func (r *report) print(w io.Writer) error {
 			return err
 		}
 	}
+	for _, c := range r.reads {
+		if err := r.table(w, "REST read, "+c.Case, "reads/s", "per read", c); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -114,6 +120,9 @@ func (r *report) table(w io.Writer, title, rate, per string, c caseRows) error {
 			median(b.perSec)/median(p.perSec),
 			float64(median(b.total()))/float64(median(p.total())),
 			float64(median(b.p99s))/float64(median(p.p99s)))
+		if median(p.db) > 0 {
+			fmt.Fprintf(w, "  Basalt ÷ %s, database CPU alone: %.2f\n", names[i], float64(median(b.db))/float64(median(p.db)))
+		}
 	}
 	return nil
 }

@@ -173,10 +173,15 @@ func startBasalt(ctx context.Context, name, bin, dir, setupSQL string) (*basaltS
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return nil, err
 	}
-	c, stopDB, err := pgcluster.StartTemp(ctx, "brtp", map[string]string{
-		"synchronous_commit": "on", "fsync": "on", "full_page_writes": "on",
-		"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all",
-	})
+	settings := map[string]string{"synchronous_commit": "on", "fsync": "on", "full_page_writes": "on"}
+	if *pgstatFlag {
+		// The statement statistics cost every statement a few
+		// microseconds, and Basalt runs two per request where a peer may
+		// run one: they are only collected when asked for.
+		settings["shared_preload_libraries"] = "pg_stat_statements"
+		settings["pg_stat_statements.track"] = "all"
+	}
+	c, stopDB, err := pgcluster.StartTemp(ctx, "brtp", settings)
 	if err != nil {
 		return nil, err
 	}
@@ -195,8 +200,10 @@ func startBasalt(ctx context.Context, name, bin, dir, setupSQL string) (*basaltS
 	if _, err := migrate.Up(ctx, st.admin, nil, migrate.Source{Name: "platform", FS: platform.FS}); err != nil {
 		return fail(err)
 	}
-	if _, err := st.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
-		return fail(err)
+	if *pgstatFlag {
+		if _, err := st.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+			return fail(err)
+		}
 	}
 	if setupSQL != "" {
 		if _, err := st.admin.Exec(ctx, setupSQL); err != nil {

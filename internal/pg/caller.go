@@ -185,23 +185,29 @@ func (c *Caller) Setup() (string, []any, error) {
 	return SetupSQL(len(args) / 2), args, nil
 }
 
-// setupSQLs holds "SELECT set_config($1, $2, true), ..." by setting count.
+// setupSQLs holds the setup statement by setting count.
 var setupSQLs sync.Map
 
 // SetupSQL is the setup statement for n settings: set_config(name, value,
-// true) is SET LOCAL, so every setting ends with the transaction.
+// true) is SET LOCAL, so every setting ends with the transaction. The calls
+// run in order in a subquery whose values are not selected: the statement
+// answers one row without columns instead of sending every value back
+// (request.headers among them), which costs PostgreSQL a column per
+// setting to describe and send on each request. set_config is volatile, so
+// the planner never drops the unselected calls.
 func SetupSQL(n int) string {
 	if q, ok := setupSQLs.Load(n); ok {
 		return q.(string)
 	}
 	var sb strings.Builder
-	sb.WriteString("SELECT ")
+	sb.WriteString("SELECT FROM (SELECT ")
 	for i := range n {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
 		fmt.Fprintf(&sb, "set_config($%d, $%d, true)", 2*i+1, 2*i+2)
 	}
+	sb.WriteString(") AS setup")
 	q, _ := setupSQLs.LoadOrStore(n, sb.String())
 	return q.(string)
 }

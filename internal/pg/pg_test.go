@@ -157,3 +157,50 @@ func TestRolesArePerService(t *testing.T) {
 		t.Errorf("Setup with another list: %v", err)
 	}
 }
+
+// TestSetupAnswersNoColumns: the setup statement applies every setting but
+// sends none of the values back (request.headers alone can be kilobytes
+// per request), and its settings hold for the statement that follows it in
+// the same pipeline.
+func TestSetupAnswersNoColumns(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	c := pg.Caller{Role: "anon", Method: "GET", Path: "/notes", Headers: json.RawMessage(`{"x-test":"yes"}`),
+		Before: []pg.Setting{{Name: "search_path", Value: "auth, public"}},
+		After:  []pg.Setting{{Name: "transaction_read_only", Value: "on"}}}
+	setup, args, err := c.Setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.User.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	var fields int
+	b.Queue(setup, args...).Query(func(rows pgx.Rows) error {
+		fields = len(rows.FieldDescriptions())
+		return nil
+	})
+	var role, path, hdr, ro string
+	b.Queue(`SELECT current_user, current_setting('search_path'), current_setting('request.headers')::json->>'x-test', current_setting('transaction_read_only')`).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&role, &path, &hdr, &ro) })
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fields != 0 {
+		t.Errorf("the setup statement answers %d columns, want none", fields)
+	}
+	if role != "anon" || path != "auth, public" || hdr != "yes" || ro != "on" {
+		t.Errorf("after the setup: role %q, search_path %q, x-test %q, read-only %q", role, path, hdr, ro)
+	}
+	var after string
+	if err := conn.QueryRow(ctx, `SELECT current_user::text || ' ' || current_setting('transaction_read_only') || ' ' || coalesce(nullif(current_setting('request.headers', true), ''), '-')`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != "authenticator off -" {
+		t.Errorf("the next statement on the connection sees %q, want the setup gone (authenticator off -)", after)
+	}
+}
