@@ -82,7 +82,7 @@ describe('player bar', () => {
     const { media } = await start('fan')
     expect(screen.getAllByText('Lagos Nights').length).toBeGreaterThan(0)
     expect(screen.getAllByText('Ada').length).toBeGreaterThan(0)
-    expect(audio().src).toBe('http://backend.test/storage/v1/object/public/tracks/x.mp3')
+    await waitFor(() => expect(audio().src).toBe('http://backend.test/storage/v1/object/sign/tracks/x.mp3?token=signed-x.mp3'))
     await waitFor(() => expect(media.play).toHaveBeenCalledTimes(1))
     expect(audio().paused).toBe(false)
 
