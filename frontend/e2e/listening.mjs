@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 
 /** register adds the journeys to the suite; h carries run.mjs's helpers. */
 export function register(test, h) {
-  const { app, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture } = h
+  const { app, api, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture } = h
   const stamp = Date.now()
   let fans = 0
   const newFan = async () => {
@@ -153,6 +153,52 @@ export function register(test, h) {
       await page.getByText('0 tracks · 0 KB of 500 MB used').waitFor()
       const kept = await page.evaluate(async () => (await (await caches.open('backline-offline')).keys()).length)
       assert.equal(kept, 0)
+      await context.close()
+    }
+  })
+
+  test('listening: audio plays only through signed URLs; sign-out takes the downloads, the queue and the player off the device (390 and 1440)', async () => {
+    const { artistId } = await fixture()
+    for (const viewport of [mobile, desktop]) {
+      const kept = await newTrack({ artistId, label: 'Kept' })
+      // Its own audio: the other one is downloaded, and a download plays from the device.
+      const queued = await newTrack({ artistId, label: 'Queued', audio: 'queued.wav' })
+      const fan = await newFan()
+      const { context, page } = await newPage(viewport)
+      // The public path a row keeps no longer serves the bytes.
+      const direct = await fetch(`${api}${kept.audio_url}`)
+      assert.notEqual(direct.status, 200)
+      assert.match(kept.audio_url, /^\/storage\/v1\/object\/public\/tracks\//)
+      await signIn(page, fan.email, fan.password)
+      await page.waitForFunction(async () => !!(await navigator.serviceWorker.ready) && !!navigator.serviceWorker.controller, null, { timeout: 20000 })
+      await page.goto(`${app}/profile/${artistId}`)
+      await page.getByRole('button', { name: `More options for ${kept.title}` }).first().click()
+      await page.getByRole('menuitem', { name: 'Download' }).click()
+      await page.getByText(`${kept.title} is ready for offline listening`).waitFor({ timeout: 20000 })
+      // A queue: one track playing (through a signed URL), another added.
+      await page.getByRole('button', { name: `Play ${queued.title}` }).first().click()
+      await playingTitle(page, queued.title)
+      assert.match(await audio(page).getAttribute('src'), /\/storage\/v1\/object\/sign\/tracks\/.+\?token=/)
+      await page.getByRole('button', { name: `More options for ${kept.title}` }).first().click()
+      await page.getByRole('menuitem', { name: 'Add to queue' }).click()
+      const queueOf = () => page.evaluate(() => JSON.parse(localStorage.getItem('backline-player') ?? 'null')?.state?.queue?.length ?? 0)
+      assert.equal(await queueOf(), 2)
+
+      if (viewport === mobile) {
+        await page.getByRole('button', { name: 'Profile' }).filter({ visible: true }).first().click()
+        await page.getByRole('button', { name: 'Sign Out' }).click()
+      } else {
+        await page.getByTestId('user-menu').click()
+        await page.getByRole('menuitem', { name: 'Sign out' }).click()
+      }
+      await page.getByText('Signed out successfully').waitFor()
+      assert.equal(await queueOf(), 0)
+      await page.getByTestId('player-bar').waitFor({ state: 'detached' })
+      const caches = await page.evaluate(async () => (await caches.keys()).filter((k) => k === 'backline-offline' || k === 'audio'))
+      assert.deepEqual(caches, [])
+      await page.goto(`${app}/offline`)
+      await page.getByRole('heading', { name: 'Offline library' }).waitFor()
+      await page.getByText('0 tracks · 0 KB of 500 MB used').waitFor()
       await context.close()
     }
   })

@@ -6,7 +6,7 @@ import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from
 import { createPartialResponse, RangeRequestsPlugin } from 'workbox-range-requests'
 import { NavigationRoute, registerRoute } from 'workbox-routing'
 import { CacheFirst } from 'workbox-strategies'
-import { OFFLINE_CACHE } from '../lib/offline-cache'
+import { AUDIO_CACHE, OFFLINE_CACHE } from '../lib/offline-cache'
 
 // Backline's service worker: the app shell precached (so the installed app
 // starts offline), covers and audio cached as they play, and downloads for
@@ -49,7 +49,7 @@ const covers = new CacheFirst({
 })
 // Audio as it plays; range requests are served from the cached full body.
 const audio = new CacheFirst({
-  cacheName: 'audio',
+  cacheName: AUDIO_CACHE,
   plugins: [
     { cacheKeyWillBeUsed: async ({ request }) => audioKey(new URL(request.url)) },
     new ExpirationPlugin({ maxEntries: 60, maxAgeSeconds: 7 * 24 * 3600 }),
