@@ -125,12 +125,15 @@ function ExpandedPlayer() {
     const el = panel.current
     el?.addEventListener('click', reset)
     el?.addEventListener('mousemove', reset)
+    // A touch drag in the queue editor moves no mouse.
+    el?.addEventListener('pointermove', reset)
     window.addEventListener('keydown', reset)
     document.addEventListener('mousedown', outside)
     return () => {
       window.clearTimeout(timer.current)
       el?.removeEventListener('click', reset)
       el?.removeEventListener('mousemove', reset)
+      el?.removeEventListener('pointermove', reset)
       window.removeEventListener('keydown', reset)
       document.removeEventListener('mousedown', outside)
     }
