@@ -33,7 +33,7 @@ function DescriptionEditor({ id, description, onDone }: { id: string; descriptio
       },
     )
   return (
-    <div className="mt-2 flex w-full flex-col gap-2">
+    <div className="mt-2 flex w-full flex-col gap-2" data-testid="playlist-description-editor">
       <Textarea aria-label="Playlist description" value={text} maxLength={DESCRIPTION_MAX} rows={3} onChange={(e) => setText(e.target.value)} />
       <div className="flex flex-wrap items-center justify-center gap-2 md:justify-start">
         <Button size="sm" disabled={update.isPending} onClick={save}>
