@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -209,5 +210,20 @@ func TestTrackAudioIsSignedByPostgres(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusPartialContent || !bytes.Equal(got, audio[11:22]) {
 		t.Errorf("signed URL, bytes 11-21: %d %q", res.StatusCode, got)
+	}
+}
+
+// TestPrivateAudioDown: 0034's down file makes the tracks bucket public again
+// and drops the audio index, so `migrate down` leaves the earlier schema.
+func TestPrivateAudioDown(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	down, err := os.ReadFile("0034_private_audio.down.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.exec(string(down))
+	if got := scalar[string](e, `SELECT public::text || ' ' || (to_regclass('public.tracks_audio_url_idx') IS NULL)::text FROM storage.buckets WHERE id = 'tracks'`); got != "true true" {
+		t.Errorf("after the down file (bucket public, index gone) = %q", got)
 	}
 }
