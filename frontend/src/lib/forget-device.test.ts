@@ -6,6 +6,7 @@ import { useOfflineStore } from '@/stores/offline-store'
 import { usePlayerStore } from '@/stores/player-store'
 import { signOut } from './auth'
 import { AUDIO_CACHE, OFFLINE_CACHE } from './offline-cache'
+import { recentSearches, rememberSearch } from './recent-searches'
 
 // caches is the browser's Cache Storage, kept here as names of open caches.
 function fakeCaches() {
@@ -28,7 +29,7 @@ afterEach(() => {
 })
 
 describe('sign-out', () => {
-  it("takes the listener's downloads, queue and player off the device", async () => {
+  it("takes the listener's downloads, queue, player and recent searches off the device", async () => {
     installFakeApi({ rpc: { remove_user_session: () => null }, auth: { logout: () => null } })
     const open = fakeCaches()
     await caches.open(OFFLINE_CACHE)
@@ -41,6 +42,8 @@ describe('sign-out', () => {
     usePlayerStore.getState().toggleShuffle()
     usePlayerStore.getState().cycleRepeat()
     expect(JSON.parse(localStorage.getItem('backline-player')!).state.queue).toHaveLength(2)
+    rememberSearch('burna boy')
+    expect(recentSearches()).toEqual(['burna boy'])
 
     await expect(signOut()).resolves.toEqual({ ok: true })
 
@@ -51,5 +54,6 @@ describe('sign-out', () => {
     expect([player.currentTrack, player.queue, player.shuffle, player.repeat]).toEqual([null, [], false, 'off'])
     const kept = JSON.parse(localStorage.getItem('backline-player')!).state
     expect([kept.currentTrack, kept.queue, kept.shuffle, kept.repeat]).toEqual([null, [], false, 'off'])
+    expect(recentSearches()).toEqual([])
   })
 })
