@@ -134,6 +134,14 @@ export function register(test, h) {
   const { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser } = h
   const dir = `${shots}/layout`
 
+  // ada's public playlist of four seeded tracks (the seed has none).
+  const layoutPlaylist = () =>
+    psql(`INSERT INTO public.playlists (id, user_id, name, is_public, description) VALUES ('${LAYOUT_PLAYLIST}', '${ADA}', 'Lagos on a long bus ride home', true, 'Songs for the third-mainland bridge')
+          ON CONFLICT (id) DO NOTHING;
+          INSERT INTO public.playlist_tracks (playlist_id, track_id, position)
+          SELECT '${LAYOUT_PLAYLIST}', id, row_number() OVER (ORDER BY created_at) FROM public.tracks WHERE status = 'active' LIMIT 4
+          ON CONFLICT DO NOTHING`)
+
   // Rows with actions for the admin's queues: a pending cash-out and a
   // pending KYC submission, made through the API as the seeded artists.
   const fixtures = async () => {
@@ -153,11 +161,7 @@ export function register(test, h) {
       })
       return { status: res.status, body: await res.json() }
     }
-    psql(`INSERT INTO public.playlists (id, user_id, name, is_public, description) VALUES ('${LAYOUT_PLAYLIST}', '${ADA}', 'Lagos on a long bus ride home', true, 'Songs for the third-mainland bridge')
-          ON CONFLICT (id) DO NOTHING;
-          INSERT INTO public.playlist_tracks (playlist_id, track_id, position)
-          SELECT '${LAYOUT_PLAYLIST}', id, row_number() OVER (ORDER BY created_at) FROM public.tracks WHERE status = 'active' LIMIT 4
-          ON CONFLICT DO NOTHING`)
+    layoutPlaylist()
     psql(`SELECT backline.fund_wallet('${KOLA}', 1500, 'layout-cashout-${Date.now()}')`)
     const cash = await rpcAs('kola@backline.test', 'request_cashout', { p_amount: 1000, p_bank_name: 'Zenith Bank', p_account_number: '0123456789', p_account_name: 'Kola Ade' })
     assert.equal(cash.status, 200, JSON.stringify(cash.body))
@@ -280,5 +284,57 @@ export function register(test, h) {
     assert.ok(box.y + box.height <= nav.y, `the toast (bottom ${box.y + box.height}) covers the bottom navigation (top ${nav.y})`)
     await page.screenshot({ path: `${dir}/toast-over-player-390x844.png` })
     await context.close()
+  })
+
+  test('layout: the playlist description editor and the queue editor at 360 and 390 px: nothing sideways, every control in reach', async () => {
+    mkdirSync(dir, { recursive: true })
+    layoutPlaylist()
+    const failures = []
+    // inReach: each control inside the screen and what a tap at its centre hits.
+    const inReach = (selector) =>
+      page.evaluate((sel) => {
+        const problems = []
+        for (const a of document.querySelectorAll(sel)) {
+          a.scrollIntoView({ block: 'center', inline: 'nearest' })
+          const r = a.getBoundingClientRect()
+          const what = a.getAttribute('aria-label') || a.textContent.trim()
+          if (r.left < 0 || r.right > window.innerWidth) problems.push(`"${what}" spans ${Math.round(r.left)}..${Math.round(r.right)}px`)
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+          if (!hit || !a.contains(hit)) problems.push(`"${what}" is covered`)
+        }
+        return problems
+      }, selector)
+    let page
+    for (const size of SIZES.slice(0, 2)) {
+      const opened = await newPage(size)
+      page = opened.page
+      await signIn(page, 'ada@backline.test', SEED_PASSWORD)
+      await go(page, `/playlists/${LAYOUT_PLAYLIST}`)
+      await page.getByRole('button', { name: 'Edit description' }).click()
+      await page.getByRole('textbox', { name: 'Playlist description' }).waitFor()
+      const where = `ada's playlist, editing its description, at ${size.width}px`
+      for (const p of await page.evaluate(overflowIn)) failures.push(`${where}: ${p}`)
+      for (const p of await inReach('[data-testid="playlist-description-editor"] :is(button, textarea)')) failures.push(`${where}: ${p}`)
+      await page.screenshot({ path: `${dir}/playlist-description-${size.width}x${size.height}.png` })
+      // The owner saves a description; it shows and is stored (then put back for the other checks).
+      const said = `Songs for the bridge at ${size.width} px`
+      await page.getByRole('textbox', { name: 'Playlist description' }).fill(said)
+      await page.getByRole('button', { name: 'Save description' }).click()
+      await page.getByRole('main').getByText(said, { exact: true }).waitFor()
+      assert.equal(psql(`SELECT description FROM public.playlists WHERE id = '${LAYOUT_PLAYLIST}'`), said)
+      psql(`UPDATE public.playlists SET description = 'Songs for the third-mainland bridge' WHERE id = '${LAYOUT_PLAYLIST}'`)
+
+      // Played from the playlist, the rest of it is the queue; the editor lists it.
+      await page.getByRole('main').getByRole('button', { name: /^Play .+/ }).nth(1).click()
+      await page.getByRole('button', { name: 'Expand player' }).filter({ visible: true }).first().click()
+      await page.getByTestId('up-next').waitFor()
+      const q = `the queue editor at ${size.width}px`
+      for (const p of await page.evaluate(overflowIn)) failures.push(`${q}: ${p}`)
+      for (const p of await inReach('[data-testid="up-next"] button:not([disabled])')) failures.push(`${q}: ${p}`)
+      await page.screenshot({ path: `${dir}/queue-editor-${size.width}x${size.height}.png` })
+      await opened.context.close()
+    }
+    for (const f of failures) console.log(`    ${f}`)
+    assert.equal(failures.length, 0, `${failures.length} layout problems (listed above)`)
   })
 }

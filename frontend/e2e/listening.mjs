@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 
 /** register adds the journeys to the suite; h carries run.mjs's helpers. */
 export function register(test, h) {
-  const { app, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture } = h
+  const { app, api, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture } = h
   const stamp = Date.now()
   let fans = 0
   const newFan = async () => {
@@ -153,6 +153,94 @@ export function register(test, h) {
       await page.getByText('0 tracks · 0 KB of 500 MB used').waitFor()
       const kept = await page.evaluate(async () => (await (await caches.open('backline-offline')).keys()).length)
       assert.equal(kept, 0)
+      await context.close()
+    }
+  })
+
+  test('listening: audio plays only through signed URLs; the queue editor moves and removes tracks; sign-out takes the downloads, the queue and the player off the device (390 and 1440)', async () => {
+    const { artistId } = await fixture()
+    for (const viewport of [mobile, desktop]) {
+      const kept = await newTrack({ artistId, label: 'Kept' })
+      // Its own audio: the other one is downloaded, and a download plays from the device.
+      const queued = await newTrack({ artistId, label: 'Queued', audio: 'queued.wav' })
+      const third = await newTrack({ artistId, label: 'Third' })
+      const fan = await newFan()
+      const { context, page } = await newPage(viewport)
+      // The public path a row keeps no longer serves the bytes.
+      const direct = await fetch(`${api}${kept.audio_url}`)
+      assert.notEqual(direct.status, 200)
+      assert.match(kept.audio_url, /^\/storage\/v1\/object\/public\/tracks\//)
+      await signIn(page, fan.email, fan.password)
+      await page.waitForFunction(async () => !!(await navigator.serviceWorker.ready) && !!navigator.serviceWorker.controller, null, { timeout: 20000 })
+      // Each track's own page plays it alone, so the queue is what this journey builds.
+      await page.goto(`${app}/track/${kept.id}`)
+      await page.getByRole('button', { name: `More options for ${kept.title}` }).first().click()
+      await page.getByRole('menuitem', { name: 'Download' }).click()
+      await page.getByText(`${kept.title} is ready for offline listening`).waitFor({ timeout: 20000 })
+      await page.goto(`${app}/track/${queued.id}`)
+      await page.getByRole('button', { name: `Play ${queued.title}` }).first().click()
+      await playingTitle(page, queued.title)
+      assert.match(await audio(page).getAttribute('src'), /\/storage\/v1\/object\/sign\/tracks\/.+\?token=/)
+      for (const t of [kept, third]) {
+        await page.goto(`${app}/track/${t.id}`)
+        await page.getByRole('button', { name: `More options for ${t.title}` }).first().click()
+        await page.getByRole('menuitem', { name: 'Add to queue' }).click()
+      }
+      // The queue as the device keeps it, by title.
+      const queueOf = () => page.evaluate(() => (JSON.parse(localStorage.getItem('backline-player') ?? 'null')?.state?.queue ?? []).map((t) => t.title))
+      const queueIs = async (want) => {
+        await page.waitForFunction((w) => JSON.stringify((JSON.parse(localStorage.getItem('backline-player') ?? 'null')?.state?.queue ?? []).map((t) => t.title)) === JSON.stringify(w), want)
+      }
+      await queueIs([queued.title, kept.title, third.title])
+
+      // The queue editor, in the expanded player: move with the buttons, drag by the handle, remove.
+      await page.getByRole('button', { name: 'Expand player' }).filter({ visible: true }).first().click()
+      const upNext = page.getByTestId('up-next')
+      await upNext.waitFor()
+      await page.getByRole('button', { name: `Move ${third.title} up` }).click()
+      await queueIs([queued.title, third.title, kept.title])
+      await page.getByRole('button', { name: `Move ${third.title} down` }).click()
+      await queueIs([queued.title, kept.title, third.title])
+      // Drag the last row's handle onto the first row.
+      const handle = await page.getByRole('button', { name: `Drag ${third.title}` }).boundingBox()
+      const target = await upNext.locator('li').first().boundingBox()
+      await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2)
+      await page.mouse.down()
+      await page.mouse.move(target.x + target.width / 2, target.y + target.height / 2, { steps: 5 })
+      await page.mouse.up()
+      await queueIs([queued.title, third.title, kept.title])
+      // Every control is in reach: nothing scrolls sideways.
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the queue editor scrolls sideways')
+      for (const name of [`Drag ${kept.title}`, `Move ${kept.title} up`, `Move ${kept.title} down`, `Remove ${kept.title} from the queue`]) {
+        const box = await page.getByRole('button', { name }).boundingBox()
+        assert.ok(box && box.x >= 0 && box.x + box.width <= viewport.width, `${name} is out of reach`)
+      }
+      await page.screenshot({ path: `${shots}/queue-editor-${viewport.width}x${viewport.height}.png` })
+      await page.getByRole('button', { name: `Remove ${third.title} from the queue` }).click()
+      await queueIs([queued.title, kept.title])
+      await page.getByRole('button', { name: 'Minimize' }).click()
+
+      const kept0 = await page.evaluate(async () => (await (await caches.open('backline-offline')).keys()).length)
+      assert.ok(kept0 > 0, 'the download is not in the cache before sign-out')
+      if (viewport === mobile) {
+        await page.getByRole('button', { name: 'Profile', exact: true }).filter({ visible: true }).first().click()
+        await page.getByRole('button', { name: 'Sign Out' }).click()
+      } else {
+        await page.getByTestId('user-menu').click()
+        await page.getByRole('menuitem', { name: 'Sign out' }).click()
+      }
+      await page.getByText('Signed out successfully').waitFor()
+      assert.deepEqual(await queueOf(), [])
+      await page.getByTestId('player-bar').waitFor({ state: 'detached' })
+      // The worker opens the downloads' cache again to look in it: it is empty.
+      const left = await page.evaluate(async () => {
+        const n = async (name) => ((await caches.has(name)) ? (await (await caches.open(name)).keys()).length : 0)
+        return { downloads: await n('backline-offline'), played: await n('audio') }
+      })
+      assert.deepEqual(left, { downloads: 0, played: 0 })
+      await page.goto(`${app}/offline`)
+      await page.getByRole('heading', { name: 'Offline library' }).waitFor()
+      await page.getByText('0 tracks · 0 KB of 500 MB used').waitFor()
       await context.close()
     }
   })

@@ -140,34 +140,33 @@ function toneWav(seconds) {
   return b
 }
 
-let audioPath
-/** ensureAudio uploads the test tone to a public bucket once and returns its storage path. */
-async function ensureAudio() {
-  if (audioPath) return audioPath
+const audioPaths = new Map()
+/**
+ * ensureAudio uploads the test tone once per artist and file into the artist's
+ * folder of the tracks bucket (private: the app plays it through signed URLs)
+ * and returns the storage path a track row keeps.
+ */
+async function ensureAudio(artistId, file = 'tone-60s.wav') {
+  const name = `${artistId}/${file}`
+  if (audioPaths.has(name)) return audioPaths.get(name)
   const h = { apikey: serviceKey, authorization: `Bearer ${serviceKey}` }
-  const bucket = await fetch(`${api}/storage/v1/bucket`, {
-    method: 'POST',
-    headers: { ...h, 'content-type': 'application/json' },
-    body: JSON.stringify({ id: 'e2e', name: 'e2e', public: true }),
-  })
-  if (!bucket.ok && ![400, 409].includes(bucket.status)) throw new Error(`create bucket: ${bucket.status} ${await bucket.text()}`)
-  const up = await fetch(`${api}/storage/v1/object/e2e/tone-60s.wav`, {
+  const up = await fetch(`${api}/storage/v1/object/tracks/${name}`, {
     method: 'POST',
     headers: { ...h, 'content-type': 'audio/wav', 'x-upsert': 'true' },
     body: toneWav(60),
   })
   if (!up.ok) throw new Error(`upload audio: ${up.status} ${await up.text()}`)
-  audioPath = '/storage/v1/object/public/e2e/tone-60s.wav'
-  return audioPath
+  audioPaths.set(name, `/storage/v1/object/public/tracks/${name}`)
+  return audioPaths.get(name)
 }
 
 /** newTrack inserts a fresh track (so per-IP duplicate limits from earlier runs cannot interfere). */
-async function newTrack({ artistId, sponsorId = null, label = '' }) {
+async function newTrack({ artistId, sponsorId = null, label = '', audio }) {
   const title = `E2E ${label || (sponsorId ? 'Sponsored' : 'Track')} ${Date.now()}`
   const [t] = await rest('tracks', {
     method: 'POST',
     prefer: 'return=representation',
-    body: { title, artist_id: artistId, sponsor_id: sponsorId, is_sponsored: !!sponsorId, audio_url: await ensureAudio(), duration: 60, genre: 'Afrobeats' },
+    body: { title, artist_id: artistId, sponsor_id: sponsorId, is_sponsored: !!sponsorId, audio_url: await ensureAudio(artistId, audio), duration: 60, genre: 'Afrobeats' },
   })
   return t
 }
@@ -686,7 +685,7 @@ registerProviders(test, { app, newPage, psql })
 registerLayout(test, { app, api, anonKey, newPage, shots, psql, signIn, adminCreateUser })
 registerOAuth(test, { app, api, newPage, adminCreateUser, signIn, shots, serviceKey })
 registerUpload(test, { app, newPage, mobile, rest, adminCreateUser, confirmUser, signIn, toneWav })
-registerListening(test, { app, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture })
+registerListening(test, { app, api, newPage, mobile, desktop, shots, rest, psql, adminCreateUser, signIn, newTrack, fixture })
 registerListeners(test, { app, newPage, mobile, desktop, rest, psql, adminCreateUser, signIn, fixture, newTrack })
 registerAdminTests({ test, newPage, app, api, anonKey, psql, adminCreateUser, signIn, newTrack, fixture, shots, desktop, mobile, assert })
 

@@ -19,9 +19,14 @@ import (
 // own limit (50 MB, sql/app/0005_storage.sql) plus headroom.
 const maxAudioBytes = 64 << 20
 
-// tracksPrefix is where an artist's audio lives (the tracks bucket is
-// public; the guard in sql/app keeps a track's audio in its artist's folder).
-const tracksPrefix = "/storage/v1/object/public/tracks/"
+// tracksPrefix is how a track row names its audio (the guard in sql/app
+// keeps it in its artist's folder). The tracks bucket is private: the bytes
+// are read at audioReadPrefix as the caller, whom storage's policy lets read
+// their own uploads.
+const (
+	tracksPrefix    = "/storage/v1/object/public/tracks/"
+	audioReadPrefix = "/storage/v1/object/authenticated/tracks/"
+)
 
 // durationFailure is track-duration's {success:false, error} answer.
 func durationFailure(status int, msg string, cause error) error {
@@ -87,15 +92,21 @@ func (b *Backline) trackDuration(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// fetchAudio downloads a public storage object through the API, the way
-// the player does, up to maxAudioBytes.
-func (b *Backline) fetchAudio(r *http.Request, path string) ([]byte, error) {
+// fetchAudio downloads a track's audio through the API as the caller (their
+// token, so storage's policy decides), up to maxAudioBytes.
+func (b *Backline) fetchAudio(r *http.Request, audioURL string) ([]byte, error) {
 	if b.cfg.APIURL == "" {
 		return nil, errors.New("no API URL configured")
 	}
+	path := audioReadPrefix + strings.TrimPrefix(audioURL, tracksPrefix)
 	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, strings.TrimRight(b.cfg.APIURL, "/")+path, nil)
 	if err != nil {
 		return nil, err
+	}
+	for _, h := range []string{"Authorization", "apikey"} {
+		if v := r.Header.Get(h); v != "" {
+			req.Header.Set(h, v)
+		}
 	}
 	res, err := b.media.Do(req)
 	if err != nil {

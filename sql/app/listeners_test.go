@@ -239,6 +239,46 @@ func TestPublicPlaylistsAndLikedSongs(t *testing.T) {
 		t.Errorf("own cover: %v", err)
 	}
 
+	// The owner edits the description; nobody else can, nor a visitor.
+	const describe = `UPDATE public.playlists SET description = $2 WHERE id = $1`
+	for _, c := range []caller{{uid: w.fan2}, {uid: w.artist}, {}} {
+		if n, err := e.execAs(c, describe, list, "Taken over"); n != 0 || (err != nil && sqlState(err) != "42501") {
+			t.Errorf("%q changed the description: %d rows, %v", c.uid, n, err)
+		}
+	}
+	if n, err := e.execAs(fan, describe, list, "Songs for the long road"); err != nil || n != 1 {
+		t.Errorf("the owner's description: %d rows, %v", n, err)
+	}
+	if d := scalar[string](e, `SELECT description FROM public.playlists WHERE id = $1`, list); d != "Songs for the long road" {
+		t.Errorf("description = %q", d)
+	}
+	// A replaced cover's file goes; the new one stays; a removed one goes too.
+	coverOf := func(file string) string { return "/storage/v1/object/public/covers/" + w.fan + "/" + file }
+	e.exec(`INSERT INTO storage.objects (bucket_id, name, owner) VALUES ('covers', $1 || '/cover-2.jpg', $1::uuid)`, w.fan)
+	if _, err := e.execAs(fan, `UPDATE public.playlists SET cover_url = $2 WHERE id = $1`, list, coverOf("cover-2.jpg")); err != nil {
+		t.Fatalf("new cover: %v", err)
+	}
+	covers := func() string {
+		return scalar[string](e, `SELECT coalesce(string_agg(name, ',' ORDER BY name), '') FROM storage.objects WHERE bucket_id = 'covers' AND name LIKE $1 || '/%'`, w.fan)
+	}
+	if got := covers(); got != w.fan+"/cover-2.jpg" {
+		t.Errorf("after a new cover the fan's covers are %q", got)
+	}
+	// A cover another of the owner's playlists shows stays.
+	other := scalar[string](e, `INSERT INTO public.playlists (user_id, name, cover_url) VALUES ($1, 'Twin', $2) RETURNING id::text`, w.fan, coverOf("cover-2.jpg"))
+	if _, err := e.execAs(fan, `UPDATE public.playlists SET cover_url = NULL WHERE id = $1`, list); err != nil {
+		t.Fatal(err)
+	}
+	if got := covers(); got != w.fan+"/cover-2.jpg" {
+		t.Errorf("a cover still shown by another playlist went: %q", got)
+	}
+	if _, err := e.execAs(fan, `DELETE FROM public.playlists WHERE id = $1`, other); err != nil {
+		t.Fatal(err)
+	}
+	if got := covers(); got != "" {
+		t.Errorf("a deleted playlist's cover stayed: %q", got)
+	}
+
 	// A cover an artist's track and playlist share stays when the track lets it go.
 	e.exec(`INSERT INTO storage.objects (bucket_id, name, owner) VALUES ('covers', $1 || '/shared.jpg', $1::uuid)`, w.artist)
 	shared := "/storage/v1/object/public/covers/" + w.artist + "/shared.jpg"

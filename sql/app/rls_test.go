@@ -268,8 +268,10 @@ func TestPolicies(t *testing.T) {
 	})
 }
 
-// TestMediaPolicies checks the storage policies of 0005: media is public to
-// read; users write only into their own folder; audio only artists.
+// TestMediaPolicies checks the storage policies of 0005 and 0034: images are
+// public to read, audio only as backline.may_play_audio allows (see
+// TestTrackAudioIsSignedByPostgres); users write only into their own folder;
+// audio only artists.
 func TestMediaPolicies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -277,11 +279,12 @@ func TestMediaPolicies(t *testing.T) {
 	// made: one missing is a failure, never a reason to skip these cases.
 	buckets := scalar[string](e, `SELECT coalesce(string_agg(id || ':' || public, ',' ORDER BY id), '') FROM storage.buckets
 		WHERE id IN ('avatars', 'covers', 'kyc', 'tracks')`)
-	if want := "avatars:true,covers:true,kyc:false,tracks:true"; buckets != want {
+	if want := "avatars:true,covers:true,kyc:false,tracks:false"; buckets != want {
 		t.Fatalf("Backline's buckets (id:public) = %q, want %q", buckets, want)
 	}
 	w := e.newWorld()
 	e.exec(`INSERT INTO storage.objects (bucket_id, name) VALUES ('covers', $1 || '/cover.jpg')`, w.artist)
+	e.exec(`INSERT INTO storage.objects (bucket_id, name) VALUES ('tracks', $1 || '/unreleased.mp3')`, w.artist)
 	put := `INSERT INTO storage.objects (bucket_id, name) VALUES ($1, $2)`
 	runPolicyCases(t, e, []policyCase{
 		{"visitor reads media", anon, `SELECT * FROM storage.objects WHERE bucket_id = 'covers'`, nil, 1, ""},
@@ -296,6 +299,9 @@ func TestMediaPolicies(t *testing.T) {
 		{"visitor cannot upload", anon, put, []any{"avatars", "x/me.png"}, 0, denied},
 		{"another artist cannot replace the cover", user(w.artist2), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 0, ""},
 		{"artist replaces own cover", user(w.artist), `UPDATE storage.objects SET metadata = '{}' WHERE bucket_id = 'covers'`, nil, 1, ""},
+		{"visitor cannot read unreleased audio", anon, `SELECT * FROM storage.objects WHERE bucket_id = 'tracks'`, nil, 0, ""},
+		{"another artist cannot read unreleased audio", user(w.artist2), `SELECT * FROM storage.objects WHERE bucket_id = 'tracks'`, nil, 0, ""},
+		{"artist reads own audio", user(w.artist), `SELECT * FROM storage.objects WHERE bucket_id = 'tracks'`, nil, 1, ""},
 	})
 }
 
@@ -314,7 +320,8 @@ func TestFunctionPrivileges(t *testing.T) {
 		"service only": list(`NOT has_function_privilege('authenticated', p.oid, 'EXECUTE')
 			AND has_function_privilege('service_role', p.oid, 'EXECUTE')`),
 		"invoker rights": list(`NOT p.prosecdef`),
-		// Policies call backline.active_uid(), whoever writes a name computes
+		// Policies call backline.active_uid() and (storage's, for track
+		// audio) backline.may_play_audio, whoever writes a name computes
 		// its search index entry with backline.fold, and the app server asks
 		// backline.og_meta for link previews as a visitor; nothing else in
 		// the schema is the API roles'.
@@ -326,7 +333,7 @@ func TestFunctionPrivileges(t *testing.T) {
 		"anon":              "get_app_bootstrap,get_app_setting,get_app_text_setting,get_genre_station,get_platform_stats,get_playlist,get_top_fans,has_valid_kyc,is_admin,list_genres,search_catalog,verification_active",
 		"service only":      "complete_payment,set_track_duration,transfer_funds",
 		"invoker rights":    "get_app_bootstrap,get_artist_first_screen,get_fan_first_screen,get_sponsor_first_screen,has_valid_kyc,verification_active",
-		"backline callable": "active_uid,caller_is_active,fold,og_meta",
+		"backline callable": "active_uid,caller_is_active,fold,may_play_audio,og_meta",
 	}
 	for k, w := range want {
 		if got[k] != w {

@@ -100,7 +100,9 @@ export const useRoleSettled = () => useAuthStore((s) => !s.user || s.roleFor ===
 /**
  * signOut ends the session; the listener clears the store. `from` is the
  * history entry it starts on: the page there, if signed-in only, leaves
- * for home instead of asking for a sign-in (app/guards.tsx).
+ * for home instead of asking for a sign-in (app/guards.tsx). The device
+ * forgets the listener's downloads, queue and player (lib/forget-device,
+ * loaded only then).
  */
 export async function signOut(from: string | null = null): Promise<{ ok: boolean }> {
   useAuthStore.getState().setSignedOutFrom(from)
@@ -113,5 +115,6 @@ export async function signOut(from: string | null = null): Promise<{ ok: boolean
     return { ok: false }
   }
   useAuthStore.getState().clear()
+  await (await import('./forget-device')).forgetDevice()
   return { ok: true }
 }

@@ -2,13 +2,17 @@ import { useOfflineStore, usedBytes } from '@/stores/offline-store'
 import { useSettingsStore } from '@/stores/settings-store'
 import type { Track } from '@/types/api'
 import { coverAt, downloadRefusal, spaceRefusal, type ConnectionInfo } from './data-saver'
+import { signedAudioUrl } from './audio-source'
 import { mediaUrl } from './media'
 import { OFFLINE_CACHE } from './offline-cache'
 
 // Offline listening: a download puts a track's audio and cover into Cache
 // Storage under the URLs the player and the pages load them from, where the
 // service worker (src/sw.ts) answers them first, byte ranges included. The
-// list of downloads is kept by the offline store.
+// audio is fetched through a signed URL (the bucket is private; storage signs
+// only what the caller may play) and kept under the public path its row
+// names, which the player loads for a download. The list of downloads is
+// kept by the offline store.
 
 export { OFFLINE_CACHE }
 
@@ -48,7 +52,10 @@ export async function downloadTrack(track: Track): Promise<void> {
   try {
     const covers = offlineCovers(track.coverUrl)
     const bodies: [string, Blob][] = []
-    const res = await fetch(audio)
+    const from = await signedAudioUrl(track.audioUrl).catch(() => {
+      throw new Error('Download failed (this track is not available)')
+    })
+    const res = await fetch(from ?? audio)
     if (!res.ok) throw new Error(`Download failed (${res.status})`)
     bodies.push([audio, await res.blob()])
     // Covers are a nicety: a missing one leaves the default image offline.

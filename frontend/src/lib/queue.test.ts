@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addToQueue, current, fromList, nextStep, playNext, previousStep, setShuffle, upcoming, type Queue, type QueueItem } from './queue'
+import { addToQueue, current, fromList, moveInQueue, nextStep, playNext, previousStep, removeFromQueue, setShuffle, upcoming, type Queue, type QueueItem } from './queue'
 
 const list = (...ids: string[]): QueueItem[] => ids.map((id) => ({ id }))
 const ids = (q: Queue<QueueItem>) => q.items.map((t) => t.id)
@@ -128,5 +128,49 @@ describe('data saver: no autoplay of previews', () => {
   it('stops when only previews remain', () => {
     const p = fromList([{ id: 'a' }, { id: 'p', isPreview: true }], 0, false)
     expect(nextStep(p, { auto: true, repeat: 'off', skipPreviews: true })).toEqual({ stop: true })
+  })
+})
+
+describe('queue editor', () => {
+  it('moves an upcoming track; the current track keeps playing', () => {
+    const q = fromList(list('a', 'b', 'c', 'd'), 1, false)
+    const down = moveInQueue(q, 2, 3)
+    expect(ids(down)).toEqual(['a', 'b', 'd', 'c'])
+    expect(current(down)?.id).toBe('b')
+    const up = moveInQueue(q, 3, 2)
+    expect(ids(up)).toEqual(['a', 'b', 'd', 'c'])
+    // Moved before the current track: it has been played, the current one stays current.
+    const before = moveInQueue(q, 3, 0)
+    expect(ids(before)).toEqual(['d', 'a', 'b', 'c'])
+    expect(current(before)?.id).toBe('b')
+    expect(upcoming(before).map((t) => t.id)).toEqual(['c'])
+  })
+
+  it('moves the current track with its place, and ignores moves out of the queue', () => {
+    const q = fromList(list('a', 'b', 'c'), 0, false)
+    const moved = moveInQueue(q, 0, 2)
+    expect(ids(moved)).toEqual(['b', 'c', 'a'])
+    expect(current(moved)?.id).toBe('a')
+    expect(moveInQueue(q, 5, 0)).toBe(q)
+    expect(moveInQueue(q, 1, 1)).toBe(q)
+    expect(ids(moveInQueue(q, 1, 99))).toEqual(['a', 'c', 'b'])
+  })
+
+  it('keeps the order to return to when a shuffled queue is reordered', () => {
+    const q = fromList(list('a', 'b', 'c', 'd'), 0, true, seeded(7))
+    const moved = moveInQueue(q, 3, 1)
+    expect(moved.unshuffled?.map((t) => t.id)).toEqual(['a', 'b', 'c', 'd'])
+    expect(ids(setShuffle(moved, false))).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  it('removes a queued track, before or after the current one, but not the one playing', () => {
+    const q = fromList(list('a', 'b', 'c'), 1, false)
+    const after = removeFromQueue(q, 'c')
+    expect([ids(after), current(after)?.id]).toEqual([['a', 'b'], 'b'])
+    const before = removeFromQueue(q, 'a')
+    expect([ids(before), current(before)?.id]).toEqual([['b', 'c'], 'b'])
+    expect(removeFromQueue(q, 'b')).toBe(q)
+    const shuffled = removeFromQueue(fromList(list('a', 'b', 'c'), 0, true, seeded(3)), 'c')
+    expect(shuffled.unshuffled?.map((t) => t.id)).toEqual(['a', 'b'])
   })
 })

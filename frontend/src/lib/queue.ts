@@ -149,5 +149,28 @@ export function addToQueue<T extends QueueItem>(q: Queue<T>, track: T): Queue<T>
   return { items: [...r.items, track], index: r.index, unshuffled: r.unshuffled ? [...r.unshuffled, track] : null }
 }
 
+/** removeFromQueue takes a track out of the queue; the current track stays (it is playing). */
+export function removeFromQueue<T extends QueueItem>(q: Queue<T>, id: string): Queue<T> {
+  return without(q, id)
+}
+
+/**
+ * moveInQueue moves the entry at `from` to position `to` (both indexes into
+ * items, clamped to the queue): a listener reordering what plays. The current
+ * track stays current wherever it ends up; while shuffled, the order to
+ * return to is unchanged.
+ */
+export function moveInQueue<T extends QueueItem>(q: Queue<T>, from: number, to: number): Queue<T> {
+  const n = q.items.length
+  if (from < 0 || from >= n) return q
+  const dest = Math.min(Math.max(to, 0), n - 1)
+  if (dest === from) return q
+  const cur = current(q)
+  const items = q.items.slice()
+  const [moved] = items.splice(from, 1)
+  items.splice(dest, 0, moved)
+  return { items, index: cur ? items.findIndex((t) => t.id === cur.id) : q.index, unshuffled: q.unshuffled }
+}
+
 /** upcoming is what will play after the current track, in order (without wrapping around). */
 export const upcoming = <T extends QueueItem>(q: Queue<T>): T[] => q.items.slice(q.index + 1)

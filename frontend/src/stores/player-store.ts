@@ -1,6 +1,6 @@
 import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
-import { addToQueue, current, fromList, nextStep, playNext, previousStep, setShuffle, type Queue, type Repeat, type Step } from '@/lib/queue'
+import { addToQueue, current, fromList, moveInQueue, nextStep, playNext, previousStep, removeFromQueue, setShuffle, type Queue, type Repeat, type Step } from '@/lib/queue'
 import type { Track } from '@/types/api'
 import { useSettingsStore } from './settings-store'
 
@@ -44,6 +44,10 @@ interface PlayerState {
   advance: () => void
   playNext: (t: Track) => void
   addToQueue: (t: Track) => void
+  /** moveInQueue moves the queue's entry at `from` to `to` (the queue editor). */
+  moveInQueue: (from: number, to: number) => void
+  /** removeFromQueue takes a track out of the queue (not the one playing). */
+  removeFromQueue: (id: string) => void
   toggleShuffle: () => void
   cycleRepeat: () => void
   togglePlay: () => void
@@ -134,6 +138,14 @@ export const usePlayerStore = create<PlayerState>()(
       addToQueue: (t) => {
         if (!get().currentTrack) return get().playTrack(t)
         const q = addToQueue(queueOf(get()), t)
+        set({ queue: q.items, index: q.index, unshuffled: q.unshuffled })
+      },
+      moveInQueue: (from, to) => {
+        const q = moveInQueue(queueOf(get()), from, to)
+        set({ queue: q.items, index: q.index, unshuffled: q.unshuffled })
+      },
+      removeFromQueue: (id) => {
+        const q = removeFromQueue(queueOf(get()), id)
         set({ queue: q.items, index: q.index, unshuffled: q.unshuffled })
       },
       toggleShuffle: () => {

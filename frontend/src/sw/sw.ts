@@ -6,7 +6,7 @@ import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from
 import { createPartialResponse, RangeRequestsPlugin } from 'workbox-range-requests'
 import { NavigationRoute, registerRoute } from 'workbox-routing'
 import { CacheFirst } from 'workbox-strategies'
-import { OFFLINE_CACHE } from '../lib/offline-cache'
+import { AUDIO_CACHE, OFFLINE_CACHE } from '../lib/offline-cache'
 
 // Backline's service worker: the app shell precached (so the installed app
 // starts offline), covers and audio cached as they play, and downloads for
@@ -33,6 +33,13 @@ self.addEventListener('message', (e) => {
 clientsClaim()
 
 const isPublicObject = (url: URL) => url.pathname.startsWith('/storage/v1/object/public/') || url.pathname.startsWith('/storage/v1/render/image/public/')
+// Track audio is private: it plays from signed URLs, whose token changes with
+// every signing. Such audio is kept and looked up under the public path its
+// row names (lib/audio-source), where downloads are kept too.
+const SIGNED_AUDIO = '/storage/v1/object/sign/tracks/'
+const isSignedAudio = (url: URL) => url.pathname.startsWith(SIGNED_AUDIO)
+const audioKey = (url: URL) =>
+  isSignedAudio(url) ? `${url.origin}/storage/v1/object/public/tracks/${url.pathname.slice(SIGNED_AUDIO.length)}` : url.href
 const isAudio = (url: URL, request: Request) => request.destination === 'audio' || /\.(mp3|m4a|aac|ogg|wav|opus)$/i.test(url.pathname)
 
 // Track covers and avatars from storage (public objects only).
@@ -42,17 +49,22 @@ const covers = new CacheFirst({
 })
 // Audio as it plays; range requests are served from the cached full body.
 const audio = new CacheFirst({
-  cacheName: 'audio',
-  plugins: [new ExpirationPlugin({ maxEntries: 60, maxAgeSeconds: 7 * 24 * 3600 }), new CacheableResponsePlugin({ statuses: [200] }), new RangeRequestsPlugin()],
+  cacheName: AUDIO_CACHE,
+  plugins: [
+    { cacheKeyWillBeUsed: async ({ request }) => audioKey(new URL(request.url)) },
+    new ExpirationPlugin({ maxEntries: 60, maxAgeSeconds: 7 * 24 * 3600 }),
+    new CacheableResponsePlugin({ statuses: [200] }),
+    new RangeRequestsPlugin(),
+  ],
 })
 
 registerRoute(
-  ({ url, request }) => isPublicObject(url) && (request.destination === 'image' || isAudio(url, request)),
+  ({ url, request }) => (isPublicObject(url) && (request.destination === 'image' || isAudio(url, request))) || isSignedAudio(url),
   async (options) => {
     const { request, url } = options
     // A download is answered first, whatever the network.
-    const kept = await (await caches.open(OFFLINE_CACHE)).match(request.url)
+    const kept = await (await caches.open(OFFLINE_CACHE)).match(audioKey(url))
     if (kept) return request.headers.has('range') ? createPartialResponse(request, kept) : kept
-    return isAudio(url, request) ? audio.handle(options) : covers.handle(options)
+    return isAudio(url, request) || isSignedAudio(url) ? audio.handle(options) : covers.handle(options)
   },
 )

@@ -49,6 +49,8 @@ export interface BackendSetup {
   onInsert?: Record<string, (row: Row) => Row | Answer>
   /** onUpload lets storage refuse an upload (an Answer in storage's error shape). */
   onUpload?: (o: StoredObject) => Answer | void
+  /** onSign lets storage refuse to sign an object (as its policy does); every object is signed otherwise. */
+  onSign?: (bucket: string, name: string) => Answer | void
 }
 
 /** StoredObject is an object uploaded to the fake storage. */
@@ -117,6 +119,8 @@ export class FakeBackend {
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const req = new Request(input, init)
     const url = new URL(req.url)
+    const sign = req.method === 'POST' ? url.pathname.match(/^\/storage\/v1\/object\/sign\/([^/]+)\/(.+)$/) : null
+    if (sign) return this.sign(sign[1], decodeURIComponent(sign[2]))
     const upload = req.method === 'POST' ? url.pathname.match(/^\/storage\/v1\/object\/([^/]+)\/(.+)$/) : null
     if (upload) return this.upload(req, upload[1], decodeURIComponent(upload[2]))
     const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text()
@@ -152,6 +156,14 @@ export class FakeBackend {
     if (refused) return this.respond(refused)
     this.objects.push(o)
     return json(200, { Id: `object-${this.nextId++}`, Key: `${bucket}/${name}` })
+  }
+
+  /** sign answers storage's POST /object/sign/<bucket>/<name> with {signedURL}, as storage signs a readable object. */
+  private sign(bucket: string, name: string): Response {
+    this.sent.push({ method: 'POST', target: `storage/sign/${bucket}`, query: new URLSearchParams(), prefer: '', body: { name } })
+    const refused = this.setup.onSign?.(bucket, name)
+    if (refused) return this.respond(refused)
+    return json(200, { signedURL: `/object/sign/${bucket}/${name}?token=signed-${name}` })
   }
 
   private respond(result: unknown): Response {

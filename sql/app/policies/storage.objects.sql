@@ -1,11 +1,17 @@
 -- Backline's buckets in storage.objects (the buckets are made by 0005 and
--- 0014). Media (avatars, covers, tracks) is public to read and written only
--- into the uploader's own folder (<user id>/<file>); audio only by artists
--- (covers by anyone: a track's or a playlist's). KYC documents are private: the artist uploads into their own
+-- 0014). Images (avatars, covers) are public to read; track audio is private
+-- (0034) and read, that is signed for playing, only as
+-- backline.may_play_audio allows. Media is written only into the uploader's
+-- own folder (<user id>/<file>); audio only by artists (covers by anyone: a
+-- track's or a playlist's). KYC documents are private: the artist uploads into their own
 -- folder, the artist and admins read.
 DROP POLICY IF EXISTS "anyone can read backline media" ON storage.objects;
 CREATE POLICY "anyone can read backline media" ON storage.objects
-  FOR SELECT TO anon, authenticated USING (bucket_id IN ('avatars', 'covers', 'tracks'));
+  FOR SELECT TO anon, authenticated USING (bucket_id IN ('avatars', 'covers'));
+
+DROP POLICY IF EXISTS "listeners can play available audio" ON storage.objects;
+CREATE POLICY "listeners can play available audio" ON storage.objects
+  FOR SELECT TO anon, authenticated USING (bucket_id = 'tracks' AND backline.may_play_audio(name));
 
 DROP POLICY IF EXISTS "users can upload own avatars, artists own tracks and covers" ON storage.objects;
 DROP POLICY IF EXISTS "users can upload own avatars and covers, artists own tracks" ON storage.objects;

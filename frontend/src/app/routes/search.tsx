@@ -7,7 +7,7 @@ import { SafeImage } from '@/components/safe-image'
 import { Skeleton } from '@/components/ui/skeleton'
 import { abbreviateNumber } from '@/lib/format'
 import { useSearch, type SearchPerson } from '@/features/discovery/api/discovery'
-import { forgetSearches, recentSearches, rememberSearch } from '@/features/discovery/lib/recent-searches'
+import { forgetSearches, recentSearches, rememberSearch } from '@/lib/recent-searches'
 import { TrackCard } from '@/features/tracks/components/track-card'
 
 /** useDebounced is value once it has stayed put for ms. */

@@ -90,11 +90,15 @@ export async function getPlaylist(id: string | null): Promise<PlaylistPage | nul
 
 export const usePlaylistPage = (id: string | null) => useQuery({ queryKey: ['playlistPage', id], queryFn: () => getPlaylist(id) })
 
-/** useUpdatePlaylist changes the owner's playlist: public or private, its cover (an upload in their folder of covers). */
+/**
+ * useUpdatePlaylist changes the owner's playlist: public or private, its
+ * description, its cover (an upload in their folder of covers; the database
+ * deletes the one it replaces).
+ */
 export function useUpdatePlaylist() {
   const qc = useQueryClient()
   return useMutation({
-    mutationFn: async ({ id, ...change }: { id: string; is_public?: boolean; cover_url?: string | null }) => {
+    mutationFn: async ({ id, ...change }: { id: string; is_public?: boolean; cover_url?: string | null; description?: string | null }) => {
       const { error } = await supabase().from('playlists').update(change).eq('id', id)
       if (error) throw error
     },

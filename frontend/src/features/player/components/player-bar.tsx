@@ -11,7 +11,7 @@ import { AddToPlaylist, KEEPS_PLAYER } from '@/components/add-to-playlist'
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { formatDuration } from '@/lib/format'
-import { mediaUrl } from '@/lib/media'
+import { audioSource } from '@/lib/audio-source'
 import { cn } from '@/lib/utils'
 import { DEFAULT_VOLUME, usePlayerStore } from '@/stores/player-store'
 import { useIsLiked, useToggleLike } from '../api/favorites'
@@ -125,12 +125,15 @@ function ExpandedPlayer() {
     const el = panel.current
     el?.addEventListener('click', reset)
     el?.addEventListener('mousemove', reset)
+    // A touch drag in the queue editor moves no mouse.
+    el?.addEventListener('pointermove', reset)
     window.addEventListener('keydown', reset)
     document.addEventListener('mousedown', outside)
     return () => {
       window.clearTimeout(timer.current)
       el?.removeEventListener('click', reset)
       el?.removeEventListener('mousemove', reset)
+      el?.removeEventListener('pointermove', reset)
       window.removeEventListener('keydown', reset)
       document.removeEventListener('mousedown', outside)
     }
@@ -186,6 +189,32 @@ function ExpandedPlayer() {
   )
 }
 
+/**
+ * useAudioSource resolves what the audio element loads for the current track
+ * (a download, else a URL storage signs if the caller may play it); undefined
+ * until then. A refusal says the track cannot play and stops.
+ */
+function useAudioSource(trackId: string | undefined, audioUrl: string | null | undefined): string | undefined {
+  const [resolved, setResolved] = useState<{ id: string; url?: string }>()
+  useEffect(() => {
+    if (!trackId) return
+    let live = true
+    audioSource(audioUrl).then(
+      (url) => live && setResolved({ id: trackId, url }),
+      () => {
+        if (!live) return
+        setResolved({ id: trackId })
+        toast.error('Playback error - Could not play this track')
+        usePlayerStore.getState().setPlaying(false)
+      },
+    )
+    return () => {
+      live = false
+    }
+  }, [trackId, audioUrl])
+  return resolved?.id === trackId ? resolved?.url : undefined
+}
+
 /** PlayerBar is the fixed player; it renders nothing until a track is selected. */
 export function PlayerBar() {
   const track = usePlayerStore((s) => s.currentTrack)
@@ -197,12 +226,13 @@ export function PlayerBar() {
   const duration = usePlayerStore((s) => s.duration)
   const playId = usePlayerStore((s) => s.playId)
   const audio = useRef<HTMLAudioElement>(null)
+  const src = useAudioSource(track?.id, track?.audioUrl)
   useListenRules(audio)
   useMediaSession(audio)
 
   useEffect(() => {
     const el = audio.current
-    if (!el || !track) return
+    if (!el || !track || !src) return
     if (isPlaying) {
       el.play().catch((e: unknown) => {
         if (e instanceof DOMException && e.name === 'AbortError') return
@@ -213,7 +243,7 @@ export function PlayerBar() {
       el.pause()
     }
     // playId: a replay of the same track (repeat one, Previous) starts it again.
-  }, [isPlaying, track, playId])
+  }, [isPlaying, track, playId, src])
 
   useEffect(() => {
     if (audio.current) audio.current.volume = volume / 100
@@ -235,7 +265,7 @@ export function PlayerBar() {
     <>
       <audio
         ref={audio}
-        src={mediaUrl(track.audioUrl)}
+        src={src}
         preload="auto"
         className="hidden"
         data-testid="player-audio"
