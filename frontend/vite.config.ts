@@ -51,7 +51,9 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/, priority: 3 },
-            { name: 'query', test: /node_modules[\\/]@tanstack[\\/](query-core|react-query)[\\/]/, priority: 2 },
+            // Only the query code the first paint runs ($initial): mutations and
+            // infinite lists go with the pages that use them.
+            { name: 'query', test: /node_modules[\\/]@tanstack[\\/](query-core|react-query)[\\/]/, priority: 2, tags: ['$initial'] },
             { name: 'router', test: /node_modules[\\/]react-router[\\/]/, priority: 2 },
             // Small helpers the first paint needs and most pages share, in one
             // chunk rather than a dozen tiny ones.

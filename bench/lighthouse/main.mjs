@@ -27,13 +27,14 @@
 //	node bench/lighthouse/main.mjs -smoke     # home once, one play, one player timespan (CI)
 //	node bench/lighthouse/main.mjs -runs 5 -json
 //	node bench/lighthouse/main.mjs -only home  # pages whose name contains this
+//	node bench/lighthouse/main.mjs -save DIR   # keep each run's full report in DIR
 //
 // The app must be built (frontend/dist, `npm run build` in frontend/), and
 // the basalt binary is bin/basalt (`just build`) or BASALT_BIN. Nothing fails
 // for being slow; an error (a page that does not load, a play that never
 // starts) fails the run.
 import { spawnSync } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as chromeLauncher from 'chrome-launcher'
 import lighthouse, { startTimespan } from 'lighthouse'
@@ -46,6 +47,8 @@ const asJSON = args.includes('-json')
 const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
 const runs = smoke ? 1 : Number(flag('-runs') || 0) || 3
 const only = flag('-only')
+// -save DIR keeps each run's full Lighthouse report (JSON) for its audits.
+const saveDir = flag('-save')
 const bin = process.env.BASALT_BIN ?? join(root, 'bin/basalt')
 if (!existsSync(join(root, 'frontend/dist/index.html'))) throw new Error('frontend/dist is missing: run `npm run build` in frontend/ first')
 
@@ -91,6 +94,7 @@ async function main() {
   for (const p of pages) {
     const scores = []
     const lcps = []
+    const metrics = { fcp: [], tbt: [], si: [], cls: [] }
     let element = ''
     for (let i = 0; i < runs; i++) {
       await session(port, app, p.as ? await signInToken(api, s.anon_key, people[p.as]) : null)
@@ -98,10 +102,27 @@ async function main() {
       if (!r?.lhr || r.lhr.runtimeError) throw new Error(`lighthouse ${p.path}: ${r?.lhr?.runtimeError?.message ?? 'no result'}`)
       scores.push(Math.round(r.lhr.categories.performance.score * 100))
       lcps.push(r.lhr.audits['largest-contentful-paint'].numericValue)
+      // The other metrics the score weighs, to tell a slow paint from a busy main thread.
+      metrics.fcp.push(r.lhr.audits['first-contentful-paint'].numericValue)
+      metrics.tbt.push(r.lhr.audits['total-blocking-time'].numericValue)
+      metrics.si.push(r.lhr.audits['speed-index'].numericValue)
+      metrics.cls.push(r.lhr.audits['cumulative-layout-shift'].numericValue)
+      if (saveDir) writeFileSync(join(saveDir, `${p.name.replace(/\W+/g, '-')}-${i + 1}.json`), JSON.stringify(r.lhr))
       // What the largest paint was, to say what to shorten.
       element = findNode(r.lhr.audits['lcp-breakdown-insight']?.details)?.snippet ?? element
     }
-    results.push({ page: p.name, path: p.path, score: median(scores), scores, lcp_ms: Math.round(median(lcps)), lcp_element: element.slice(0, 120) })
+    results.push({
+      page: p.name,
+      path: p.path,
+      score: median(scores),
+      scores,
+      lcp_ms: Math.round(median(lcps)),
+      fcp_ms: Math.round(median(metrics.fcp)),
+      tbt_ms: Math.round(median(metrics.tbt)),
+      si_ms: Math.round(median(metrics.si)),
+      cls: Number(median(metrics.cls).toFixed(3)),
+      lcp_element: element.slice(0, 120),
+    })
   }
 
   const plays = []
@@ -122,7 +143,10 @@ async function main() {
   if (asJSON) console.log(JSON.stringify({ smoke, runs, pages: results, play_to_audio: plays, player: players }, null, 2))
   else {
     console.log(`Lighthouse ${smoke ? '(smoke) ' : ''}mobile profile (simulated slow 4G, 4x CPU), median of ${runs} run${runs > 1 ? 's' : ''}:`)
-    for (const r of results) console.log(`  ${r.page.padEnd(22)} score ${String(r.score).padStart(3)}  LCP ${(r.lcp_ms / 1000).toFixed(1)} s  (${r.scores.join(', ')})  ${r.lcp_element}`)
+    for (const r of results) {
+      console.log(`  ${r.page.padEnd(22)} score ${String(r.score).padStart(3)}  LCP ${(r.lcp_ms / 1000).toFixed(1)} s  (${r.scores.join(', ')})  ${r.lcp_element}`)
+      console.log(`  ${''.padEnd(22)} FCP ${(r.fcp_ms / 1000).toFixed(1)} s  TBT ${r.tbt_ms} ms  SI ${(r.si_ms / 1000).toFixed(1)} s  CLS ${r.cls}`)
+    }
     console.log('Play on home to audio playing (slow 4G and 4x CPU applied):')
     for (const p of plays) console.log(`  as ${p.as.padEnd(8)} ${p.ms} ms  (${p.runs.join(', ')})`)
     console.log('The player, a Lighthouse timespan from the tap on Play to the track playing in the player bar (slow 4G, 4x CPU):')

@@ -212,6 +212,42 @@ test(
   { backend: false },
 )
 
+const HERO = 'Stream Nigerian music. Every sponsored play pays the artist.'
+
+// holdRest holds every API read of page until release: the hero must not need one.
+async function holdRest(page) {
+  const held = []
+  let released = false
+  await page.route('**/rest/v1/**', (route) => (released ? route.continue() : held.push(route)))
+  return {
+    held,
+    release: async () => {
+      released = true
+      for (const r of held.splice(0)) await r.continue().catch(() => {})
+    },
+  }
+}
+
+test(
+  "home: the hero is drawn before any API answer (the shell's bootstrap is off the critical path)",
+  async () => {
+    for (const viewport of [mobile, desktop]) {
+      const { context, page } = await newPage(viewport)
+      const rest = await holdRest(page)
+      const bootstrap = page.waitForRequest((r) => r.url().includes('/rest/v1/rpc/get_app_bootstrap'))
+      await page.goto(app)
+      await bootstrap
+      await page.getByRole('heading', { level: 1, name: HERO }).waitFor({ timeout: 20_000 })
+      // Every read the page started is still held: none answered before the hero.
+      assert.ok(rest.held.some((r) => r.request().url().includes('get_app_bootstrap')), 'the bootstrap is held')
+      await rest.release()
+      await page.getByText('Popular Tracks').waitFor()
+      await context.close()
+    }
+  },
+  { backend: false },
+)
+
 test(
   'login: validation messages and show/hide password',
   async () => {
@@ -664,6 +700,18 @@ test('coming-soon mode gates visitors but not the login page or signed-in users'
     await page.getByText('artist', { exact: true }).click()
     await page.getByRole('button', { name: 'Join the waitlist' }).click()
     await page.getByText("You're on the list!").waitFor()
+    // The device remembers "coming soon": a new start waits for the settings
+    // rather than flash home before the landing.
+    const held = await holdRest(page)
+    const asked = page.waitForRequest((r) => r.url().includes('/rest/v1/rpc/get_app_bootstrap'))
+    await page.reload()
+    await asked
+    // The gate's fallback is drawn while the answer is held.
+    await page.locator('[aria-busy="true"]').first().waitFor()
+    assert.equal(await page.getByRole('heading', { level: 1, name: HERO }).count(), 0, 'home is not drawn while the settings are asked')
+    await held.release()
+    await page.getByTestId('coming-soon').waitFor()
+    await page.unroute('**/rest/v1/**')
     await page.goto(`${app}/charts`)
     await page.getByTestId('coming-soon').waitFor()
     await page.fill('#wl-email', `wait${stamp}@e2e.backline.test`)

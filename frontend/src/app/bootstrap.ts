@@ -1,14 +1,12 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query'
 import type { Role } from '@/config/nav'
-import { ownProfileQueryKey } from '@/hooks/use-own-profile'
-import { suspensionQueryKey, type Suspension } from '@/hooks/use-suspension'
 import { fetchRole } from '@/lib/auth'
 import { deviceId } from '@/lib/device-id'
 import { queryClient } from '@/lib/query-client'
+import { ownProfileQueryKey, roleProfileQueryKey, suspensionQueryKey, type RoleProfileExtras, type Suspension } from '@/lib/shell-keys'
 import { supabase } from '@/lib/supabase'
 import type { PublicProfile } from '@/types/api'
 import { unreadCountQueryKey } from '@/features/notifications/api/keys'
-import { roleProfileQueryKey, type RoleProfileExtras } from '@/features/profiles/api/role-profile'
 import { appSettingsQueryKey, type AppSettings } from '@/features/waitlist/api/settings'
 
 // The app shell's data in one request (rpc get_app_bootstrap,

@@ -1,9 +1,9 @@
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { useLocation } from 'react-router'
 import { PageFallback } from '@/components/layouts/app-shell'
 import type { Role } from '@/config/nav'
 import { useAuthStore } from '@/lib/auth'
-import { useAppSettings } from '@/features/waitlist/api/settings'
+import { rememberComingSoon, rememberedComingSoon, useAppSettings } from '@/features/waitlist/api/settings'
 
 // The waitlist landing (forms, schema library) loads only when it is shown.
 const ComingSoon = lazy(() => import('@/features/waitlist/components/coming-soon').then((m) => ({ default: m.ComingSoon })))
@@ -25,6 +25,12 @@ const BYPASS = ['/login', '/forgot-password', '/reset-password']
 /**
  * ComingSoonGate shows the waitlist landing to visitors while coming-soon mode
  * is on. Signed-in users and the sign-in and recovery pages pass.
+ *
+ * The page renders before the settings arrive (they come with the shell's
+ * bootstrap, a round trip the first paint should not wait for) and gives way
+ * to the landing if they say coming soon. A device whose last answer was
+ * "on" waits for the answer instead, so a returning visitor never sees the
+ * app flash before the landing.
  */
 export function ComingSoonGate({ children }: { children: React.ReactNode }) {
   const { pathname } = useLocation()
@@ -32,12 +38,16 @@ export function ComingSoonGate({ children }: { children: React.ReactNode }) {
   const loading = useAuthStore((s) => s.loading)
   // The bootstrap that ends the auth loading seeds the settings.
   const settings = useAppSettings(!loading)
-  if (BYPASS.some((p) => pathname.startsWith(p))) return <>{children}</>
-  if (loading || settings.isLoading) return <PageFallback />
-  if (!user && settings.data?.comingSoon) {
+  const known = settings.data?.comingSoon
+  useEffect(() => {
+    if (known !== undefined) rememberComingSoon(known)
+  }, [known])
+  if (BYPASS.some((p) => pathname.startsWith(p)) || user) return <>{children}</>
+  if (known === undefined && rememberedComingSoon() && (loading || settings.isFetching)) return <PageFallback />
+  if (known) {
     return (
       <Suspense fallback={<PageFallback />}>
-        <ComingSoon countdownTarget={settings.data.countdownTarget} />
+        <ComingSoon countdownTarget={settings.data!.countdownTarget} />
       </Suspense>
     )
   }

@@ -5,7 +5,7 @@ import { useAuthStore } from '@/lib/auth'
 import { queryClient } from '@/lib/query-client'
 import { supabase } from '@/lib/supabase'
 import { toastBottom } from '@/lib/toast-offset'
-import { usePlayerStore } from '@/stores/player-store'
+import { usePlayer } from '@/stores/deferred'
 import { loadShell } from './bootstrap'
 
 // The toaster is not part of the first paint: it loads right after, and
@@ -46,7 +46,7 @@ function AuthListener() {
 /** Toasts keeps the toasts clear of the bottom navigation and the player bar. */
 function Toasts() {
   const mobile = useIsMobile()
-  const player = usePlayerStore((s) => !!s.currentTrack)
+  const player = usePlayer((s) => !!s.currentTrack, false)
   return (
     <Suspense fallback={null}>
       <Toaster bottom={toastBottom({ mobile, player })} />

@@ -1,9 +1,9 @@
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router'
 import { AppShell } from '@/components/layouts/app-shell'
 import { Button } from '@/components/ui/button'
 import { useAuthStore, useRoleSettled } from '@/lib/auth'
-import { usePlayerStore } from '@/stores/player-store'
+import { loadDeviceStores, usePlayer } from '@/stores/deferred'
 import { sessionRecorded } from './bootstrap'
 import { ComingSoonGate } from './guards'
 
@@ -19,8 +19,10 @@ const ProfileNudge = lazy(() => import('@/features/profiles/components/profile-n
 /** Root composes the shell with the features it hosts. */
 export function Root() {
   const userId = useAuthStore((s) => s.user?.id)
-  const hasTrack = usePlayerStore((s) => !!s.currentTrack)
+  const hasTrack = usePlayer((s) => !!s.currentTrack, false)
   const settled = useRoleSettled()
+  // The player and the device settings are not needed for the first screen: they load after it.
+  useEffect(() => void loadDeviceStores(), [])
   return (
     <>
       {userId && (

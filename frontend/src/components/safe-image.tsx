@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { coverAt } from '@/lib/data-saver'
-import { useSettingsStore } from '@/stores/settings-store'
+import { useDataSaver } from '@/stores/deferred'
 import { coverOrDefault, DEFAULT_IMAGE } from '@/lib/utils'
 
 type Props = Omit<React.ComponentProps<'img'>, 'src' | 'width' | 'height'> & {
@@ -18,7 +18,7 @@ type Props = Omit<React.ComponentProps<'img'>, 'src' | 'width' | 'height'> & {
  */
 export function SafeImage({ src, alt, size, loading = 'lazy', ...props }: Props) {
   const [failed, setFailed] = useState<string | null>(null)
-  const dataSaver = useSettingsStore((s) => s.dataSaver)
+  const dataSaver = useDataSaver()
   const wanted = coverOrDefault(coverAt(src, size, dataSaver))
   const shown = failed === wanted ? DEFAULT_IMAGE : wanted
   return <img src={shown} alt={alt} width={size} height={size} loading={loading} decoding="async" onError={() => setFailed(wanted)} {...props} />

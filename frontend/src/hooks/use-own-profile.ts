@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { useAuthStore, useRoleSettled } from '@/lib/auth'
+import { ownProfileQueryKey } from '@/lib/shell-keys'
 import { supabase } from '@/lib/supabase'
 
-/** ownProfileQueryKey is the cache of the signed-in user's public profile. */
-export const ownProfileQueryKey = (userId: string | undefined) => ['ownProfile', userId] as const
+export { ownProfileQueryKey }
 
 /**
  * useOwnProfile reads the signed-in user's public profile (stale 2 min, kept

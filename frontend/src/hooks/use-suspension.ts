@@ -3,19 +3,13 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { create } from 'zustand'
 import { useLiveTable } from '@/hooks/use-live-table'
 import { useRoleSettled } from '@/lib/auth'
+import { suspensionQueryKey, type Suspension } from '@/lib/shell-keys'
 import { supabase } from '@/lib/supabase'
 
-/** suspensionQueryKey is the cache key of a user's suspension. */
-export const suspensionQueryKey = (userId: string | undefined) => ['suspension', userId] as const
+export { suspensionQueryKey, type Suspension }
 
 /** SUSPENSION_POLL_MS is how often an open page rechecks its user's suspension while realtime is not joined. */
 export const SUSPENSION_POLL_MS = 10_000
-
-/** Suspension is whether a user is suspended, and why. */
-export interface Suspension {
-  suspended: boolean
-  reason: string | null
-}
 
 /** fetchSuspension calls is_user_suspended, then reads suspended_reason (spec section 4); errors read as not suspended. */
 export async function fetchSuspension(userId: string): Promise<Suspension> {

@@ -5,6 +5,9 @@ import { imageUrl } from './media'
 // Wi-Fi only where the browser tells what the connection is. Plus the space
 // downloads may take, which the fan sets.
 
+/** SETTINGS_STORAGE_KEY is where the settings store keeps the data saver and the rest (zustand's persist: {state, version}). */
+export const SETTINGS_STORAGE_KEY = 'backline-settings'
+
 /** LOW_RES_COVER_PX is the largest cover (in image pixels) asked of storage's image transform with the data saver on. */
 export const LOW_RES_COVER_PX = 48
 

@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
+import { SETTINGS_STORAGE_KEY } from '@/lib/data-saver'
 
 // The listener's settings kept on the device: the data saver, the space
 // downloads may take, and whether the offline-play notice was shown.
@@ -28,6 +29,6 @@ export const useSettingsStore = create<SettingsState>()(
       setOfflineLimitMb: (offlineLimitMb) => set({ offlineLimitMb }),
       markOfflineNoticeShown: () => set({ offlineNoticeShown: true }),
     }),
-    { name: 'backline-settings', storage: createJSONStorage(() => localStorage) },
+    { name: SETTINGS_STORAGE_KEY, storage: createJSONStorage(() => localStorage) },
   ),
 )

@@ -1,21 +1,23 @@
 import { lazy, Suspense, useRef, useState } from 'react'
 import { Link } from 'react-router'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { HandCoins, Mic2, RefreshCw, Users, Wallet } from 'lucide-react'
+import { RefreshCw } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { dashboardPath } from '@/config/nav'
 import { useIsMobile } from '@/hooks/use-media-query'
 import { useOnlineUsers } from '@/hooks/use-online-users'
 import { useAuthStore } from '@/lib/auth'
-import { abbreviateNumber, formatNaira } from '@/lib/format'
+import { abbreviateNumber } from '@/lib/format'
 import { getTracksQueryOptions } from '@/features/tracks/api/get-tracks'
 import { TrackCard } from '@/features/tracks/components/track-card'
-import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/get-profiles'
+import { topArtistsQueryOptions, topFansQueryOptions } from '@/features/profiles/api/top-profiles'
 import { platformStatsQueryOptions } from '@/features/profiles/api/get-stats'
 
 // How It Works is the last section: it loads after the first paint.
 const HowItWorks = lazy(() => import('./how-it-works'))
+// Platform Stats is below the fold too (and its icons with it).
+const PlatformStats = lazy(() => import('./home-stats'))
 // Top Artists and Top Fans are below the fold: their cards load after the first paint.
 const ArtistCard = lazy(() => import('@/features/profiles/components/people-cards').then((m) => ({ default: m.ArtistCard })))
 const FanCard = lazy(() => import('@/features/profiles/components/people-cards').then((m) => ({ default: m.FanCard })))
@@ -185,22 +187,19 @@ export default function HomePage() {
         </Section>
       )}
 
-      <Section title="Platform Stats">
-        <div className="grid grid-cols-2 gap-3 md:grid-cols-4" data-testid="platform-stats">
-          {[
-            { icon: Users, label: 'Fans', value: abbreviateNumber(s?.fans ?? 0) },
-            { icon: Mic2, label: 'Artists', value: abbreviateNumber(s?.artists ?? 0) },
-            { icon: HandCoins, label: 'Sponsors', value: abbreviateNumber(s?.sponsors ?? 0) },
-            { icon: Wallet, label: 'In wallets', value: formatNaira(s?.walletTotal ?? 0) },
-          ].map(({ icon: Icon, label, value }) => (
-            <div key={label} className="rounded-xl border border-border bg-card p-4">
-              <Icon className="size-5 text-primary" />
-              <p className="mt-2 text-2xl font-bold">{value}</p>
-              <p className="text-sm text-muted-foreground">{label}</p>
+      <Suspense
+        fallback={
+          <Section title="Platform Stats">
+            <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
+              {Array.from({ length: 4 }, (_, i) => (
+                <Skeleton key={i} className="h-[106px] rounded-xl" />
+              ))}
             </div>
-          ))}
-        </div>
-      </Section>
+          </Section>
+        }
+      >
+        <PlatformStats stats={s} />
+      </Suspense>
 
       <Section
         title="Top Artists"

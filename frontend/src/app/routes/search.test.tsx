@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { fireEvent, screen, within } from '@testing-library/react'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { installFakeApi, renderApp } from '@/test/app'
 import { usePlayerStore } from '@/stores/player-store'
 import SearchPage from './search'
@@ -38,7 +38,8 @@ describe('the search page', () => {
     expect(screen.queryByRole('heading', { name: 'Sponsors' })).toBeNull()
 
     fireEvent.click(within(tracks).getByRole('button', { name: 'Play Last Last' }))
-    expect(usePlayerStore.getState().currentTrack?.id).toBe('t-1')
+    // The player store loads after the first paint: the play waits for it.
+    await vi.waitFor(() => expect(usePlayerStore.getState().currentTrack?.id).toBe('t-1'))
     // The rest of the results is the queue, as from any list.
     expect(usePlayerStore.getState().queue.map((t) => t.id)).toEqual(['t-1', 't-2'])
     expect(JSON.parse(localStorage.getItem('backline:recent-searches') ?? '[]')).toEqual(['burna boi'])

@@ -1,20 +1,15 @@
 import { supabase } from '@/lib/supabase'
+import { roleProfileQueryKey, type RoleProfileExtras } from '@/lib/shell-keys'
 
 // The profile-completeness fields kept in the role's own profile table. The
 // app shell's bootstrap seeds this cache on a fresh load (app/bootstrap.ts);
 // fetchRoleProfile reads it on its own after that.
 
-/** RoleProfileExtras are the completeness fields kept in the role's own profile table. */
-export interface RoleProfileExtras {
-  phone: string | null
-  track_count?: number
-}
+export { roleProfileQueryKey, type RoleProfileExtras }
 
 /** ProfileRole is a role that has its own profile table. */
 export type ProfileRole = 'artist' | 'sponsor' | 'fan'
 
-/** roleProfileQueryKey is the cache of a user's role profile extras. */
-export const roleProfileQueryKey = (userId: string | undefined, role: string | null | undefined) => ['roleProfile', userId, role] as const
 
 /** fetchRoleProfile reads phone (and an artist's track count) from the role's profile table; null on error. */
 export async function fetchRoleProfile(role: ProfileRole, id: string): Promise<RoleProfileExtras | null> {

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { installFakeApi, renderApp, signIn } from '@/test/app'
 import { pgError, type BackendSetup } from '@/test/fake-backend'
 import { aTrack } from '@/test/track'
@@ -88,7 +88,8 @@ describe('playing from a list of cards', () => {
   it('queues the rest of the list when a card plays', async () => {
     showList()
     fireEvent.click(await screen.findByRole('button', { name: 'Play Song b' }))
-    expect(usePlayerStore.getState().currentTrack?.id).toBe('b')
+    // The player store loads after the first paint: the play waits for it.
+    await vi.waitFor(() => expect(usePlayerStore.getState().currentTrack?.id).toBe('b'))
     expect(usePlayerStore.getState().queue.map((t) => t.id)).toEqual(['a', 'b', 'c'])
     await screen.findByRole('button', { name: 'Pause Song b' })
   })

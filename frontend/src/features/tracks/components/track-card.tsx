@@ -6,7 +6,7 @@ import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar'
 import { SafeImage } from '@/components/safe-image'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber } from '@/lib/format'
-import { usePlayerStore } from '@/stores/player-store'
+import { usePlayer, withPlayer } from '@/stores/deferred'
 import type { Track } from '@/types/api'
 
 // Only signed-in users are offered a playlist; sharing and the track's menu
@@ -29,13 +29,14 @@ const COVER_SIZE = 200
 export function TrackCard({ track, list, aboveFold = false }: { track: Track; list?: Track[]; aboveFold?: boolean }) {
   const viewer = useAuthStore((s) => s.user)
   const role = useAuthStore((s) => s.role)
-  const isCurrent = usePlayerStore((s) => s.currentTrack?.id === track.id)
-  const isPlaying = usePlayerStore((s) => s.isPlaying)
-  const play = () => {
-    const at = list?.findIndex((t) => t.id === track.id) ?? -1
-    if (list && at >= 0) usePlayerStore.getState().playFrom(list, at)
-    else usePlayerStore.getState().playTrack(track)
-  }
+  const isCurrent = usePlayer((s) => s.currentTrack?.id === track.id, false)
+  const isPlaying = usePlayer((s) => s.isPlaying, false)
+  const play = () =>
+    withPlayer((s) => {
+      const at = list?.findIndex((t) => t.id === track.id) ?? -1
+      if (list && at >= 0) s.playFrom(list, at)
+      else s.playTrack(track)
+    })
   const playingThis = isCurrent && isPlaying
   const ownTrack = viewer?.id === track.artistId
   const artistHref = track.artistUsername ? `/profiles/${track.artistUsername}` : `/profile/${track.artistId}`

@@ -32,5 +32,30 @@ export const appSettingsQueryKey = ['appSettings'] as const
 export const appSettingsQueryOptions = () =>
   queryOptions({ queryKey: appSettingsQueryKey, queryFn: getAppSettings, staleTime: 5 * 60_000, gcTime: 10 * 60_000, retry: 0 })
 
+const REMEMBERED = 'backline-coming-soon'
+
+/**
+ * rememberComingSoon keeps the last coming-soon answer on the device, so the
+ * next start knows it before asking (the gate renders the page at once
+ * unless the last answer was "on").
+ */
+export function rememberComingSoon(on: boolean) {
+  try {
+    if (on) localStorage.setItem(REMEMBERED, '1')
+    else localStorage.removeItem(REMEMBERED)
+  } catch {
+    // Storage may be unavailable in private modes.
+  }
+}
+
+/** rememberedComingSoon is the last coming-soon answer this device saw (false when none). */
+export function rememberedComingSoon(): boolean {
+  try {
+    return localStorage.getItem(REMEMBERED) === '1'
+  } catch {
+    return false
+  }
+}
+
 /** useAppSettings reads the coming-soon settings once enabled. */
 export const useAppSettings = (enabled = true) => useQuery({ ...appSettingsQueryOptions(), enabled })
