@@ -4,7 +4,7 @@ import { installFakeApi } from '@/test/app'
 import { aTrack } from '@/test/track'
 import { useOfflineStore } from '@/stores/offline-store'
 import { usePlayerStore } from '@/stores/player-store'
-import { signOut } from './auth'
+import { signOut } from './sign-out'
 import { AUDIO_CACHE, OFFLINE_CACHE } from './offline-cache'
 import { recentSearches, rememberSearch } from './recent-searches'
 

@@ -1,6 +1,6 @@
 import { useLocation, useNavigate } from 'react-router'
 import { toast } from '@/lib/toast'
-import { signOut } from '@/lib/auth'
+import { signOut } from '@/lib/sign-out'
 
 /** useSignOut signs out with the spec's toasts and goes home. */
 export function useSignOut() {
