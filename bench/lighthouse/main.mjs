@@ -190,16 +190,18 @@ async function seed(api, serviceKey, dbURL) {
   }
   const promoted = psql(`SELECT backline.promote_to_admin('${people.admin.id}')`)
   if (promoted.status !== 0) throw new Error(`promote admin: ${promoted.stderr}`)
-  const bucket = await fetch(`${api}/storage/v1/bucket`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'bench', name: 'bench', public: true }) })
-  if (!bucket.ok && ![400, 409].includes(bucket.status)) throw new Error(`create bucket: ${bucket.status} ${await bucket.text()}`)
-  const up = await fetch(`${api}/storage/v1/object/bench/tone.wav`, { method: 'POST', headers: { ...h, 'content-type': 'audio/wav', 'x-upsert': 'true' }, body: toneWav(60) })
+  // The tone sits where an artist's upload does: in the artist's folder of
+  // the private tracks bucket, so every play asks storage for a signed URL
+  // as the app does.
+  const audio = `${people.artist.id}/tone.wav`
+  const up = await fetch(`${api}/storage/v1/object/tracks/${audio}`, { method: 'POST', headers: { ...h, 'content-type': 'audio/wav', 'x-upsert': 'true' }, body: toneWav(60) })
   if (!up.ok) throw new Error(`upload audio: ${up.status} ${await up.text()}`)
   let track
   for (let i = 0; i < 8; i++) {
     const res = await fetch(`${api}/rest/v1/tracks`, {
       method: 'POST',
       headers: { ...h, 'content-type': 'application/json', prefer: 'return=representation' },
-      body: JSON.stringify({ title: `Bench Track ${i + 1}`, artist_id: people.artist.id, audio_url: '/storage/v1/object/public/bench/tone.wav', duration: 60, genre: 'Afrobeats' }),
+      body: JSON.stringify({ title: `Bench Track ${i + 1}`, artist_id: people.artist.id, audio_url: `/storage/v1/object/public/tracks/${audio}`, duration: 60, genre: 'Afrobeats' }),
     })
     if (!res.ok) throw new Error(`insert track: ${res.status} ${await res.text()}`)
     track ??= (await res.json())[0].id
