@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -83,10 +84,36 @@ func TestDevSeedsBackline(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res, b
 	}
-	// Public objects need no key: a browser's <audio src> fetches them as is.
-	res, wav := get(audio)
+	// Track audio is private: its public path names the object but serves
+	// nothing; a visitor plays it through a URL storage signs (the seeded
+	// tracks are active, so Backline's policy lets anon sign them).
+	if res, _ := get(audio); res.StatusCode == 200 {
+		t.Errorf("GET %s = 200: track audio is served without a signed URL", audio)
+	}
+	name := strings.TrimPrefix(audio, "/storage/v1/object/public/tracks/")
+	play := func() (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, api+"/storage/v1/object/sign/tracks/"+name, strings.NewReader(`{"expiresIn":60}`))
+		req.Header.Set("apikey", st.AnonKey)
+		req.Header.Set("Authorization", "Bearer "+st.AnonKey)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var signed struct {
+			SignedURL string `json:"signedURL"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&signed)
+		res.Body.Close()
+		if res.StatusCode != 200 || err != nil || signed.SignedURL == "" {
+			t.Fatalf("sign %s as anon = %d (%v), want a signed URL", name, res.StatusCode, err)
+		}
+		return get("/storage/v1" + signed.SignedURL)
+	}
+	res, wav := play()
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "audio/wav" || len(wav) < 44 || string(wav[:4]) != "RIFF" {
-		t.Fatalf("GET %s = %d %s (%d bytes), want a WAV file", audio, res.StatusCode, res.Header.Get("Content-Type"), len(wav))
+		t.Fatalf("GET %s signed = %d %s (%d bytes), want a WAV file", audio, res.StatusCode, res.Header.Get("Content-Type"), len(wav))
 	}
 	// The audio lasts as long as the track says, so a 30 s stream can be heard.
 	rate := binary.LittleEndian.Uint32(wav[24:28])
@@ -118,8 +145,8 @@ func TestDevSeedsBackline(t *testing.T) {
 	if strings.Contains(out.String(), "generated demo media") {
 		t.Error("a restart generated the media again")
 	}
-	if res, _ := get(audio); res.StatusCode != 200 {
-		t.Errorf("after restart GET %s = %d", audio, res.StatusCode)
+	if res, _ := play(); res.StatusCode != 200 {
+		t.Errorf("after restart GET %s signed = %d", audio, res.StatusCode)
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
