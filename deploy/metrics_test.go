@@ -79,6 +79,8 @@ func exposedMetrics(t *testing.T) map[string]metricDoc {
 		t.Fatal(err)
 	}
 	rt.SlotLagBytes.WithLabelValues("s").Set(0)
+	// The realtime service reports its node's sockets as it starts.
+	rt.ReportNodeSockets("node-a", func() map[string]int64 { return map[string]int64{"node-a": 0} })
 	// The access log writer's, as the binary registers them.
 	access, err := accesslog.New(pool, accesslog.Config{}, nil, reg)
 	if err != nil {
