@@ -105,7 +105,7 @@ func TestDevSeedsBackline(t *testing.T) {
 			SignedURL string `json:"signedURL"`
 		}
 		err = json.NewDecoder(res.Body).Decode(&signed)
-		res.Body.Close()
+		_ = res.Body.Close()
 		if res.StatusCode != 200 || err != nil || signed.SignedURL == "" {
 			t.Fatalf("sign %s as anon = %d (%v), want a signed URL", name, res.StatusCode, err)
 		}

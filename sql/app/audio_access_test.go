@@ -196,7 +196,7 @@ func TestTrackAudioIsSignedByPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != http.StatusOK || !bytes.Equal(got, audio) {
 		t.Errorf("signed URL: %d, %d bytes", res.StatusCode, len(got))
 	}
@@ -207,7 +207,7 @@ func TestTrackAudioIsSignedByPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = io.ReadAll(res.Body)
-	res.Body.Close()
+	_ = res.Body.Close()
 	if res.StatusCode != http.StatusPartialContent || !bytes.Equal(got, audio[11:22]) {
 		t.Errorf("signed URL, bytes 11-21: %d %q", res.StatusCode, got)
 	}
