@@ -1,6 +1,7 @@
 package pg_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -104,6 +105,10 @@ func TestUnavailable(t *testing.T) {
 			defer l.Close()
 			go func() {
 				if c, err := l.Accept(); err == nil {
+					// Hang up once the request is in: a close before it
+					// races the client's bookkeeping, which then reports
+					// "server closed idle connection" instead of EOF.
+					_, _ = http.ReadRequest(bufio.NewReader(c))
 					_ = c.Close()
 				}
 			}()
