@@ -323,6 +323,9 @@ export function register(test, h) {
       await page.getByRole('main').getByText(said, { exact: true }).waitFor()
       assert.equal(psql(`SELECT description FROM public.playlists WHERE id = '${LAYOUT_PLAYLIST}'`), said)
       psql(`UPDATE public.playlists SET description = 'Songs for the third-mainland bridge' WHERE id = '${LAYOUT_PLAYLIST}'`)
+      // The "Description saved" toast goes before the queue is checked: it
+      // would cover the queue's first row, as any toast covers what is under it.
+      await page.locator('[data-sonner-toast]').first().waitFor({ state: 'detached', timeout: 15000 })
 
       // Played from the playlist, the rest of it is the queue; the editor lists it.
       await page.getByRole('main').getByRole('button', { name: /^Play .+/ }).nth(1).click()
