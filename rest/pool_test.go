@@ -9,28 +9,39 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // TestPoolAcquisitionTimeout: with every connection taken, a request fails
 // with PostgREST's 504 PGRST003 after the configured wait instead of
 // queueing forever, and works again once a connection is free.
-func TestPoolAcquisitionTimeout(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	ctx := context.Background()
-	one, err := pg.Connect(ctx, e.db.UserURL+"&pool_max_conns=1", nil)
+// onePoolService is the REST service on a pool of one user connection, so
+// that every request of a test takes turns on the same connection; both are
+// closed when the test ends.
+func onePoolService(t *testing.T, e *env, cfg Config) (*pgxpool.Pool, *Service) {
+	t.Helper()
+	one, err := pg.Connect(context.Background(), e.db.UserURL+"&pool_max_conns=1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer one.Close()
-	cfg := testConfig()
-	cfg.PoolAcquisitionTimeout = 200 * time.Millisecond
+	t.Cleanup(one.Close)
 	svc, err := New(cfg, one, e.db.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer svc.Close()
+	t.Cleanup(svc.Close)
+	return one, svc
+}
+
+func TestPoolAcquisitionTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	cfg := testConfig()
+	cfg.PoolAcquisitionTimeout = 200 * time.Millisecond
+	one, svc := onePoolService(t, e, cfg)
 	get := func() *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		svc.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/channels?select=id&limit=1", nil))
@@ -65,16 +76,7 @@ func TestExchangeDeadline(t *testing.T) {
 		GRANT EXECUTE ON FUNCTION public.stall() TO anon`); err != nil {
 		t.Fatal(err)
 	}
-	one, err := pg.Connect(ctx, e.db.UserURL+"&pool_max_conns=1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
-	svc, err := New(testConfig(), one, e.db.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	_, svc := onePoolService(t, e, testConfig())
 	svc.exchangeTimeout = 300 * time.Millisecond
 	serve := func(method, target string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
@@ -123,16 +125,7 @@ func TestRequestSettingsEndWithTheRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	one, err := pg.Connect(ctx, e.db.UserURL+"&pool_max_conns=1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
-	svc, err := New(testConfig(), one, e.db.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	one, svc := onePoolService(t, e, testConfig())
 	var base struct{ Timezone string }
 	if err := one.QueryRow(ctx, `SELECT current_setting('timezone')`).Scan(&base.Timezone); err != nil {
 		t.Fatal(err)
@@ -191,16 +184,7 @@ func TestPlansKeptAcrossRoles(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	one, err := pg.Connect(ctx, e.db.UserURL+"&pool_max_conns=1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
-	svc, err := New(testConfig(), one, e.db.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	one, svc := onePoolService(t, e, testConfig())
 	env := &env{svc: svc}
 	for i := range 10 {
 		c := asAnon
