@@ -304,10 +304,7 @@ func changesPart(ctx context.Context, opts bench.Options, rounds int, stacks []*
 		sides = append(sides[:1], append([]side{{name: pocketbase.String(), cpu: pb.cpu,
 			open: func() (changesSide, error) { return newPBChanges(pb, workers) }}}, sides[1:]...)...)
 	}
-	rows := caseRows{Case: fmt.Sprintf("INSERT → its filtered subscriber under a read rule, %d workers", workers)}
-	for _, s := range sides {
-		rows.Sides = append(rows.Sides, sideRuns{Server: s.name})
-	}
+	rows := newCaseRows(fmt.Sprintf("INSERT → its filtered subscriber under a read rule, %d workers", workers), sides, func(s side) string { return s.name })
 	for r := range rounds {
 		for k := range sides {
 			i := (k + r) % len(sides)

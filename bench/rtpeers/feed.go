@@ -328,11 +328,8 @@ func feedPart(ctx context.Context, opts bench.Options, rounds int, stacks []*bas
 		sides = append(sides[:1], append([]side{{name: pocketbase.String(), cpu: pb.cpu,
 			open: func() (feedSide, error) { return newPBFeed(pb, workers, subs) }}}, sides[1:]...)...)
 	}
-	rows := caseRows{Case: "INSERT → " + strconv.Itoa(subs) + " subscribers (each a signed-in user the read rule lets see it), " +
-		strconv.Itoa(workers) + " writers"}
-	for _, s := range sides {
-		rows.Sides = append(rows.Sides, sideRuns{Server: s.name})
-	}
+	rows := newCaseRows("INSERT → "+strconv.Itoa(subs)+" subscribers (each a signed-in user the read rule lets see it), "+
+		strconv.Itoa(workers)+" writers", sides, func(s side) string { return s.name })
 	for r := range rounds {
 		for k := range sides {
 			i := (k + r) % len(sides)

@@ -254,6 +254,15 @@ type caseRows struct {
 	Sides []sideRuns `json:"sides"`
 }
 
+// newCaseRows starts a case's results with a column per side, in order.
+func newCaseRows[S any](name string, sides []S, server func(S) string) caseRows {
+	rows := caseRows{Case: name}
+	for _, s := range sides {
+		rows.Sides = append(rows.Sides, sideRuns{Server: server(s)})
+	}
+	return rows
+}
+
 func fanoutPart(ctx context.Context, opts bench.Options, rounds int, stacks []*basaltStack, cf *proc) ([]caseRows, error) {
 	type side struct {
 		name  string
@@ -275,10 +284,7 @@ func fanoutPart(ctx context.Context, opts bench.Options, rounds int, stacks []*b
 	}
 	var out []caseRows
 	for ci, c := range cases {
-		rows := caseRows{Case: c.String()}
-		for _, s := range sides {
-			rows.Sides = append(rows.Sides, sideRuns{Server: s.name})
-		}
+		rows := newCaseRows(c.String(), sides, func(s side) string { return s.name })
 		for r := range rounds {
 			for k := range sides {
 				i := (k + r) % len(sides) // alternate who goes first

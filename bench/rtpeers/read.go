@@ -262,10 +262,7 @@ func readPart(ctx context.Context, opts bench.Options, rounds int, stacks []*bas
 		sides = append(sides, readSide{name: prestPeer, read: prestRead(p), cpu: p.cpu, db: stacks[0].dbCPU})
 	}
 	workers := opts.Concurrency
-	rows := caseRows{Case: fmt.Sprintf("one row by primary key, %d clients", workers)}
-	for _, s := range sides {
-		rows.Sides = append(rows.Sides, sideRuns{Server: s.name})
-	}
+	rows := newCaseRows(fmt.Sprintf("one row by primary key, %d clients", workers), sides, func(s readSide) string { return s.name })
 	for r := range rounds {
 		for k := range sides {
 			i := (k + r) % len(sides)
