@@ -6,14 +6,11 @@ CREATE OR REPLACE FUNCTION backline.avatar_changed() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   o record := backline.media_object(OLD.avatar_url);
-  prior text := current_setting('storage.allow_delete_query', true);
 BEGIN
   UPDATE public.artist_profiles SET avatar_url = NEW.avatar_url WHERE id = NEW.id AND avatar_url IS DISTINCT FROM NEW.avatar_url;
   UPDATE public.sponsor_profiles SET avatar_url = NEW.avatar_url WHERE id = NEW.id AND avatar_url IS DISTINCT FROM NEW.avatar_url;
   IF o.bucket = 'avatars' AND split_part(o.name, '/', 1) = OLD.id::text AND to_regclass('storage.objects') IS NOT NULL THEN
-    PERFORM set_config('storage.allow_delete_query', 'true', true);
-    DELETE FROM storage.objects WHERE bucket_id = 'avatars' AND name = o.name;
-    PERFORM set_config('storage.allow_delete_query', coalesce(prior, 'false'), true);
+    PERFORM backline.delete_media_object('avatars', o.name);
   END IF;
   RETURN NULL;
 END $$;

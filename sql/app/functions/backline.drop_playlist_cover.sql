@@ -6,7 +6,6 @@ CREATE OR REPLACE FUNCTION backline.drop_playlist_cover() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   o record := backline.media_object(OLD.cover_url);
-  prior text := current_setting('storage.allow_delete_query', true);
 BEGIN
   IF to_regclass('storage.objects') IS NULL OR OLD.cover_url IS NULL
      OR (TG_OP = 'UPDATE' AND OLD.cover_url IS NOT DISTINCT FROM NEW.cover_url)
@@ -15,9 +14,7 @@ BEGIN
      OR EXISTS (SELECT 1 FROM public.tracks WHERE cover_url = OLD.cover_url) THEN
     RETURN NULL;
   END IF;
-  PERFORM set_config('storage.allow_delete_query', 'true', true);
-  DELETE FROM storage.objects WHERE bucket_id = o.bucket AND name = o.name;
-  PERFORM set_config('storage.allow_delete_query', coalesce(prior, 'false'), true);
+  PERFORM backline.delete_media_object(o.bucket, o.name);
   RETURN NULL;
 END $$;
 

@@ -6,7 +6,6 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp 
 DECLARE
   url text;
   o record;
-  prior text := current_setting('storage.allow_delete_query', true);
 BEGIN
   IF to_regclass('storage.objects') IS NULL THEN
     RETURN NULL;
@@ -20,9 +19,7 @@ BEGIN
     CONTINUE WHEN EXISTS (SELECT 1 FROM public.tracks WHERE audio_url = url OR cover_url = url);
     -- The artist's own playlist may show the same cover.
     CONTINUE WHEN EXISTS (SELECT 1 FROM public.playlists WHERE user_id = OLD.artist_id AND cover_url = url);
-    PERFORM set_config('storage.allow_delete_query', 'true', true);
-    DELETE FROM storage.objects WHERE bucket_id = o.bucket AND name = o.name;
-    PERFORM set_config('storage.allow_delete_query', coalesce(prior, 'false'), true);
+    PERFORM backline.delete_media_object(o.bucket, o.name);
   END LOOP;
   RETURN NULL;
 END $$;
