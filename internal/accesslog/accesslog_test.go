@@ -134,3 +134,39 @@ func TestRetention(t *testing.T) {
 		t.Fatalf("%d rows, the oldest %s; want the newest 20 (r0 to r19)", n, oldest)
 	}
 }
+
+// TestWritesNoWAL: a request's row costs no WAL (the table is unlogged, so
+// no flush at commit and nothing for the realtime slot to decode). Not
+// parallel: WAL is the whole cluster's, so the other tests wait.
+func TestWritesNoWAL(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	w, err := New(db.Admin, Config{Node: "node-a:8000", Batch: 100, Every: time.Millisecond}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsn := func() (l int64) {
+		t.Helper()
+		if err := db.Admin.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn() - '0/0'`).Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	const rows = 1000
+	before := lsn()
+	for i := range rows {
+		w.Add(Entry{At: time.Now(), RequestID: fmt.Sprintf("req-%d", i), Service: "rest", Method: "GET",
+			Path: "/rest/v1/items", Query: "select=*&id=eq.1", Status: 200, Bytes: 120, DurationMS: 0.8,
+			ClientIP: "10.0.0.1", UserAgent: "supabase-js/2.119.0", UserID: "u1", Role: "authenticated"})
+	}
+	w.Close()
+	walled := lsn() - before
+	if n := count(t, db); n != rows {
+		t.Fatalf("%d rows, want %d", n, rows)
+	}
+	// Logged, each row costs its heap tuple and four index entries in WAL
+	// (over 300 bytes); unlogged, only each batch's commit record is left.
+	if perRow := float64(walled) / rows; perRow > 32 {
+		t.Fatalf("%d bytes of WAL for %d rows (%.0f per row): the access log is written to WAL", walled, rows, perRow)
+	}
+}
