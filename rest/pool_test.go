@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/pg"
+	"github.com/basaltdev/basalt/internal/pgtest"
 )
 
 // TestPoolAcquisitionTimeout: with every connection taken, a request fails
@@ -183,7 +184,6 @@ func TestRequestSettingsEndWithTheRequest(t *testing.T) {
 func TestPlansKeptAcrossRoles(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ctx := context.Background()
 	one, svc := onePoolService(t, e, testConfig())
 	env := &env{svc: svc}
 	for i := range 10 {
@@ -195,11 +195,7 @@ func TestPlansKeptAcrossRoles(t *testing.T) {
 			t.Fatalf("read %d: %d %s", i, rec.Code, rec.Body.String())
 		}
 	}
-	var statements, runs int
-	if err := one.QueryRow(ctx, `SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0) FROM pg_prepared_statements
-		WHERE statement LIKE '%"public"."notes"%' AND statement NOT LIKE '%pg_prepared_statements%'`).Scan(&statements, &runs); err != nil {
-		t.Fatal(err)
-	}
+	statements, runs := pgtest.PreparedRuns(t, one, `"public"."notes"`)
 	if statements != 2 || runs != 10 {
 		t.Errorf("10 reads taking turns as anon and alice ran %d times in %d prepared statements; want 10 in 2, one per role", runs, statements)
 	}

@@ -33,7 +33,7 @@ func QueryRowsAsCallers(ctx context.Context, db Batcher, callers []Caller, scan 
 			return err
 		}
 		b.Queue(setup, setupArgs...)
-		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+		b.Queue(ForRole(callers[i].Role, sql), args...).QueryRow(func(row pgx.Row) error {
 			if err := scan(i, row); err != nil {
 				return err
 			}

@@ -76,3 +76,50 @@ func TestQueryRowsAsCallers(t *testing.T) {
 		t.Error("role postgres was accepted")
 	}
 }
+
+// TestPlansKeptAcrossCallerRoles: callers of different roles taking turns
+// on one connection each run a prepared statement of their own, so none is
+// parsed and planned again because the role before it was another (one
+// statement for both would be re-planned on every run under RLS).
+func TestPlansKeptAcrossCallerRoles(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	if _, err := db.Admin.Exec(ctx, `
+		CREATE TABLE public.plan_notes (id int PRIMARY KEY);
+		GRANT SELECT ON public.plan_notes TO anon, authenticated;
+		ALTER TABLE public.plan_notes ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY "everyone reads" ON public.plan_notes FOR SELECT USING (true);
+		INSERT INTO public.plan_notes VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.User.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	anon, alice := pg.Caller{Role: "anon"}, pg.Caller{Role: "authenticated",
+		Claims: claims(t, map[string]any{"sub": "11111111-1111-1111-1111-111111111111", "role": "authenticated"})}
+	const q = `SELECT EXISTS (SELECT 1 FROM public.plan_notes WHERE id = $1)`
+	for i := range 6 {
+		c := anon
+		if i%2 == 1 {
+			c = alice
+		}
+		var seen bool
+		if err := pg.QueryRowAsCaller(ctx, conn, c, func(r pgx.Row) error { return r.Scan(&seen) }, q, 1); err != nil || !seen {
+			t.Fatalf("run %d as %s: seen %v, %v", i, c.Role, seen, err)
+		}
+	}
+	// The batch form: both roles in one pipeline, twice.
+	for range 2 {
+		seen := make([]bool, 2)
+		if err := pg.QueryRowsAsCallers(ctx, conn, []pg.Caller{anon, alice}, func(i int, r pgx.Row) error { return r.Scan(&seen[i]) }, q, 1); err != nil || !seen[0] || !seen[1] {
+			t.Fatalf("batch: seen %v, %v", seen, err)
+		}
+	}
+	statements, runs := pgtest.PreparedRuns(t, conn, "public.plan_notes WHERE id")
+	if statements != 2 || runs != 10 {
+		t.Errorf("10 runs taking turns as anon and authenticated ran %d times in %d prepared statements; want 10 in 2, one per role", runs, statements)
+	}
+}

@@ -246,8 +246,21 @@ func QueryRowAsCaller(ctx context.Context, db Batcher, c Caller, scan func(pgx.R
 	}
 	b := &pgx.Batch{}
 	b.Queue(setup, setupArgs...)
-	b.Queue(sql, args...).QueryRow(scan)
+	b.Queue(ForRole(c.Role, sql), args...).QueryRow(scan)
 	return db.SendBatch(ctx, b).Close()
+}
+
+// ForRole is sql marked with the role it runs as, so the statement cache
+// (pgx's, keyed by text) keeps one prepared statement per role. PostgreSQL
+// parses and plans a statement under row-level security again whenever
+// the role differs from its last run's (the rewrite applies the role's
+// policies): callers of different roles taking turns on a connection
+// would otherwise re-plan on every run. The mark is a leading comment,
+// which pg_stat_statements ignores (it groups by the parsed query).
+func ForRole(role, sql string) string {
+	// A role name cannot end the comment early.
+	mark := strings.ReplaceAll(strings.ReplaceAll(role, "*/", "* /"), "/*", "/ *")
+	return "/* " + mark + " */ " + sql
 }
 
 // SetupTx applies the caller's role and settings to an open transaction.

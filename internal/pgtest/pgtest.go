@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/migrate"
@@ -334,4 +335,19 @@ func DirFS(rel string) fs.FS {
 		panic(err)
 	}
 	return os.DirFS(filepath.Join(root, rel))
+}
+
+// PreparedRuns counts the connection's prepared statements whose text
+// contains like (a LIKE pattern without the surrounding %) and how many
+// times they ran: the check that a statement keeps its plan per role.
+func PreparedRuns(t testing.TB, conn interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, like string) (statements, runs int) {
+	t.Helper()
+	if err := conn.QueryRow(context.Background(), `SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0)
+		FROM pg_prepared_statements WHERE statement LIKE '%' || $1 || '%' AND statement NOT LIKE '%pg_prepared_statements%'`,
+		like).Scan(&statements, &runs); err != nil {
+		t.Fatal(err)
+	}
+	return statements, runs
 }
