@@ -121,6 +121,8 @@ export class FakeBackend {
     const url = new URL(req.url)
     const sign = req.method === 'POST' ? url.pathname.match(/^\/storage\/v1\/object\/sign\/([^/]+)\/(.+)$/) : null
     if (sign) return this.sign(sign[1], decodeURIComponent(sign[2]))
+    const signMany = req.method === 'POST' ? url.pathname.match(/^\/storage\/v1\/object\/sign\/([^/]+)$/) : null
+    if (signMany) return this.signMany(signMany[1], (await req.json()).paths ?? [])
     const upload = req.method === 'POST' ? url.pathname.match(/^\/storage\/v1\/object\/([^/]+)\/(.+)$/) : null
     if (upload) return this.upload(req, upload[1], decodeURIComponent(upload[2]))
     const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text()
@@ -164,6 +166,19 @@ export class FakeBackend {
     const refused = this.setup.onSign?.(bucket, name)
     if (refused) return this.respond(refused)
     return json(200, { signedURL: `/object/sign/${bucket}/${name}?token=signed-${name}` })
+  }
+
+  /** signMany answers storage's POST /object/sign/<bucket> {paths}: one item per path, an error for those it may not sign. */
+  private signMany(bucket: string, paths: string[]): Response {
+    this.sent.push({ method: 'POST', target: `storage/sign-many/${bucket}`, query: new URLSearchParams(), prefer: '', body: { paths } })
+    return json(
+      200,
+      paths.map((path) =>
+        this.setup.onSign?.(bucket, path)
+          ? { error: 'Either the object does not exist or you do not have access to it', path, signedURL: null }
+          : { error: null, path, signedURL: `/object/sign/${bucket}/${path}?token=signed-${path}` },
+      ),
+    )
   }
 
   private respond(result: unknown): Response {

@@ -108,3 +108,15 @@ describe('playing from a list of cards', () => {
     expect(usePlayerStore.getState().currentTrack?.id).toBe('a')
   })
 })
+
+describe('the audio behind a card', () => {
+  it('is signed with the screen\'s other tracks after the first paint, so Play does not wait for storage', async () => {
+    const { backend } = installFakeApi({})
+    const tracks = ['a', 'b', 'c'].map((n) => aTrack({ id: `t-${n}`, title: `Song ${n}`, audioUrl: `/storage/v1/object/public/tracks/u1/${n}.mp3` }))
+    renderApp([{ path: '/', element: <>{tracks.map((t) => <TrackCard key={t.id} track={t} list={tracks} />)}</> }], '/')
+    await screen.findByRole('button', { name: 'Play Song c' })
+    expect(backend.calls('storage/sign-many/tracks')).toHaveLength(0)
+    await waitFor(() => expect(backend.calls('storage/sign-many/tracks')).toHaveLength(1))
+    expect(backend.calls('storage/sign-many/tracks')[0].body).toEqual({ paths: ['u1/a.mp3', 'u1/b.mp3', 'u1/c.mp3'] })
+  })
+})

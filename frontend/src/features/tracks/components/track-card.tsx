@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { Link } from 'react-router'
 import { Pause, Play } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
@@ -38,6 +38,11 @@ export function TrackCard({ track, list, aboveFold = false }: { track: Track; li
       else s.playTrack(track)
     })
   const playingThis = isCurrent && isPlaying
+  // The audio is signed with the rest of the screen's tracks after the first
+  // paint, so a tap on Play does not wait for storage (lib/audio-source).
+  useEffect(() => {
+    if (track.audioUrl) void import('@/lib/audio-source').then((m) => m.presignAudio(track.audioUrl))
+  }, [track.audioUrl])
   const ownTrack = viewer?.id === track.artistId
   const artistHref = track.artistUsername ? `/profiles/${track.artistUsername}` : `/profile/${track.artistId}`
   const sponsorHref = track.sponsorUsername ? `/profiles/${track.sponsorUsername}` : `/profile/${track.sponsorId}`
