@@ -6,6 +6,7 @@ import { cn } from '@/lib/utils'
 import { Button } from '@/components/ui/button'
 import { Input, Select } from '@/components/ui/input'
 import { Badge, ErrorText, Tabs } from '@/components/ui/misc'
+import { LogTable, OlderLines } from './LogTable'
 import PostgresLog from './PostgresLog'
 
 type AccessRow = {
@@ -135,19 +136,12 @@ function AccessLogs() {
       </div>
       <ErrorText error={logs.error} />
       <div className="grid-scroll flex-1 rounded-md border border-border">
-        <table className="w-full font-mono text-xs" aria-label="Access log">
-          <thead className="sticky top-0 bg-panel text-left font-sans text-muted-foreground">
-            <tr>
-              <th className="px-2 py-1.5 font-medium">Time</th>
-              <th className="px-2 py-1.5 font-medium">Service</th>
-              <th className="px-2 py-1.5 font-medium">Status</th>
-              <th className="px-2 py-1.5 font-medium">Request</th>
-              <th className="px-2 py-1.5 text-right font-medium">ms</th>
-              <th className="px-2 py-1.5 font-medium">User</th>
-              <th className="px-2 py-1.5 font-medium">Request id</th>
-            </tr>
-          </thead>
-          <tbody>
+        <LogTable
+          label="Access log"
+          columns={['Time', 'Service', 'Status', 'Request', { label: 'ms', right: true }, 'User', 'Request id']}
+          rows={logs.data && rows.length}
+          empty="No request matches."
+        >
             {rows.map((r) => (
               <Fragment key={r.id}>
                 <tr className={cn('cursor-pointer border-t border-border', open === r.id ? 'bg-accent' : 'hover:bg-accent/50')} onClick={() => setOpen(open === r.id ? null : r.id)} data-testid="log-row">
@@ -191,22 +185,8 @@ function AccessLogs() {
                 )}
               </Fragment>
             ))}
-            {logs.data && rows.length === 0 && (
-              <tr>
-                <td colSpan={7} className="px-3 py-4 text-center font-sans text-muted-foreground">
-                  No request matches.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-        {logs.hasNextPage && (
-          <div className="p-2 text-center">
-            <Button variant="outline" size="sm" onClick={() => logs.fetchNextPage()} disabled={logs.isFetchingNextPage}>
-              Older requests
-            </Button>
-          </div>
-        )}
+        </LogTable>
+        <OlderLines pages={logs} label="Older requests" />
       </div>
     </div>
   )
@@ -232,17 +212,7 @@ function FunctionLogs() {
       </div>
       <ErrorText error={logs.error} />
       <div className="grid-scroll flex-1 rounded-md border border-border">
-        <table className="w-full font-mono text-xs" aria-label="Function log">
-          <thead className="sticky top-0 bg-panel text-left font-sans text-muted-foreground">
-            <tr>
-              <th className="px-2 py-1.5 font-medium">Time</th>
-              <th className="px-2 py-1.5 font-medium">Function</th>
-              <th className="px-2 py-1.5 font-medium">Level</th>
-              <th className="px-2 py-1.5 font-medium">Message</th>
-              <th className="px-2 py-1.5 font-medium">Request id</th>
-            </tr>
-          </thead>
-          <tbody>
+        <LogTable label="Function log" columns={['Time', 'Function', 'Level', 'Message', 'Request id']} rows={logs.data && rows.length} empty="No function log matches.">
             {rows.map((r) => (
               <tr key={r.id} className="border-t border-border">
                 <td className="whitespace-nowrap px-2 py-1">{time(r.at)}</td>
@@ -258,22 +228,8 @@ function FunctionLogs() {
                 <td className="whitespace-nowrap px-2 py-1">{r.request_id}</td>
               </tr>
             ))}
-            {logs.data && rows.length === 0 && (
-              <tr>
-                <td colSpan={5} className="px-3 py-4 text-center font-sans text-muted-foreground">
-                  No function log matches.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-        {logs.hasNextPage && (
-          <div className="p-2 text-center">
-            <Button variant="outline" size="sm" onClick={() => logs.fetchNextPage()} disabled={logs.isFetchingNextPage}>
-              Older lines
-            </Button>
-          </div>
-        )}
+        </LogTable>
+        <OlderLines pages={logs} label="Older lines" />
       </div>
     </div>
   )

@@ -5,6 +5,7 @@ import { api } from '@/lib/api'
 import { Button } from '@/components/ui/button'
 import { Input, Select } from '@/components/ui/input'
 import { Badge, ErrorText } from '@/components/ui/misc'
+import { LogTable } from './LogTable'
 
 /** A line of Postgres's jsonlog (the fields the screen shows). */
 type ServerLogLine = {
@@ -80,16 +81,7 @@ export default function PostgresLog() {
       )}
       {log.data?.available && (
         <div className="grid-scroll flex-1 rounded-md border border-border">
-          <table className="w-full font-mono text-xs" aria-label="Postgres log">
-            <thead className="sticky top-0 bg-panel text-left font-sans text-muted-foreground">
-              <tr>
-                <th className="px-2 py-1.5 font-medium">Time</th>
-                <th className="px-2 py-1.5 font-medium">Severity</th>
-                <th className="px-2 py-1.5 font-medium">SQLSTATE</th>
-                <th className="px-2 py-1.5 font-medium">Message</th>
-              </tr>
-            </thead>
-            <tbody>
+          <LogTable label="Postgres log" columns={['Time', 'Severity', 'SQLSTATE', 'Message']} rows={rows.length} empty="No line of the server log matches.">
               {rows.map((r, i) => (
                 <tr key={`${r.timestamp}-${r.pid}-${i}`} className="border-t border-border align-top" data-testid="pg-log-row">
                   <td className="whitespace-nowrap px-2 py-1">{r.timestamp}</td>
@@ -110,15 +102,7 @@ export default function PostgresLog() {
                   </td>
                 </tr>
               ))}
-              {rows.length === 0 && (
-                <tr>
-                  <td colSpan={4} className="px-3 py-4 text-center font-sans text-muted-foreground">
-                    No line of the server log matches.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
+          </LogTable>
           <p className="p-2 text-center font-sans text-xs text-muted-foreground">
             From {log.data.file}
             {log.data.truncated ? ': the newest part of the log only' : ''}.
