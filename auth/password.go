@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // weakPassword is attached to weak_password errors and to sign-in
@@ -117,7 +118,7 @@ func (s *Service) passwordMatches(hash, pw string) (bool, error) {
 // emailRE is the address syntax the reference accepts: an HTML5-style
 // local part and DNS labels. Deliverability is left to the confirmation
 // mail, so no MX lookups are made.
-var emailRE = regexp.MustCompile(`^[a-zA-Z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
+var emailRE = lazy.NewRegexp(`^[a-zA-Z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
 
 // validateEmail lowercases and checks an address with GoTrue's messages.
 func validateEmail(email string) (string, *apiError) {
@@ -135,7 +136,7 @@ func validateEmail(email string) (string, *apiError) {
 
 // phoneRE is an E.164 number without its +: a country code not starting
 // with 0, at most 15 digits in all.
-var phoneRE = regexp.MustCompile(`^[1-9][0-9]{1,14}$`)
+var phoneRE = lazy.NewRegexp(`^[1-9][0-9]{1,14}$`)
 
 // validatePhone strips formatting and a leading + and checks E.164.
 func validatePhone(phone string) (string, *apiError) {

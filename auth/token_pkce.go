@@ -8,17 +8,18 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // codeChallengeRE is RFC 7636's code challenge alphabet and length, as the
 // reference checks it (a verifier shorter than 43 characters would be
 // guessable).
-var codeChallengeRE = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
+var codeChallengeRE = lazy.NewRegexp(`^[A-Za-z0-9._~-]{43,128}$`)
 
 // checkPKCEParams validates the PKCE pair of a request and reports whether
 // the client is using PKCE.

@@ -8,7 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // CronNotRestored is the note Restore leaves when a backup's pg_cron jobs
@@ -20,7 +21,7 @@ const CronNotRestored = "pg_cron's jobs were not restored: pg_cron does not run 
 // cronEntry matches the table-of-contents lines of pg_cron in a dump: the
 // extension, its comment, and the contents of its tables and sequences
 // (schema cron).
-var cronEntry = regexp.MustCompile(`\b(EXTENSION - pg_cron|COMMENT - EXTENSION pg_cron|ACL - SCHEMA cron|(TABLE DATA|SEQUENCE SET|ACL) cron) `)
+var cronEntry = lazy.NewRegexp(`\b(EXTENSION - pg_cron|COMMENT - EXTENSION pg_cron|ACL - SCHEMA cron|(TABLE DATA|SEQUENCE SET|ACL) cron) `)
 
 // cronRuns reports whether pg_cron can exist in the target database.
 func cronRuns(ctx context.Context, t Target) (bool, error) {

@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pgcluster"
 )
 
@@ -57,14 +58,10 @@ func isExecutable(p string) bool {
 
 // pgxOnlyParams are connection-string parameters pgx and pgxpool understand
 // but libpq rejects as unknown.
-var pgxOnlyParams = map[string]bool{
-	"statement_cache_capacity":   true,
-	"description_cache_capacity": true,
-	"default_query_exec_mode":    true,
-	"min_read_buffer_size":       true,
-}
+var pgxOnlyParams = []string{"statement_cache_capacity", "description_cache_capacity", "default_query_exec_mode",
+	"min_read_buffer_size"}
 
-var dsnPoolParam = regexp.MustCompile(`(?:^|\s)(?:pool_\w+|statement_cache_capacity|description_cache_capacity|default_query_exec_mode|min_read_buffer_size)\s*=\s*\S+`)
+var dsnPoolParam = lazy.NewRegexp(`(?:^|\s)(?:pool_\w+|statement_cache_capacity|description_cache_capacity|default_query_exec_mode|min_read_buffer_size)\s*=\s*\S+`)
 
 // libpqConn turns the connection string Basalt uses (pgx syntax) into one for
 // libpq programs, and moves the password into PGPASSWORD so it does not show
@@ -80,7 +77,7 @@ func libpqConn(conn string) (dsn string, env []string, err error) {
 	}
 	q := u.Query()
 	for k := range q {
-		if strings.HasPrefix(k, "pool_") || pgxOnlyParams[k] {
+		if strings.HasPrefix(k, "pool_") || slices.Contains(pgxOnlyParams, k) {
 			q.Del(k)
 		}
 	}

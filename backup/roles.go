@@ -3,10 +3,12 @@ package backup
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Role is a cluster role as the backup saw it. pg_dump leaves roles out
@@ -101,12 +103,11 @@ func roleAttributes(r Role) string {
 		attr(r.BypassRLS, "BYPASSRLS", "NOBYPASSRLS")
 }
 
-var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+var settingName = lazy.NewRegexp(`^[A-Za-z_][A-Za-z0-9_.]*$`)
 
 // listSettings hold lists; pg_db_role_setting keeps them as "a, b", which
 // must come back as separate values, not one quoted string.
-var listSettings = map[string]bool{"search_path": true, "temp_tablespaces": true,
-	"local_preload_libraries": true, "session_preload_libraries": true}
+var listSettings = []string{"search_path", "temp_tablespaces", "local_preload_libraries", "session_preload_libraries"}
 
 // alterRoleSet rebuilds "ALTER ROLE r SET name = value" from a setconfig entry.
 func alterRoleSet(role, entry string) (string, error) {
@@ -115,7 +116,7 @@ func alterRoleSet(role, entry string) (string, error) {
 		return "", fmt.Errorf("role %s: unreadable setting %q", role, entry)
 	}
 	var vals []string
-	if listSettings[strings.ToLower(name)] {
+	if slices.Contains(listSettings, strings.ToLower(name)) {
 		for _, v := range strings.Split(value, ",") {
 			vals = append(vals, literal(strings.Trim(strings.TrimSpace(v), `"`)))
 		}

@@ -127,23 +127,43 @@ func ProcessTree(root int) []Process {
 // VmRSS line of /proc/<pid>/status; false when the process is gone or the
 // system does not expose it.
 func ProcessRSS(pid int) (int64, bool) {
+	m, ok := ProcessMemory(pid)
+	return m.RSS, ok
+}
+
+// Memory is a process's resident set and its two parts: anonymous memory
+// (heap, stacks, the runtime's own) and pages of mapped files (for a Go
+// server, its binary's).
+type Memory struct {
+	RSS  int64 `json:"rss_bytes"`
+	Anon int64 `json:"anon_bytes"`
+	File int64 `json:"file_bytes"`
+}
+
+// ProcessMemory reads process pid's resident set from the VmRSS, RssAnon
+// and RssFile lines of /proc/<pid>/status; false when the process is gone
+// or the system does not expose them.
+func ProcessMemory(pid int) (Memory, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0, false
+		return Memory{}, false
 	}
+	var m Memory
+	fields := map[string]*int64{"VmRSS:": &m.RSS, "RssAnon:": &m.Anon, "RssFile:": &m.File}
+	found := 0
 	for _, line := range strings.Split(string(b), "\n") {
-		rest, ok := strings.CutPrefix(line, "VmRSS:")
-		if !ok {
+		f := strings.Fields(line) // "VmRSS:  123456 kB"
+		if len(f) != 3 || fields[f[0]] == nil || f[2] != "kB" {
 			continue
 		}
-		f := strings.Fields(rest) // "123456 kB"
-		if len(f) != 2 || f[1] != "kB" {
-			return 0, false
+		kb, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return Memory{}, false
 		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
-		return kb << 10, err == nil
+		*fields[f[0]] = kb << 10
+		found++
 	}
-	return 0, false
+	return m, found == len(fields)
 }
 
 // CPUSpan measures the CPU time this process (client and in-process server

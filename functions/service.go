@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Function is one entry of the registry: the name is the first path segment
@@ -154,7 +154,7 @@ type Service struct {
 
 var _ http.Handler = (*Service)(nil)
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var nameRE = lazy.NewRegexp(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 // New builds the service from its config and the functions to serve. It
 // rejects invalid or duplicate names, so a misconfigured registry never

@@ -9,10 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // AppConfig configures the static app server.
@@ -79,7 +80,7 @@ const (
 )
 
 // hashedName matches build outputs like index-BxK3f9aQ.js or app.3f9a1c2d.css.
-var hashedName = regexp.MustCompile(`[.-][A-Za-z0-9_]{8,}\.[a-z0-9]+$`)
+var hashedName = lazy.NewRegexp(`[.-][A-Za-z0-9_]{8,}\.[a-z0-9]+$`)
 
 // ServeHTTP implements http.Handler.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -178,8 +179,8 @@ func (a *App) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name
 
 // shellTitle is the app shell's own title, replaced in a preview.
 var (
-	shellTitle = regexp.MustCompile(`(?is)<title>.*?</title>\s*`)
-	shellHead  = regexp.MustCompile(`(?i)<head(\s[^>]*)?>`)
+	shellTitle = lazy.NewRegexp(`(?is)<title>.*?</title>\s*`)
+	shellHead  = lazy.NewRegexp(`(?i)<head(\s[^>]*)?>`)
 )
 
 // servePreview answers a crawler asking for a page with a preview: the app

@@ -8,7 +8,6 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -52,9 +52,9 @@ type preview struct {
 }
 
 var (
-	previewFunctionName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}\.[a-z_][a-z0-9_]{0,62}$`)
+	previewFunctionName = lazy.NewRegexp(`^[a-z_][a-z0-9_]{0,62}\.[a-z_][a-z0-9_]{0,62}$`)
 	// crawlerAgent matches the fetchers of link previews and search engines.
-	crawlerAgent = regexp.MustCompile(`(?i)facebookexternalhit|facebot|twitterbot|whatsapp|slackbot|slack-imgproxy|linkedinbot|discordbot|telegrambot|googlebot|bingbot|applebot|pinterest|redditbot|skypeuripreview|embedly|vkshare|snapchat|viber|mastodon|iframely|yandex|duckduckbot`)
+	crawlerAgent = lazy.NewRegexp(`(?i)facebookexternalhit|facebot|twitterbot|whatsapp|slackbot|slack-imgproxy|linkedinbot|discordbot|telegrambot|googlebot|bingbot|applebot|pinterest|redditbot|skypeuripreview|embedly|vkshare|snapchat|viber|mastodon|iframely|yandex|duckduckbot`)
 )
 
 // previewCacheMax bounds the cache: crawlers may ask for any number of paths.

@@ -262,7 +262,7 @@ func (m *model) loadFunctions(ctx context.Context, q querier, schemas []string) 
 		// The last pronargdefaults input arguments have defaults.
 		input := 0
 		for i, mode := range modes {
-			a := arg{mode: argModes[mode], typ: oids[i]}
+			a := arg{mode: argMode(mode), typ: oids[i]}
 			if i < len(names) {
 				a.name = names[i]
 			}
@@ -277,7 +277,22 @@ func (m *model) loadFunctions(ctx context.Context, q querier, schemas []string) 
 	}))
 }
 
-var argModes = map[string]string{"i": "in", "o": "out", "b": "inout", "v": "variadic", "t": "table"}
+// argMode names a pg_proc.proargmodes letter.
+func argMode(m string) string {
+	switch m {
+	case "i":
+		return "in"
+	case "o":
+		return "out"
+	case "b":
+		return "inout"
+	case "v":
+		return "variadic"
+	case "t":
+		return "table"
+	}
+	return ""
+}
 
 // loadRelationships reads the foreign keys of the chosen schemas' tables
 // and gives views that expose all of a key's columns the same relationship

@@ -1,6 +1,9 @@
 package gentypes
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // table is a table's Row, Insert, Update and Relationships.
 func (g *gen) table(schema string, t *relation) tsObject {
@@ -92,9 +95,9 @@ func stringTuple(ss []string) tsTuple {
 }
 
 var (
-	numberTypes = map[string]bool{"int2": true, "int4": true, "int8": true, "float4": true, "float8": true, "numeric": true}
-	stringTypes = map[string]bool{"bytea": true, "bpchar": true, "varchar": true, "date": true, "text": true, "citext": true,
-		"time": true, "timetz": true, "timestamp": true, "timestamptz": true, "uuid": true, "vector": true, "interval": true}
+	numberTypes = []string{"int2", "int4", "int8", "float4", "float8", "numeric"}
+	stringTypes = []string{"bytea", "bpchar", "varchar", "date", "text", "citext",
+		"time", "timetz", "timestamp", "timestamptz", "uuid", "vector", "interval"}
 )
 
 // tsOf maps a type name to TypeScript as seen from schema: JSON-shaped
@@ -105,9 +108,9 @@ func (g *gen) tsOf(schema, name string) tsType {
 	switch {
 	case name == "bool":
 		return tsKeyword("boolean")
-	case numberTypes[name]:
+	case slices.Contains(numberTypes, name):
 		return tsKeyword("number")
-	case stringTypes[name]:
+	case slices.Contains(stringTypes, name):
 		return tsKeyword("string")
 	case name == "json" || name == "jsonb":
 		return tsRef("Json")

@@ -9,6 +9,7 @@ package gentypes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -192,7 +193,7 @@ func jsonList(names []string) string {
 
 // Types PostgREST accepts as the single unnamed argument of a function
 // (the whole request body): json, jsonb and text.
-var bodyArgTypes = map[uint32]bool{114: true, 3802: true, 25: true}
+var bodyArgTypes = []uint32{114, 3802, 25}
 
 // callable keeps the functions PostgREST can call by named arguments, plus
 // the ones taking one unnamed table row (reported as errors or computed
@@ -202,7 +203,7 @@ func (g *gen) callable(f *function, in []arg) bool {
 	for _, a := range in {
 		if a.name == "" {
 			named = false
-			if !(a.hasDefault && bodyArgTypes[a.typ]) {
+			if !(a.hasDefault && slices.Contains(bodyArgTypes, a.typ)) {
 				defaultsOnly = false
 			}
 		}
@@ -212,7 +213,7 @@ func (g *gen) callable(f *function, in []arg) bool {
 	}
 	if len(in) == 1 && in[0].name == "" {
 		_, rowArg := g.rowTypes[in[0].typ]
-		return bodyArgTypes[in[0].typ] || rowArg
+		return slices.Contains(bodyArgTypes, in[0].typ) || rowArg
 	}
 	return false
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/big"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -57,7 +57,7 @@ func scanBucket(row pgx.Row) (bucket, error) {
 }
 
 // bucketNameRE is the reference's rule for bucket names.
-var bucketNameRE = regexp.MustCompile(`^[A-Za-z0-9_!.*'() &$=@;:+,?-]{1,100}$`)
+var bucketNameRE = lazy.NewRegexp(`^[A-Za-z0-9_!.*'() &$=@;:+,?-]{1,100}$`)
 
 func validBucketName(n string) bool {
 	return bucketNameRE.MatchString(n) && strings.TrimSpace(n) == n
@@ -206,9 +206,9 @@ func (in bucketInput) limits() (size *int64, sizeSet bool, mimes []string, mimes
 }
 
 // mimeRuleRE accepts type/subtype or type/* with optional parameters.
-var mimeRuleRE = regexp.MustCompile(`^[a-zA-Z0-9!#$&^_.+-]+/([a-zA-Z0-9!#$&^_.+-]+|\*)(\s*;.*)?$`)
+var mimeRuleRE = lazy.NewRegexp(`^[a-zA-Z0-9!#$&^_.+-]+/([a-zA-Z0-9!#$&^_.+-]+|\*)(\s*;.*)?$`)
 
-var sizeRE = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*(gb|mb|kb|b)$`)
+var sizeRE = lazy.NewRegexp(`^(\d+(?:\.\d+)?)\s*(gb|mb|kb|b)$`)
 
 // parseSize reads "20mb" style sizes in decimal units, or plain bytes,
 // exactly (no float rounding), truncated to whole bytes. A size beyond
@@ -417,7 +417,7 @@ func ownerUUID(sub string) any {
 	return nil
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRE = lazy.NewRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // escapeLike escapes LIKE wildcards so user text matches literally.
 func escapeLike(s string) string {

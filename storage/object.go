@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // object is a storage.objects row.
@@ -119,7 +120,7 @@ func isoPtr(t *time.Time) any {
 }
 
 // keyRE is the reference's rule for object names (S3-safe characters).
-var keyRE = regexp.MustCompile(`^[A-Za-z0-9_/!.*'() &$=@;:+,?-]*$`)
+var keyRE = lazy.NewRegexp(`^[A-Za-z0-9_/!.*'() &$=@;:+,?-]*$`)
 
 // maxKeyBytes bounds the name an object gets: S3's limit on a key, which
 // the reference inherits from its store.

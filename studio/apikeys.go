@@ -15,7 +15,7 @@ import (
 // `basalt keys api` creates and rotates them on the host.
 
 // errSecretInBrowser refuses to show a secret key to the browser.
-var errSecretInBrowser = badRequest("secret keys stay on the server: create and rotate them on the host with `basalt keys api`")
+var errSecretInBrowser error = &httpError{http.StatusBadRequest, errorBody{Error: "secret keys stay on the server: create and rotate them on the host with `basalt keys api`"}}
 
 // newAPIKey is a key shown the once it is made.
 type newAPIKey struct {

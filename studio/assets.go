@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // dist is the app built from studio/web (`just studio-build`), committed so
@@ -18,15 +20,15 @@ import (
 var dist embed.FS
 
 // appFS is dist without its folder prefix.
-var appFS, _ = fs.Sub(dist, "dist")
-
-// built is when the binary was started: the Last-Modified of index.html.
-var built = time.Now()
+var appFS = &lazy.Value[fs.FS]{New: func() fs.FS {
+	sub, _ := fs.Sub(dist, "dist")
+	return sub
+}}
 
 // serveAsset serves a hashed file under /assets/, cached for a year.
 func (s *Service) serveAsset(w http.ResponseWriter, r *http.Request) error {
 	name := path.Clean("assets/" + r.PathValue("file"))
-	b, err := fs.ReadFile(appFS, name)
+	b, err := fs.ReadFile(appFS.Get(), name)
 	if err != nil || !strings.HasPrefix(name, "assets/") {
 		http.NotFound(w, r)
 		return nil
@@ -46,18 +48,18 @@ func (s *Service) serveApp(w http.ResponseWriter, r *http.Request) error {
 	}
 	if name := strings.TrimPrefix(path.Clean(p), "/"); name != "" && name != "index.html" && !strings.Contains(name, "/") {
 		// Top-level files of the build (favicon.svg).
-		if b, err := fs.ReadFile(appFS, name); err == nil {
+		if b, err := fs.ReadFile(appFS.Get(), name); err == nil {
 			w.Header().Set("Cache-Control", "public, max-age=3600")
-			http.ServeContent(w, r, name, built, bytes.NewReader(b))
+			http.ServeContent(w, r, name, s.started, bytes.NewReader(b))
 			return nil
 		}
 	}
-	b, err := fs.ReadFile(appFS, "index.html")
+	b, err := fs.ReadFile(appFS.Get(), "index.html")
 	if err != nil {
 		writeError(w, http.StatusNotFound, "this binary was built without Studio's app")
 		return nil
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	http.ServeContent(w, r, "index.html", built, bytes.NewReader(b))
+	http.ServeContent(w, r, "index.html", s.started, bytes.NewReader(b))
 	return nil
 }

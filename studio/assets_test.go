@@ -52,7 +52,7 @@ func sourceHash(t *testing.T, root string) string {
 // TestDistIsFresh fails while the committed build is older than the app's
 // sources: run `just studio-build` and commit studio/dist.
 func TestDistIsFresh(t *testing.T) {
-	want, err := fs.ReadFile(appFS, "source-hash.txt")
+	want, err := fs.ReadFile(appFS.Get(), "source-hash.txt")
 	if err != nil {
 		t.Fatal("studio/dist has no source-hash.txt: build it with `just studio-build`")
 	}
@@ -66,7 +66,7 @@ func TestDistIsFresh(t *testing.T) {
 // static imports and the CSS) stays under 300 KB gzipped; the screens are
 // chunks of their own.
 func TestInitialBundleSize(t *testing.T) {
-	html, err := fs.ReadFile(appFS, "index.html")
+	html, err := fs.ReadFile(appFS.Get(), "index.html")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestInitialBundleSize(t *testing.T) {
 		if !strings.HasSuffix(f, ".js") {
 			return
 		}
-		code, err := fs.ReadFile(appFS, f)
+		code, err := fs.ReadFile(appFS.Get(), f)
 		if err != nil {
 			t.Fatalf("index.html loads %s, which dist lacks", f)
 		}
@@ -97,7 +97,7 @@ func TestInitialBundleSize(t *testing.T) {
 	}
 	total := 0
 	for f := range seen {
-		b, _ := fs.ReadFile(appFS, f)
+		b, _ := fs.ReadFile(appFS.Get(), f)
 		var buf bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 		_, _ = zw.Write(b)
@@ -131,7 +131,7 @@ func TestAppIsServed(t *testing.T) {
 			}
 		}
 	}
-	entries, _ := fs.ReadDir(appFS, "assets")
+	entries, _ := fs.ReadDir(appFS.Get(), "assets")
 	if len(entries) == 0 {
 		t.Fatal("dist has no assets")
 	}

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/telemetry"
 )
@@ -120,7 +120,7 @@ func (s *Service) audit(ctx context.Context, db pg.DB, op Operator, action, targ
 // secretField names JSON fields whose values an audit row must not keep
 // (a user created with a password through GoTrue's admin API, say, or a
 // webhook's Authorization header).
-var secretField = regexp.MustCompile(`(?i)password|secret|token|api[_-]?key|private|authori[sz]ation|cookie`)
+var secretField = lazy.NewRegexp(`(?i)password|secret|token|api[_-]?key|private|authori[sz]ation|cookie`)
 
 // redact replaces the values of secret-looking fields, at any depth.
 func redact(body []byte) json.RawMessage {

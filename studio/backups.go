@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
 	"time"
 
 	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Backups is what the Database screen's backups run: `basalt backup` and
@@ -83,7 +83,7 @@ func refusal(err error) error {
 }
 
 // databaseName is what a database made by a restore may be called.
-var databaseName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+var databaseName = lazy.NewRegexp(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // restoreBackup is {database}: the new database's name.
 func (s *Service) restoreBackup(w http.ResponseWriter, r *http.Request) error {

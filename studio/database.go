@@ -3,12 +3,12 @@ package studio
 import (
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/migrate"
 )
 
@@ -225,7 +225,7 @@ func (s *Service) replicationSlots(w http.ResponseWriter, r *http.Request) error
 }
 
 // slotName is what a replication slot may be called.
-var slotName = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
+var slotName = lazy.NewRegexp(`^[a-z0-9_]{1,63}$`)
 
 // dropReplicationSlot drops an inactive slot (one being read is refused by
 // PostgreSQL), freeing the WAL it held.

@@ -26,13 +26,13 @@ import (
 // REPLICATION, BYPASSRLS): those stay a matter for SQL migrations.
 
 // reservedRoles are the roles Basalt and its API rely on, and the names
-// Supabase's own services use.
-var reservedRoles = []string{"postgres", "anon", "authenticated", "service_role", "authenticator", "dashboard_user", "pgbouncer"}
+// Supabase's own services use, as the items of a PostgreSQL array literal.
+const reservedRoles = "postgres,anon,authenticated,service_role,authenticator,dashboard_user,pgbouncer"
 
 // reservedRoleSQL is true for a reserved row of pg_roles r: one of
 // reservedRoles, a pg_ or supabase_ name, a superuser, a role of initdb,
 // or the role Studio connects as. GET /pg/roles shows it as reserved.
-var reservedRoleSQL = `(lower(r.rolname) = ANY('{` + strings.Join(reservedRoles, ",") + `}') OR r.rolname ILIKE 'pg\_%' OR r.rolname ILIKE 'supabase\_%'
+const reservedRoleSQL = `(lower(r.rolname) = ANY('{` + reservedRoles + `}') OR r.rolname ILIKE 'pg\_%' OR r.rolname ILIKE 'supabase\_%'
   OR r.rolsuper OR r.oid < 16384 OR r.rolname IN (current_user, session_user))`
 
 // roleReserved says why Studio may not touch role name (or give a role
@@ -40,7 +40,7 @@ var reservedRoleSQL = `(lower(r.rolname) = ANY('{` + strings.Join(reservedRoles,
 func roleReserved(ctx context.Context, db pgx.Tx, name string) (string, error) {
 	var reserved bool
 	err := db.QueryRow(ctx, `SELECT coalesce((SELECT `+reservedRoleSQL+` FROM pg_roles r WHERE r.rolname = $1),
-		lower($1) = ANY('{`+strings.Join(reservedRoles, ",")+`}') OR $1 ILIKE 'pg\_%' OR $1 ILIKE 'supabase\_%')`, name).Scan(&reserved)
+		lower($1) = ANY('{`+reservedRoles+`}') OR $1 ILIKE 'pg\_%' OR $1 ILIKE 'supabase\_%')`, name).Scan(&reserved)
 	if err != nil || !reserved {
 		return "", err
 	}
@@ -189,7 +189,7 @@ func setMembership(ctx context.Context, tx pgx.Tx, role string, want []string) e
 
 // roleSQL is one role as GET /pg/roles lists it, with Basalt's member_of
 // and reserved.
-var roleSQL = `SELECT
+const roleSQL = `SELECT
   oid::int8 AS id, rolname AS name, rolsuper AS is_superuser, rolcreatedb AS can_create_db,
   rolcreaterole AS can_create_role, rolinherit AS inherit_role, rolcanlogin AS can_login,
   rolreplication AS is_replication_role, rolbypassrls AS can_bypass_rls,

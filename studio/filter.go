@@ -3,6 +3,8 @@ package studio
 import (
 	"fmt"
 	"strings"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // The table editor filters and sorts with PostgREST's query syntax
@@ -20,11 +22,13 @@ type filter struct {
 }
 
 // filterOps are the operators Studio renders.
-var filterOps = map[string]string{
-	"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
-	"like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
-	"is": "IS", "in": "IN", "cs": "@>", "cd": "<@", "ov": "&&",
-}
+var filterOps = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+		"like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
+		"is": "IS", "in": "IN", "cs": "@>", "cd": "<@", "ov": "&&",
+	}
+}}
 
 // parseFilter reads the value of a filter parameter on column.
 func parseFilter(column, raw string) (filter, error) {
@@ -37,7 +41,7 @@ func parseFilter(column, raw string) (filter, error) {
 	if !ok {
 		return f, fmt.Errorf("%s=%s: want operator.value, such as eq.5 or ilike.*rain*", column, raw)
 	}
-	if _, known := filterOps[op]; !known {
+	if _, known := filterOps.Get()[op]; !known {
 		return f, fmt.Errorf("%s=%s: unknown operator %q (eq, neq, gt, gte, lt, lte, like, ilike, match, imatch, is, in, cs, cd, ov)", column, raw, op)
 	}
 	f.Op, f.Value = op, value
@@ -165,9 +169,9 @@ func (b *sqlBuilder) condition(f filter, typ string) string {
 	case "in":
 		c = fmt.Sprintf("%s = ANY (CAST(%s::text[] AS %s[]))", col, b.arg(f.List), typ)
 	case "like", "ilike", "match", "imatch":
-		c = fmt.Sprintf("%s::text %s %s::text", col, filterOps[f.Op], b.arg(f.Value))
+		c = fmt.Sprintf("%s::text %s %s::text", col, filterOps.Get()[f.Op], b.arg(f.Value))
 	default:
-		c = fmt.Sprintf("%s %s CAST(%s::text AS %s)", col, filterOps[f.Op], b.arg(f.Value), typ)
+		c = fmt.Sprintf("%s %s CAST(%s::text AS %s)", col, filterOps.Get()[f.Op], b.arg(f.Value), typ)
 	}
 	if f.Not {
 		return "NOT (" + c + ")"

@@ -39,7 +39,7 @@ func FuzzParseFilter(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, ok := filterOps[flt.Op]; !ok {
+		if _, ok := filterOps.Get()[flt.Op]; !ok {
 			t.Fatalf("unknown op %q accepted", flt.Op)
 		}
 		b := &sqlBuilder{}

@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -153,10 +153,10 @@ func bootstrap(ctx context.Context, db pg.DB, cfg Config) error {
 // takes as long whether or not the account exists. It is made on first
 // use, not at package init: a hash at this cost is a quarter of a second of
 // CPU that every start of the binary, whatever the command, would pay.
-var dummyHash = sync.OnceValue(func() []byte {
+var dummyHash = &lazy.Value[[]byte]{New: func() []byte {
 	h, _ := bcrypt.GenerateFromPassword([]byte("not a real password at all"), bcryptCost)
 	return h
-})
+}}
 
 // errBadCredentials is the one answer to a wrong email or password.
 var errBadCredentials = errors.New("invalid email or password")
@@ -169,7 +169,7 @@ func checkCredentials(ctx context.Context, db pg.DB, email, password string) (Op
 	}
 	// Made before the lookup, so the first sign-in pays for it whether or
 	// not the account exists.
-	dummy := dummyHash()
+	dummy := dummyHash.Get()
 	var op Operator
 	var hash *string
 	err = db.QueryRow(ctx, `SELECT id::text, email, password_hash FROM basalt.studio_operators WHERE email = $1`, e).

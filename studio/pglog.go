@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Postgres's own log, as the server writes it with jsonlog (PostgreSQL
@@ -53,15 +54,17 @@ type serverLogFilter struct {
 }
 
 // severities ranks jsonlog's error_severity values.
-var severities = map[string]int{
-	"DEBUG5": 0, "DEBUG4": 0, "DEBUG3": 0, "DEBUG2": 0, "DEBUG1": 0, "DEBUG": 0,
-	"LOG": 1, "INFO": 1, "NOTICE": 2, "WARNING": 3, "ERROR": 4, "FATAL": 5, "PANIC": 6,
-}
+var severities = &lazy.Value[map[string]int]{New: func() map[string]int {
+	return map[string]int{
+		"DEBUG5": 0, "DEBUG4": 0, "DEBUG3": 0, "DEBUG2": 0, "DEBUG1": 0, "DEBUG": 0,
+		"LOG": 1, "INFO": 1, "NOTICE": 2, "WARNING": 3, "ERROR": 4, "FATAL": 5, "PANIC": 6,
+	}
+}}
 
 func parseServerLogFilter(q url.Values) (serverLogFilter, error) {
 	f := serverLogFilter{limit: 200, bytes: serverLogDefaultBytes}
 	if v := strings.ToUpper(strings.TrimSpace(q.Get("level"))); v != "" {
-		n, ok := severities[v]
+		n, ok := severities.Get()[v]
 		if !ok {
 			return f, badRequest("level must be one of log, notice, warning, error, fatal, panic")
 		}
@@ -109,7 +112,7 @@ type serverLogLine struct {
 const jsonlogTime = "2006-01-02 15:04:05.000 MST"
 
 func (f serverLogFilter) match(l serverLogLine) bool {
-	if severities[l.Severity] < f.minLevel {
+	if severities.Get()[l.Severity] < f.minLevel {
 		return false
 	}
 	if f.text != "" && !strings.Contains(strings.ToLower(l.Message+"\n"+l.Detail+"\n"+l.Hint+"\n"+l.Statement+"\n"+l.StateCode), f.text) {

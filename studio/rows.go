@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -136,7 +136,7 @@ type viewAs struct {
 	claims json.RawMessage // nil for the operator
 }
 
-var uuidText = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidText = lazy.NewRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // parseViewAs reads role= and user= of a browse request. A user's claims
 // are those of an access token GoTrue would issue them.
@@ -213,7 +213,9 @@ type page struct {
 }
 
 // reserved query parameters of a browse request; every other one is a filter.
-var reserved = map[string]bool{"select": true, "order": true, "offset": true, "limit": true, "role": true, "user": true, "count": true}
+var reserved = &lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"select": true, "order": true, "offset": true, "limit": true, "role": true, "user": true, "count": true}
+}}
 
 // browseRows answers GET /api/rows/{schema}/{table}: a page of rows with
 // PostgREST filters and order, offset/limit paging, a count (exact for
@@ -343,7 +345,7 @@ func buildPage(t *table, q url.Values) (pageQuery, error) {
 	b := &sqlBuilder{}
 	var conds []string
 	for name, values := range q {
-		if reserved[name] {
+		if reserved.Get()[name] {
 			continue
 		}
 		c, ok := t.col(name)

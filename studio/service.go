@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -61,6 +62,7 @@ type Service struct {
 	routes  []route
 	probes  probeCounts
 	csp     string
+	started time.Time // the Last-Modified of index.html
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -77,7 +79,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("studio operator from the environment: %w", err)
 	}
 	s := &Service{cfg: cfg, d: d, log: d.Log, limiter: ratelimit.New(d.Admin, nil), mux: http.NewServeMux(),
-		csp: contentSecurityPolicy(d.ProjectURL)}
+		csp: contentSecurityPolicy(d.ProjectURL), started: time.Now()}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Limits of a run besides the row cap.
@@ -181,7 +181,7 @@ func (s *Service) typeNames(ctx context.Context) func(uint32) string {
 	}
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F-]{36}$`)
+var uuidRE = lazy.NewRegexp(`^[0-9a-fA-F-]{36}$`)
 
 // runSQL runs the editor's SQL and streams the results as NDJSON lines:
 // {"type":"result"} (columns), {"type":"rows"}, {"type":"end"} (command

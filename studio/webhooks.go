@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // The Database Webhooks screen: a webhook is what Supabase's dashboard
@@ -47,7 +48,7 @@ func (s *Service) webhookList(w http.ResponseWriter, r *http.Request) error {
 }
 
 // webhookName is what a webhook may be called: it becomes a trigger name.
-var webhookName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ -]{0,62}$`)
+var webhookName = lazy.NewRegexp(`^[A-Za-z_][A-Za-z0-9_ -]{0,62}$`)
 
 // webhookDef is what a webhook's trigger says: {name, schema, table,
 // events (INSERT, UPDATE, DELETE), url, method (POST or GET), headers,

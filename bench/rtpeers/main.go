@@ -183,7 +183,9 @@ func run(opts bench.Options) error {
 		defer pb.stop()
 	}
 	if part("idle") {
-		rep.idle = measureIdle(ctx, opts, stacks, pb)
+		if rep.idle, err = measureIdle(ctx, opts, rounds, stacks, pb); err != nil {
+			return err
+		}
 	}
 	if part("fanout") {
 		var cf *proc

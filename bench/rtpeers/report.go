@@ -62,10 +62,15 @@ func (r *report) print(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "figures: median over rounds [min–max]; CPU is each server process's own (and PostgreSQL's for Basalt)")
 	if len(r.idle) > 0 {
-		fmt.Fprintln(w, "\nidle memory (resident set, a few seconds after start)")
+		fmt.Fprintln(w, "\nidle memory (resident set a few seconds after start = anonymous + the binary's pages; MB)")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  server\tresident\tanonymous\tbinary")
 		for _, row := range r.idle {
-			fmt.Fprintf(tw, "  %s\t%.1f MB\n", row.Server, float64(row.RSS)/1e6)
+			var rss, anon, file []float64
+			for _, m := range row.Runs {
+				rss, anon, file = append(rss, float64(m.RSS)/1e6), append(anon, float64(m.Anon)/1e6), append(file, float64(m.File)/1e6)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", row.Server, spread(rss, "%.1f"), spread(anon, "%.1f"), spread(file, "%.1f"))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -127,15 +132,19 @@ func (r *report) table(w io.Writer, title, rate, per string, c caseRows) error {
 	return nil
 }
 
-func spreadF(v []float64) string {
+func spreadF(v []float64) string { return spread(v, "%.0f") }
+
+// spread is the median of v and, over several rounds, its range, each
+// printed with format.
+func spread(v []float64, format string) string {
 	if len(v) == 1 {
-		return fmt.Sprintf("%.0f", v[0])
+		return fmt.Sprintf(format, v[0])
 	}
 	lo, hi := v[0], v[0]
 	for _, x := range v {
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	return fmt.Sprintf("%.0f [%.0f–%.0f]", median(v), lo, hi)
+	return fmt.Sprintf(format+" ["+format+"–"+format+"]", median(v), lo, hi)
 }
 
 func spreadD(v []time.Duration) string {

@@ -33,6 +33,8 @@ type proc struct {
 	done chan struct{}
 	url  string // http://127.0.0.1:port
 	log  string // its output
+	// again starts the same server anew (restart).
+	again func(context.Context) (*proc, error)
 }
 
 // startProc runs bin with args and env in dir, its output in a log file
@@ -53,7 +55,10 @@ func startProc(ctx context.Context, name, tmp, dir string, port int, env []strin
 		_ = logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), url: "http://127.0.0.1:" + strconv.Itoa(port), log: logPath}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), url: "http://127.0.0.1:" + strconv.Itoa(port), log: logPath,
+		again: func(ctx context.Context) (*proc, error) {
+			return startProc(ctx, name, tmp, dir, port, env, ready, bin, args...)
+		}}
 	go func() {
 		_ = cmd.Wait()
 		_ = logf.Close()
@@ -109,10 +114,22 @@ func (p *proc) cpu() time.Duration {
 	return d
 }
 
-// rss is the server's resident set now.
-func (p *proc) rss() int64 {
-	n, _ := bench.ProcessRSS(p.pid())
-	return n
+// memory is the server's resident set now.
+func (p *proc) memory() bench.Memory {
+	m, _ := bench.ProcessMemory(p.pid())
+	return m
+}
+
+// restart stops the server and starts it again, the same command on the
+// same port, its binary dropped from the page cache first.
+func (p *proc) restart(ctx context.Context) error {
+	p.stop()
+	np, err := p.again(ctx)
+	if err != nil {
+		return err
+	}
+	*p = *np
+	return nil
 }
 
 // stop ends the server (SIGTERM, then SIGKILL after 10 s).

@@ -4,20 +4,20 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/basaltdev/basalt/functions"
 	"github.com/basaltdev/basalt/functions/backline/provider"
 	"github.com/basaltdev/basalt/internal/httpx"
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // maxBody bounds the JSON bodies the product functions accept.
 const maxBody = 64 << 10
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRE = lazy.NewRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // transferRequest is the body the player sends after a sponsored stream.
 // The spec's body names no track; a client that names one (track_id) is

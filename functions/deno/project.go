@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -16,11 +15,13 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // NameRE is what a function name may be: a folder name that is also a URL
 // segment.
-var NameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var NameRE = lazy.NewRegexp(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 // entrypoints are tried in order when config.toml names none.
 var entrypoints = []string{"index.ts", "index.js", "index.tsx", "index.jsx", "index.mjs"}

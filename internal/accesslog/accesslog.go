@@ -3,7 +3,8 @@
 // place (Studio's Logs screen) without a log stack of its own.
 //
 // Writing never slows a request: Add puts the entry on a bounded queue and
-// returns; a goroutine copies batches into the table. When the database
+// returns; a goroutine copies batches into the table. The queue takes memory
+// as entries arrive, not its whole bound up front: an idle node holds none. When the database
 // cannot keep up the queue fills, and entries past it are dropped and
 // counted (basalt_access_log_dropped_total). The table is bounded by age
 // and by rows; each node sweeps it.
@@ -77,12 +78,15 @@ type Writer struct {
 	db      *pgxpool.Pool
 	cfg     Config
 	log     *slog.Logger
-	queue   chan Entry
 	dropped prometheus.Counter
 	written prometheus.Counter
+	wake    chan struct{} // a batch is full, or Close was called
 	done    chan struct{}
-	mu      sync.RWMutex // held for reading while queueing, for writing by Close
-	closed  bool
+
+	mu     sync.Mutex
+	queue  [][]Entry // batches waiting for the writer; the last one fills up to cfg.Batch
+	queued int       // entries in queue, at most cfg.Queue
+	closed bool
 }
 
 // New starts a writer; Close flushes and stops it. Its counters are
@@ -104,7 +108,7 @@ func New(db *pgxpool.Pool, cfg Config, log *slog.Logger, reg prometheus.Register
 		log = slog.New(slog.DiscardHandler)
 	}
 	w := &Writer{
-		db: db, cfg: cfg, log: log, queue: make(chan Entry, cfg.Queue), done: make(chan struct{}),
+		db: db, cfg: cfg, log: log, wake: make(chan struct{}, 1), done: make(chan struct{}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "basalt_access_log_dropped_total",
 			Help: "Access log entries dropped because the queue to the database was full."}),
 		written: prometheus.NewCounter(prometheus.CounterOpts{Name: "basalt_access_log_written_total",
@@ -123,15 +127,34 @@ func New(db *pgxpool.Pool, cfg Config, log *slog.Logger, reg prometheus.Register
 
 // Add queues e; it never blocks. A full queue drops e and counts it.
 func (w *Writer) Add(e Entry) {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
+	w.mu.Lock()
 	if w.closed {
+		w.mu.Unlock()
 		return
 	}
-	select {
-	case w.queue <- e:
-	default:
+	if w.queued >= w.cfg.Queue {
+		w.mu.Unlock()
 		w.dropped.Inc()
+		return
+	}
+	if len(w.queue) == 0 || len(w.queue[len(w.queue)-1]) >= w.cfg.Batch {
+		w.queue = append(w.queue, nil)
+	}
+	last := &w.queue[len(w.queue)-1]
+	*last = append(*last, e)
+	w.queued++
+	full := len(*last) >= w.cfg.Batch
+	w.mu.Unlock()
+	if full {
+		w.signal()
+	}
+}
+
+// signal wakes the writer; a wake already pending covers this one.
+func (w *Writer) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -147,11 +170,7 @@ func (w *Writer) run() {
 	defer tick.Stop()
 	sweep := time.NewTicker(w.cfg.Sweep)
 	defer sweep.Stop()
-	batch := make([]Entry, 0, w.cfg.Batch)
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
+	flush := func(batch []Entry) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		n, err := w.db.CopyFrom(ctx, pgx.Identifier{"basalt", "access_logs"}, columns,
@@ -166,27 +185,50 @@ func (w *Writer) run() {
 		} else {
 			w.written.Add(float64(n))
 		}
-		batch = batch[:0]
 	}
 	for {
 		select {
-		case e, ok := <-w.queue:
-			if !ok {
-				flush()
-				return
-			}
-			batch = append(batch, e)
-			if len(batch) >= w.cfg.Batch {
-				flush()
-			}
+		case <-w.wake:
 		case <-tick.C:
-			flush()
 		case <-sweep.C:
 			if err := w.sweep(context.Background()); err != nil {
 				w.log.Warn("access log: old entries not deleted", "err", err)
 			}
+			continue
+		}
+		// Write one batch; what is left waits for the next wake, a tick at
+		// the latest, or is written now when it fills a batch or the
+		// writer is closing.
+		batch, more, closed := w.take()
+		if len(batch) > 0 {
+			flush(batch)
+		}
+		if closed && !more {
+			return
+		}
+		if more {
+			w.signal()
 		}
 	}
+}
+
+// take removes the oldest batch from the queue and reports whether what is
+// left should be written at once: a full batch or, once the writer is
+// closed, anything.
+func (w *Writer) take() (batch []Entry, more, closed bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.queue) > 0 {
+		batch = w.queue[0]
+		w.queue[0] = nil
+		w.queue = w.queue[1:]
+		w.queued -= len(batch)
+	}
+	if len(w.queue) == 0 {
+		w.queue = nil
+	}
+	full := len(w.queue) > 1 || len(w.queue) == 1 && len(w.queue[0]) >= w.cfg.Batch
+	return batch, full || w.closed && len(w.queue) > 0, w.closed
 }
 
 // sweep deletes rows past the retention age, then all but the newest
@@ -209,11 +251,9 @@ func (w *Writer) sweep(ctx context.Context) error {
 // Close writes what is queued and stops; later entries are ignored.
 func (w *Writer) Close() {
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
-		close(w.queue)
-	}
+	w.closed = true
 	w.mu.Unlock()
+	w.signal()
 	<-w.done
 }
 

@@ -3,6 +3,7 @@ package accesslog
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -97,6 +98,25 @@ func TestNeverBlocks(t *testing.T) {
 	w.Close()
 	if n, dropped := count(t, db), w.Dropped(); float64(n)+dropped != 1000 || n == 0 {
 		t.Fatalf("%d rows written and %v dropped, want 1000 in all and some written", n, dropped)
+	}
+}
+
+// TestIdleHoldsNoQueue: a writer takes memory for entries as they come, not
+// for its whole queue when it starts: an idle node holds none of the 10,000
+// entries (1.9 MB) the default queue may hold. Not parallel: it reads the
+// process's allocation count.
+func TestIdleHoldsNoQueue(t *testing.T) {
+	db := pgtest.NewDB(t)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w, err := New(db.Admin, Config{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	defer w.Close()
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Fatalf("New allocated %d bytes, want under 64 KB", n)
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/pg"
 )
 
@@ -79,7 +79,7 @@ var (
 	ErrExists   = errors.New("a valid key of that kind has that name already")
 )
 
-var validName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+var validName = lazy.NewRegexp(`^[a-z0-9_]{1,64}$`)
 
 func hash(key string) []byte {
 	h := sha256.Sum256([]byte(key))

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Violation is the first rule a request body breaks: where (the JSON names
@@ -28,14 +30,17 @@ type Violation struct {
 func (v *Violation) Field() string { return v.Path[len(v.Path)-1] }
 
 // validate is the one validator every service shares; it caches each body
-// type's rules.
-var validate = validator.New(validator.WithRequiredStructEnabled())
+// type's rules. It is made at the first validation: a process that never
+// reads a validated body does not build its tables.
+var validate = &lazy.Value[*validator.Validate]{New: func() *validator.Validate {
+	return validator.New(validator.WithRequiredStructEnabled())
+}}
 
 // Validate checks body (a pointer to a struct) against the `validate` tags
 // of its fields (github.com/go-playground/validator's rules), in field
 // order, and returns the first violation, or nil when the body is valid.
 func Validate(body any) *Violation {
-	err := validate.Struct(body)
+	err := validate.Get().Struct(body)
 	var errs validator.ValidationErrors
 	if !errors.As(err, &errs) || len(errs) == 0 {
 		if err != nil {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // header is what a file's leading comment lines declare.
@@ -18,9 +19,9 @@ type header struct {
 }
 
 var (
-	requiresLine = regexp.MustCompile(`^--\s*requires:\s*(.+)$`)
-	replacesLine = regexp.MustCompile(`^--\s*replaces:\s*(.+)$`)
-	checksumText = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	requiresLine = lazy.NewRegexp(`^--\s*requires:\s*(.+)$`)
+	replacesLine = lazy.NewRegexp(`^--\s*replaces:\s*(.+)$`)
+	checksumText = lazy.NewRegexp(`^[0-9a-f]{64}$`)
 )
 
 // parseHeader reads the `-- requires:` and `-- replaces:` lines of the

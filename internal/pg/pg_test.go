@@ -106,17 +106,23 @@ func TestAsCaller(t *testing.T) {
 	})
 }
 
-func TestConnectPoolSize(t *testing.T) {
+// The pool takes PostgREST's size unless the URL sets one; a connection
+// keeps the statement cache its mode uses and not the description cache it
+// would never fill, unless the URL asks for one. The queries still run.
+func TestConnectPoolSettings(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
 	tests := []struct {
-		name string
-		url  string
-		want int32
+		name         string
+		url          string
+		maxConns     int32
+		descriptions int
 	}{
-		{"default is PostgREST's pool size", db.UserURL, pg.DefaultMaxConns},
-		{"the URL's pool_max_conns wins", db.UserURL + "&pool_max_conns=3", 3},
+		{"default is PostgREST's pool size, no description cache", db.UserURL, pg.DefaultMaxConns, 0},
+		{"the URL's pool_max_conns wins", db.UserURL + "&pool_max_conns=3", 3, 0},
+		{"the URL's description_cache_capacity wins", db.UserURL + "&description_cache_capacity=7", pg.DefaultMaxConns, 7},
+		{"cache_describe mode keeps its cache", db.UserURL + "&default_query_exec_mode=cache_describe", pg.DefaultMaxConns, 512},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,8 +131,19 @@ func TestConnectPoolSize(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pool.Close()
-			if got := pool.Config().MaxConns; got != tt.want {
-				t.Errorf("MaxConns = %d, want %d", got, tt.want)
+			if got := pool.Config().MaxConns; got != tt.maxConns {
+				t.Errorf("MaxConns = %d, want %d", got, tt.maxConns)
+			}
+			cc := pool.Config().ConnConfig
+			if cc.DescriptionCacheCapacity != tt.descriptions || cc.StatementCacheCapacity != 512 {
+				t.Errorf("caches: statements %d, descriptions %d; want 512, %d",
+					cc.StatementCacheCapacity, cc.DescriptionCacheCapacity, tt.descriptions)
+			}
+			for i := range 3 {
+				var n int
+				if err := pool.QueryRow(ctx, `SELECT $1::int + 1`, i).Scan(&n); err != nil || n != i+1 {
+					t.Fatalf("query %d: %d, %v", i, n, err)
+				}
 			}
 		})
 	}

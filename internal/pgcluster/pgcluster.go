@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basaltdev/basalt/internal/lazy"
 	"github.com/basaltdev/basalt/internal/proc"
 )
 
@@ -74,7 +74,7 @@ func isExecutable(path string) bool {
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-var versionRE = regexp.MustCompile(`(\d+)(?:\.\d+)?`)
+var versionRE = lazy.NewRegexp(`(\d+)(?:\.\d+)?`)
 
 // MajorVersion runs `initdb --version` from dir and returns the major version.
 func MajorVersion(dir string) (int, error) {

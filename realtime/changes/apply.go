@@ -333,9 +333,9 @@ func filterSQL(f filter, col *column, value, param string) string {
 		}
 		expr = value + " IS " + kw
 	case "like", "ilike", "match", "imatch":
-		expr = value + "::text " + filterOps[f.Op] + " " + filterValueSQL(f, col, param)
+		expr = value + "::text " + filterOps.Get()[f.Op] + " " + filterValueSQL(f, col, param)
 	default:
-		expr = value + " " + filterOps[f.Op] + " " + filterValueSQL(f, col, param)
+		expr = value + " " + filterOps.Get()[f.Op] + " " + filterValueSQL(f, col, param)
 	}
 	if f.Negate {
 		expr = "NOT (" + expr + ")"

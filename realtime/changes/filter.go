@@ -4,14 +4,18 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // filterOps are the operators a postgres_changes filter may use.
-var filterOps = map[string]string{
-	"eq": "=", "neq": "<>", "lt": "<", "lte": "<=", "gt": ">", "gte": ">=",
-	"in": "= ANY", "like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
-	"is": "IS", "isdistinct": "IS DISTINCT FROM",
-}
+var filterOps = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"eq": "=", "neq": "<>", "lt": "<", "lte": "<=", "gt": ">", "gte": ">=",
+		"in": "= ANY", "like": "LIKE", "ilike": "ILIKE", "match": "~", "imatch": "~*",
+		"is": "IS", "isdistinct": "IS DISTINCT FROM",
+	}
+}}
 
 // maxInValues caps the items of an in filter, as the reference does.
 const maxInValues = 100
@@ -142,7 +146,7 @@ func parseSegment(seg string) (filter, error) {
 	if !ok {
 		return filter{}, fmt.Errorf("%s", elixirList(rest))
 	}
-	if _, known := filterOps[op]; !known {
+	if _, known := filterOps.Get()[op]; !known {
 		return filter{}, fmt.Errorf("%s", elixirList(op, value))
 	}
 	if op == "in" {

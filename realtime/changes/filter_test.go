@@ -75,7 +75,7 @@ func FuzzParseFilters(f *testing.F) {
 			return
 		}
 		for _, f := range fs {
-			if _, ok := filterOps[f.Op]; !ok {
+			if _, ok := filterOps.Get()[f.Op]; !ok {
 				t.Fatalf("parsed unknown operator %q from %q", f.Op, s)
 			}
 		}

@@ -2,9 +2,10 @@ package changes
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Most changes need no query to be evaluated. pgoutput sends every value
@@ -65,12 +66,12 @@ func kindOf(typname string, typtype byte, deterministic bool) valueKind {
 var (
 	// to_jsonb turns a float into numeric: exponents and -0 print
 	// differently then.
-	plainNumber    = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
-	negativeZero   = regexp.MustCompile(`^-0(\.0+)?$`)
-	isoDate        = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
-	isoTimestamp   = regexp.MustCompile(`^([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?)$`)
-	isoTimestamptz = regexp.MustCompile(`^([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?)([+-][0-9]{2})(:[0-9]{2})?$`)
-	canonicalUUID  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	plainNumber    = lazy.NewRegexp(`^-?[0-9]+(\.[0-9]+)?$`)
+	negativeZero   = lazy.NewRegexp(`^-0(\.0+)?$`)
+	isoDate        = lazy.NewRegexp(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	isoTimestamp   = lazy.NewRegexp(`^([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?)$`)
+	isoTimestamptz = lazy.NewRegexp(`^([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?)([+-][0-9]{2})(:[0-9]{2})?$`)
+	canonicalUUID  = lazy.NewRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 )
 
 // jsonValue renders a text value as to_jsonb does; false when it cannot

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"time"
 
@@ -13,9 +12,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
-var slotChars = regexp.MustCompile(`[^a-z0-9_]`)
+var slotChars = lazy.NewRegexp(`[^a-z0-9_]`)
 
 // SlotName is the slot a database's realtime reads: the configured name
 // plus the database's, as slots are cluster-wide.

@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Names of the providers, as stored in payments.provider.
@@ -173,7 +175,7 @@ func Decimal(n json.Number) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("amount %q is not a decimal number", n)
 	}
-	if new(big.Rat).Abs(r).Cmp(maxAmount) >= 0 {
+	if new(big.Rat).Abs(r).Cmp(maxAmount.Get()) >= 0 {
 		return "", fmt.Errorf("amount %q is out of range", n)
 	}
 	scaled := new(big.Rat).Set(r)
@@ -191,7 +193,9 @@ const maxDecimals = 20
 
 // maxAmount bounds the magnitude Decimal accepts: far above any naira
 // amount. maxExponent lets a long mantissa still reach it.
-var maxAmount = new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+var maxAmount = &lazy.Value[*big.Rat]{New: func() *big.Rat {
+	return new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+}}
 
 const maxExponent = 1000
 

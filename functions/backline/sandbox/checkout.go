@@ -8,12 +8,18 @@ import (
 	"strconv"
 
 	"github.com/basaltdev/basalt/functions/backline/provider"
+	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // page is the hosted checkout. html/template escapes every value, so a
 // title or e-mail from the API cannot inject markup. The form posts back to
 // the same URL; the button pressed is the customer's choice.
-var page = template.Must(template.New("checkout").Parse(`<!doctype html>
+var page = &lazy.Value[*template.Template]{New: func() *template.Template {
+	return template.Must(template.New("checkout").Parse(checkoutHTML))
+}}
+
+// checkoutHTML is the page's template.
+const checkoutHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Sandbox checkout</title>
 <style>
@@ -35,7 +41,7 @@ button{width:100%;padding:.75rem;border:0;border-radius:8px;font-size:1rem;margi
 <button class="fail" name="action" value="fail">Decline card</button>
 <button class="cancel" name="action" value="cancel">Cancel</button>
 </form>{{else}}<p>This payment is closed.</p>{{end}}
-</main></body></html>`))
+</main></body></html>`
 
 func (s *Sandbox) lookup(id string) *txn {
 	s.mu.Lock()
@@ -62,7 +68,7 @@ func (s *Sandbox) checkoutPage(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = page.Execute(w, map[string]any{"Provider": name, "Title": c.title, "Currency": c.currency,
+	_ = page.Get().Execute(w, map[string]any{"Provider": name, "Title": c.title, "Currency": c.currency,
 		"Amount": string(naira(c.amount)), "Email": c.email, "Reference": c.ref, "Status": status, "Open": open(&c)})
 }
 
