@@ -90,6 +90,14 @@ type Result struct {
 	// DBCPUPerOp is the part of CPUPerOp the database server used (see
 	// CountDatabaseCPU).
 	DBCPUPerOp time.Duration `json:"db_cpu_per_op_ns,omitempty"`
+	// SelfCPUPerOp is the part this process used: the client, and any
+	// server the benchmark runs in-process.
+	SelfCPUPerOp time.Duration `json:"self_cpu_per_op_ns,omitempty"`
+	// AllocsPerOp and AllocBytesPerOp are this process's heap allocations
+	// per operation (client and in-process server): unlike CPU time they
+	// hold still on a busy machine.
+	AllocsPerOp     float64 `json:"allocs_per_op,omitempty"`
+	AllocBytesPerOp float64 `json:"alloc_bytes_per_op,omitempty"`
 }
 
 // MBPerSec is the throughput for byte-counting operations.
@@ -116,6 +124,7 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 	dbPID := int(databasePID.Load())
 	db0, dbOK := processTreeCPU(dbPID)
 	cpu0, cpuOK := machineCPU()
+	self0, heap0 := selfCPU(), heapAllocs()
 	start := time.Now()
 	loop(ctx, opts.Concurrency, opts.Duration, func(ctx context.Context) (int64, error) {
 		n, err := op(ctx)
@@ -127,6 +136,7 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 		return n, err
 	}, lat)
 	elapsed := time.Since(start)
+	self1, heap1 := selfCPU(), heapAllocs()
 	cpu1, cpuOK1 := machineCPU()
 	db1, dbOK1 := processTreeCPU(dbPID)
 	var all []time.Duration
@@ -144,6 +154,11 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 		if total := cpu1.total - cpu0.total; total > 0 {
 			r.Busy = float64(busy) / float64(total)
 		}
+	}
+	if len(all) > 0 {
+		r.SelfCPUPerOp = (self1 - self0) / time.Duration(len(all))
+		r.AllocsPerOp = float64(heap1.objects-heap0.objects) / float64(len(all))
+		r.AllocBytesPerOp = float64(heap1.bytes-heap0.bytes) / float64(len(all))
 	}
 	if dbPID > 0 && dbOK && dbOK1 && len(all) > 0 {
 		r.DBCPUPerOp = (db1 - db0) / time.Duration(len(all))

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -207,4 +208,23 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// heapCount is this process's heap allocations so far, in objects and
+// bytes.
+type heapCount struct{ objects, bytes uint64 }
+
+// heapAllocs reads the runtime's cumulative allocation counters (no
+// stop-the-world, unlike runtime.ReadMemStats).
+func heapAllocs() heapCount {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	var h heapCount
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		h.objects = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		h.bytes = s[1].Value.Uint64()
+	}
+	return h
 }

@@ -36,32 +36,71 @@ func (l *logSink) Line(fn, version string, line deno.LogLine) {
 	l.mu.Lock()
 	l.lines = append(l.lines, line)
 	l.mu.Unlock()
-	l.seen <- struct{}{}
+	l.notify()
 }
 
 func (l *logSink) Invocation(fn, version string, inv deno.Invocation) {
 	l.mu.Lock()
 	l.invs = append(l.invs, inv)
 	l.mu.Unlock()
+	l.notify()
+}
+
+// notify wakes a waiter; a full channel already holds wake-ups enough.
+func (l *logSink) notify() {
+	select {
+	case l.seen <- struct{}{}:
+	default:
+	}
+}
+
+// waitInvocation waits for the record of the request with id requestID.
+func (l *logSink) waitInvocation(t *testing.T, requestID string) deno.Invocation {
+	t.Helper()
+	var got deno.Invocation
+	l.wait(t, "invocation record of request "+requestID, func() bool {
+		for _, inv := range l.invs {
+			if inv.RequestID == requestID {
+				got = inv
+				return true
+			}
+		}
+		return false
+	})
+	return got
 }
 
 // waitLine waits for a log line containing text.
 func (l *logSink) waitLine(t *testing.T, text string) deno.LogLine {
 	t.Helper()
+	var got deno.LogLine
+	l.wait(t, "log line with "+text, func() bool {
+		for _, line := range l.lines {
+			if strings.Contains(line.Message, text) {
+				got = line
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+// wait waits until found, called with the sink locked, reports true.
+func (l *logSink) wait(t *testing.T, what string, found func() bool) {
+	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
 		l.mu.Lock()
-		for _, line := range l.lines {
-			if strings.Contains(line.Message, text) {
-				l.mu.Unlock()
-				return line
-			}
-		}
+		ok := found()
 		l.mu.Unlock()
+		if ok {
+			return
+		}
 		select {
 		case <-l.seen:
 		case <-deadline:
-			t.Fatalf("no log line with %q", text)
+			t.Fatalf("no %s", what)
 		}
 	}
 }
@@ -263,6 +302,10 @@ Deno.serve(async (req) => {
 		line := b.logs.waitLine(t, "hello called /hello/sub/path")
 		if !strings.HasPrefix(line.RequestID, "req-") || line.Level != "info" {
 			t.Errorf("log line %+v: want the request id and level info", line)
+		}
+		inv := b.logs.waitInvocation(t, line.RequestID)
+		if inv.Method != "POST" || inv.Path != "/hello/sub/path" || inv.Status != 200 || inv.Error != "" || inv.Duration <= 0 {
+			t.Errorf("invocation record %+v: want POST /hello/sub/path answered 200", inv)
 		}
 	})
 

@@ -90,8 +90,11 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errTooLarge)
 		return
 	}
-	body := &limitedBody{ReadCloser: r.Body, left: s.cfg.MaxBodyBytes}
-	r.Body = body
+	var body *limitedBody
+	if r.Body != http.NoBody {
+		body = &limitedBody{ReadCloser: r.Body, left: s.cfg.MaxBodyBytes}
+		r.Body = body
+	}
 	s.invoke(w, r, f, rest, caller, body)
 }
 
@@ -123,16 +126,11 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 var errBodyTooLarge = errors.New("request body over the limit")
 
 // invoke runs the handler with the function-relative path, the wall-clock
-// limit and the runtime's error rendering.
+// limit and the runtime's error rendering. body is nil when the request
+// has none.
 func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, rest string, caller *jwt.Caller, body *limitedBody) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	ctx = jwt.NewContext(ctx, caller)
-	fr := r.WithContext(ctx)
-	u := *r.URL
-	u.Path, u.RawPath = "/"+rest, ""
-	fr.URL = &u
-
 	rw := &responseWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
@@ -145,13 +143,25 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 			}
 		}
 	}()
-	err := f.Handler(rw, fr)
+	var err error
+	if f.Handler == nil {
+		err = s.serveScript(ctx, rw, r, f.script, rest)
+	} else {
+		if jwt.FromContext(ctx) != caller {
+			ctx = jwt.NewContext(ctx, caller)
+		}
+		fr := r.WithContext(ctx)
+		u := *r.URL
+		u.Path, u.RawPath = "/"+rest, ""
+		fr.URL = &u
+		err = f.Handler(rw, fr)
+	}
 	if err == nil {
 		return
 	}
 	var fe *Error
 	switch {
-	case body.hit:
+	case body != nil && body.hit:
 		err = errTooLarge
 	case errors.As(err, &fe):
 		if fe.Err != nil {
@@ -178,36 +188,40 @@ func (s *Service) invoke(w http.ResponseWriter, r *http.Request, f Function, res
 	writeError(rw, err)
 }
 
-// tsHandler serves a TypeScript function through the Deno runtime, as a
-// Function like the Go ones, so verify_jwt, the wall clock and the error
-// bodies are the same for both.
+// tsHandler is a TypeScript function as a Function like the Go ones, so
+// verify_jwt, the wall clock and the error bodies are the same for both;
+// invoke serves it through the Deno runtime.
 func (s *Service) tsHandler(name string) (Function, bool) {
 	spec, ok := s.lookupTS(name)
 	if !ok {
 		return Function{}, false
 	}
 	verify := spec.VerifyJWT && !slices.Contains(s.cfg.NoVerifyJWT, name)
-	return Function{Name: name, VerifyJWT: verify, Handler: func(w http.ResponseWriter, r *http.Request) error {
-		path := r.URL.Path
-		if path == "/" {
-			path = ""
-		}
-		err := s.cfg.Deno.Serve(w, r, spec, path, telemetry.RequestID(r.Context()))
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, deno.ErrClientGone):
-			return nil // nobody to answer; the gateway logs the 499
-		case errors.Is(err, deno.ErrBoot):
-			return errBoot
-		case errors.Is(err, deno.ErrLimit):
-			return errLimit
-		case errors.Is(err, deno.ErrWallClock):
-			return errIdleTimeout
-		default:
-			return errWorker
-		}
-	}}, true
+	return Function{Name: name, VerifyJWT: verify, script: spec}, true
+}
+
+// serveScript passes the request to the function's Deno worker, under ctx
+// (the wall clock), as /{name}/{rest}.
+func (s *Service) serveScript(ctx context.Context, w http.ResponseWriter, r *http.Request, spec deno.Spec, rest string) error {
+	path := ""
+	if rest != "" {
+		path = "/" + rest
+	}
+	err := s.cfg.Deno.Serve(ctx, w, r, spec, path, telemetry.RequestID(ctx))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, deno.ErrClientGone):
+		return nil // nobody to answer; the gateway logs the 499
+	case errors.Is(err, deno.ErrBoot):
+		return errBoot
+	case errors.Is(err, deno.ErrLimit):
+		return errLimit
+	case errors.Is(err, deno.ErrWallClock):
+		return errIdleTimeout
+	default:
+		return errWorker
+	}
 }
 
 // caller returns what the gateway verified. Without a gateway (the service

@@ -34,6 +34,10 @@ type Function struct {
 	// Handler serves every method on /{name} and /{name}/{rest...}; it sees
 	// the path below the function name in r.URL.Path ("/" when none).
 	Handler httpx.HandlerFunc
+
+	// script is a TypeScript function's version, served by Deno (Handler
+	// is nil then).
+	script deno.Spec
 }
 
 // Config holds the service's settings.

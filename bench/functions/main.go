@@ -11,11 +11,14 @@
 //
 // A TypeScript case runs a hello function on Deno through the service (a
 // worker process behind Basalt's proxy) against the same file served by a
-// bare `deno run` in the same run, and reports cold starts.
+// bare `deno run` in the same run, and against that bare Deno behind the
+// least a Go server in front can do (the floor of any design that keeps
+// one on the path), and reports cold starts.
 //
 //	go run ./bench/functions            # 5 s per case, concurrency 32
 //	go run ./bench/functions -smoke     # CI: checks the path, ~1 s
 //	go run ./bench/functions -only ts   # the TypeScript case alone
+//	go run ./bench/functions -only ts -cpuprofile cpu.out   # then: go tool pprof -tagfocus side=basalt
 package main
 
 import (
@@ -25,6 +28,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -39,7 +43,11 @@ import (
 func main() {
 	only := flag.String("only", "", "run one case: go (the Go handler cases) or ts (TypeScript on Deno)")
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (client and Basalt) to the file")
+	memProfile := flag.String("memprofile", "", "write this process's allocation profile (client and Basalt; every allocation, which slows the run) to the file")
 	opts := bench.ParseFlags(32)
+	if *memProfile != "" {
+		runtime.MemProfileRate = 1
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -51,11 +59,28 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(opts, *only); err != nil {
+	err := run(opts, *only)
+	if err == nil && *memProfile != "" {
+		err = writeAllocs(*memProfile)
+	}
+	if err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench functions:", err)
 		os.Exit(1)
 	}
+}
+
+// writeAllocs writes the allocation profile (go tool pprof -sample_index=alloc_space).
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func run(opts bench.Options, only string) error {

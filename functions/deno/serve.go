@@ -27,46 +27,66 @@ var (
 	ErrClientGone = errors.New("client went away")
 )
 
-// Serve passes r to spec's worker as /{name}{path}. The request id goes to
-// the worker for its log lines. It returns nil once the worker answered
-// (whatever its status), or one of the errors above before any byte was
-// written.
-func (rt *Runtime) Serve(w http.ResponseWriter, r *http.Request, spec Spec, path, requestID string) error {
-	start := time.Now()
-	rec := &statusWriter{ResponseWriter: w}
-	err := rt.serve(rec, r, spec, path, requestID)
-	inv := Invocation{RequestID: requestID, Method: r.Method, Path: "/" + spec.Name + path, Status: rec.status,
-		Duration: time.Since(start)}
-	if err != nil {
-		inv.Error = err.Error()
-	}
+// Serve passes r to spec's worker as /{name}{path}, under ctx (the
+// caller's context with the wall clock) instead of r's own. The request id
+// goes to the worker for its log lines. It returns nil once the worker
+// answered (whatever its status), or one of the errors above before any
+// byte was written.
+func (rt *Runtime) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, spec Spec, path, requestID string) error {
+	var start time.Time
 	if rt.cfg.Logs != nil {
+		start = time.Now()
+	}
+	c := &call{sw: statusWriter{ResponseWriter: w}, path: path}
+	c.requestID[0] = requestID
+	err := rt.serve(ctx, c, r, spec)
+	if rt.cfg.Logs != nil {
+		inv := Invocation{RequestID: requestID, Method: r.Method, Path: "/" + spec.Name + path, Status: c.sw.status,
+			Duration: time.Since(start)}
+		if err != nil {
+			inv.Error = err.Error()
+		}
 		rt.cfg.Logs.Invocation(spec.Name, spec.Version, inv)
 	}
 	return err
 }
 
-func (rt *Runtime) serve(w *statusWriter, r *http.Request, spec Spec, path, requestID string) error {
+// call is one request to a worker, in one allocation: the writer that
+// records the worker's status, the process CPU time when it began (for the
+// CPU budget), what the worker proxy adds to the request, and why the
+// worker did not answer, when it did not. It travels to the proxy in the
+// request's context.
+type call struct {
+	sw         statusWriter
+	cpuAtStart time.Duration
+	path       string    // below the function's name: "" or "/rest"
+	requestID  [1]string // the X-Basalt-Request-Id header's value, as http.Header holds it
+	reason     string
+}
+
+type callKey struct{}
+
+func callOf(ctx context.Context) (*call, bool) {
+	c, ok := ctx.Value(callKey{}).(*call)
+	return c, ok
+}
+
+func (rt *Runtime) serve(ctx context.Context, c *call, r *http.Request, spec Spec) error {
 	wk, err := rt.worker(spec)
 	if err != nil {
 		rt.log.Warn("functions: worker did not boot", "function", spec.Name, "err", err)
 		return errors.Join(ErrBoot, err)
 	}
-	inflight := wk.begin()
-	defer wk.end(inflight)
+	wk.begin(c)
+	defer wk.end(c)
 
-	fail := &requestFailure{requestID: requestID}
-	// A shallow copy: the proxy clones the request (headers included) once
-	// more before it changes anything.
-	out := r.WithContext(context.WithValue(r.Context(), failureKey{}, fail))
-	u := *r.URL
-	u.Path, u.RawPath = "/"+spec.Name+path, ""
-	out.URL = &u
-	wk.proxy.ServeHTTP(w, out)
-	if w.status == 0 && fail.reason == "" {
-		fail.reason = endCrash
+	// A shallow copy (the proxy clones it, headers included, and sets the
+	// worker's URL on its clone).
+	wk.proxy.ServeHTTP(&c.sw, r.WithContext(context.WithValue(ctx, callKey{}, c)))
+	if c.sw.status == 0 && c.reason == "" {
+		c.reason = endCrash
 	}
-	switch fail.reason {
+	switch c.reason {
 	case "":
 		return nil // answered, WORKER_ERROR included (the bootstrap's)
 	case endMemory, endCPU:

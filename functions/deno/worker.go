@@ -53,19 +53,13 @@ type worker struct {
 	listening bool
 	startErr  error
 	endReason string
-	inflight  map[*inflightReq]struct{}
+	inflight  map[*call]struct{}
 	tasks     int       // pending EdgeRuntime.waitUntil tasks
 	lastUsed  time.Time // for the idle reaper
 	stderr    tailBuffer
 	cpu       atomic.Int64 // the process's CPU time at the watcher's last sample
 	started   time.Time
 	coldStart time.Duration
-}
-
-// inflightReq is a request the worker is serving, with the process CPU
-// time when it began, for the CPU budget.
-type inflightReq struct {
-	cpuAtStart time.Duration
 }
 
 func newToken() string {
@@ -88,7 +82,7 @@ func (rt *Runtime) startWorker(spec Spec) (*worker, error) {
 	w := &worker{
 		spec: spec, rt: rt, token: newToken(),
 		ready: make(chan struct{}), done: make(chan struct{}),
-		inflight: map[*inflightReq]struct{}{}, lastUsed: time.Now(), started: time.Now(),
+		inflight: map[*call]struct{}{}, lastUsed: time.Now(), started: time.Now(),
 	}
 	// The system's temp folder keeps the socket's path under the unix
 	// limit (108 bytes) wherever Basalt's data lives.
@@ -247,15 +241,19 @@ func (w *worker) readControl(stdout io.Reader) {
 }
 
 func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
-	target := &url.URL{Scheme: "http", Host: "worker"}
 	// The request line names the functions' origin in absolute form
 	// (http://localhost:8000/name/path), which Deno takes for req.url: the
 	// bootstrap need not parse and rebuild it. The Host header stays the
 	// caller's.
+	namePath := "/" + w.spec.Name
 	var absolute string
 	if o, err := url.Parse(w.rt.cfg.URLOrigin); err == nil && o.Scheme == "http" && o.Host != "" && o.Path == "" {
-		absolute = "//" + o.Host
+		// The name needs no escaping (letters, digits, '-' and '_').
+		absolute = "//" + o.Host + namePath
 	}
+	// Read-only, shared by every request (http.Header values are replaced,
+	// never written in place).
+	token := []string{w.token}
 	socket := w.socket
 	transport := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -268,15 +266,20 @@ func (w *worker) newProxy() (*httputil.ReverseProxy, *http.Transport) {
 	}
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
+			// pr.Out.URL is the proxy's own copy: set in place.
+			u := pr.Out.URL
+			u.Scheme, u.Host, u.Opaque = "http", "worker", ""
+			var fnPath string
+			if c, ok := callOf(pr.In.Context()); ok {
+				fnPath = c.path
+				pr.Out.Header["X-Basalt-Request-Id"] = c.requestID[:]
+			}
+			u.Path, u.RawPath = namePath+fnPath, ""
 			if absolute != "" {
-				pr.Out.URL.Opaque = absolute + pr.Out.URL.EscapedPath()
+				u.Opaque = absolute + (&url.URL{Path: fnPath}).EscapedPath()
 			}
 			pr.Out.Host = pr.In.Host
-			pr.Out.Header.Set("X-Basalt-Worker-Token", w.token)
-			if f, ok := pr.In.Context().Value(failureKey{}).(*requestFailure); ok {
-				pr.Out.Header.Set("X-Basalt-Request-Id", f.requestID)
-			}
+			pr.Out.Header["X-Basalt-Worker-Token"] = token
 			// The function sees the caller's headers, not a proxy's.
 			pr.Out.Header.Del("X-Forwarded-For")
 		},
@@ -306,21 +309,11 @@ func (b *bufferPool) Get() []byte {
 
 func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
 
-// requestFailure travels with a request to the worker: its id (for the
-// worker's log lines) and, when the worker did not answer, why, for the
-// service that renders it.
-type requestFailure struct {
-	requestID string
-	reason    string
-}
-
-type failureKey struct{}
-
 // proxyFailed decides what a request the worker did not answer gets: the
 // worker hit a limit (546), the request hit the wall clock (504), the
 // client left (nothing), or the worker failed (500).
 func (w *worker) proxyFailed(rw http.ResponseWriter, r *http.Request, err error) {
-	if f, ok := r.Context().Value(failureKey{}).(*requestFailure); ok {
+	if f, ok := callOf(r.Context()); ok {
 		select {
 		case <-w.done:
 			w.mu.Lock()
@@ -350,20 +343,19 @@ func (w *worker) proxyFailed(rw http.ResponseWriter, r *http.Request, err error)
 }
 
 // begin registers a request; end unregisters it.
-func (w *worker) begin() *inflightReq {
+func (w *worker) begin(c *call) {
 	// The watcher's last sample (at most one interval old) saves a read of
 	// /proc per request.
-	req := &inflightReq{cpuAtStart: time.Duration(w.cpu.Load())}
+	c.cpuAtStart = time.Duration(w.cpu.Load())
 	w.mu.Lock()
-	w.inflight[req] = struct{}{}
+	w.inflight[c] = struct{}{}
 	w.lastUsed = time.Now()
 	w.mu.Unlock()
-	return req
 }
 
-func (w *worker) end(req *inflightReq) {
+func (w *worker) end(c *call) {
 	w.mu.Lock()
-	delete(w.inflight, req)
+	delete(w.inflight, c)
 	w.lastUsed = time.Now()
 	w.mu.Unlock()
 }
@@ -397,8 +389,8 @@ func (w *worker) watch() {
 		w.cpu.Store(int64(cpu))
 		w.mu.Lock()
 		over := false
-		for req := range w.inflight {
-			if cpu-req.cpuAtStart > w.rt.cfg.CPUBudget {
+		for c := range w.inflight {
+			if cpu-c.cpuAtStart > w.rt.cfg.CPUBudget {
 				over = true
 			}
 		}
