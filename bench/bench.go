@@ -121,10 +121,8 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 	lat := make([][]time.Duration, opts.Concurrency)
 	var errs, nbytes atomic.Int64
 	var firstErr atomic.Value
-	dbPID := int(databasePID.Load())
-	db0, dbOK := processTreeCPU(dbPID)
 	cpu0, cpuOK := machineCPU()
-	self0, heap0 := selfCPU(), heapAllocs()
+	span, heap0 := StartCPUSpan(), heapAllocs()
 	start := time.Now()
 	loop(ctx, opts.Concurrency, opts.Duration, func(ctx context.Context) (int64, error) {
 		n, err := op(ctx)
@@ -136,9 +134,13 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 		return n, err
 	}, lat)
 	elapsed := time.Since(start)
-	self1, heap1 := selfCPU(), heapAllocs()
+	ops := 0
+	for _, l := range lat {
+		ops += len(l)
+	}
+	selfPerOp, dbPerOp := span.PerOp(ops)
+	heap1 := heapAllocs()
 	cpu1, cpuOK1 := machineCPU()
-	db1, dbOK1 := processTreeCPU(dbPID)
 	var all []time.Duration
 	for _, l := range lat {
 		all = append(all, l...)
@@ -155,13 +157,10 @@ func Run(ctx context.Context, name string, opts Options, op Op) Result {
 			r.Busy = float64(busy) / float64(total)
 		}
 	}
+	r.SelfCPUPerOp, r.DBCPUPerOp = selfPerOp, dbPerOp
 	if len(all) > 0 {
-		r.SelfCPUPerOp = (self1 - self0) / time.Duration(len(all))
 		r.AllocsPerOp = float64(heap1.objects-heap0.objects) / float64(len(all))
 		r.AllocBytesPerOp = float64(heap1.bytes-heap0.bytes) / float64(len(all))
-	}
-	if dbPID > 0 && dbOK && dbOK1 && len(all) > 0 {
-		r.DBCPUPerOp = (db1 - db0) / time.Duration(len(all))
 	}
 	return r
 }
