@@ -19,7 +19,6 @@ import (
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/httpx"
 	"github.com/basaltdev/basalt/internal/jwt"
-	"github.com/basaltdev/basalt/internal/lazy"
 )
 
 // Function is one entry of the registry: the name is the first path segment
@@ -158,8 +157,6 @@ type Service struct {
 
 var _ http.Handler = (*Service)(nil)
 
-var nameRE = lazy.NewRegexp(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
-
 // New builds the service from its config and the functions to serve. It
 // rejects invalid or duplicate names, so a misconfigured registry never
 // starts.
@@ -178,7 +175,7 @@ func New(cfg Config, registry ...Function) (*Service, error) {
 		s.now = time.Now
 	}
 	for _, f := range registry {
-		if !nameRE.MatchString(f.Name) {
+		if !deno.NameRE.MatchString(f.Name) {
 			return nil, fmt.Errorf("functions: invalid function name %q", f.Name)
 		}
 		if f.Handler == nil {
