@@ -4,10 +4,11 @@
 //
 // Writing never slows a request: Add puts the entry on a bounded queue and
 // returns; a goroutine copies batches into the table. The queue takes memory
-// as entries arrive, not its whole bound up front: an idle node holds none. When the database
-// cannot keep up the queue fills, and entries past it are dropped and
-// counted (basalt_access_log_dropped_total). The table is bounded by age
-// and by rows; each node sweeps it.
+// as entries arrive, not its whole bound up front: an idle node holds none.
+// When the database cannot keep up the queue fills, and entries past it are
+// dropped and counted (basalt_access_log_dropped_total). The table is
+// unlogged (no WAL per request; a crash of PostgreSQL empties it) and bounded
+// by age and by rows; each node sweeps it.
 package accesslog
 
 import (
