@@ -1,8 +1,13 @@
+import { memo, useMemo } from 'react'
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import { Skeleton } from '@/components/ui/skeleton'
+import { WhenSeen } from '@/components/when-seen'
 import { formatNaira } from '@/lib/format'
 
 // Recharts is loaded with this module only (the sponsor dashboard imports it
 // lazily), so the dashboard's first screen does not wait for the library.
+// Drawing one chart is a long task on a phone (the library renders it in
+// several passes), so each chart is drawn when it comes near the screen.
 
 /** SpendData is what the charts plot. */
 export interface SpendData {
@@ -21,7 +26,7 @@ function Chart({ title, data, x, vertical }: { title: string; data: Record<strin
       {data.length === 0 ? (
         <p className="py-10 text-center text-sm text-muted-foreground">No spending in this period</p>
       ) : (
-        <div className="h-56 text-muted-foreground">
+        <WhenSeen className="h-56 text-muted-foreground" placeholder={<Skeleton className="h-full" />}>
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={data} layout={vertical ? 'vertical' : 'horizontal'} margin={{ left: vertical ? 8 : 0, right: 8 }}>
               <CartesianGrid strokeOpacity={0.15} />
@@ -40,20 +45,22 @@ function Chart({ title, data, x, vertical }: { title: string; data: Record<strin
               <Bar dataKey="amount" name="Spent" fill="#f59e0b" radius={3} />
             </BarChart>
           </ResponsiveContainer>
-        </div>
+        </WhenSeen>
       )}
     </figure>
   )
 }
 
-/** SpendCharts plots spend per day, per artist and per track. */
-export default function SpendCharts({ data }: { data: SpendData }) {
-  const days = data.per_day.map((d) => ({ ...d, label: new Date(`${d.day}T00:00:00Z`).toLocaleDateString('en-NG', { day: 'numeric', month: 'short', timeZone: 'UTC' }) }))
+/** SpendCharts plots spend per day, per artist and per track; it renders again only for new data. */
+export default memo(function SpendCharts({ data }: { data: SpendData }) {
+  const days = useMemo(() => data.per_day.map((d) => ({ ...d, label: new Date(`${d.day}T00:00:00Z`).toLocaleDateString('en-NG', { day: 'numeric', month: 'short', timeZone: 'UTC' }) })), [data.per_day])
+  const artists = useMemo(() => data.per_artist.slice(0, 8), [data.per_artist])
+  const tracks = useMemo(() => data.per_track.slice(0, 8), [data.per_track])
   return (
     <div className="grid grid-cols-1 gap-3 lg:grid-cols-3" data-testid="spend-charts">
       <Chart title="Spend per day" data={days} x="label" />
-      <Chart title="Spend per artist" data={data.per_artist.slice(0, 8)} x="name" vertical />
-      <Chart title="Spend per track" data={data.per_track.slice(0, 8)} x="title" vertical />
+      <Chart title="Spend per artist" data={artists} x="name" vertical />
+      <Chart title="Spend per track" data={tracks} x="title" vertical />
     </div>
   )
-}
+})
