@@ -87,7 +87,7 @@ const Sections = memo(function Sections({ userId, isArtist, data }: { userId: st
       <div className="mt-8 grid grid-cols-1 gap-6 lg:grid-cols-3">
         <div className="grid grid-cols-1 content-start gap-3 lg:col-span-2">
           <h2 className="text-xl font-bold">Earnings statement</h2>
-          <WhenSeen placeholder={<Skeleton className="h-96" />}>
+          <WhenSeen placeholder={<Skeleton className="h-64" />}>
             <Statement userId={userId} />
           </WhenSeen>
         </div>

@@ -33,6 +33,8 @@ const AXIS = '#666'
 const GRID = '#ccc'
 const BAR = '#f59e0b'
 const TICK = { fontSize: 11, fill: 'currentColor' }
+/** TIP is the tooltip's box (inline: the page's stylesheet, loaded before any page, stays as it was). */
+const TIP = { background: '#18181b', border: '1px solid #3f3f46', padding: 10 }
 /** MIN_GAP is the least space between two day labels: labels that would come closer are left out, the last one kept. */
 const MIN_GAP = 5
 /** CHAR_PX is an 11-px label's character width where text cannot be measured. */
@@ -115,7 +117,7 @@ function Plot({ data, width, vertical }: { data: Point[]; width: number; vertica
   const d = active && data[active.i]
   return (
     <>
-      <svg width={width} height={HEIGHT} tabIndex={0} role="application" onKeyDown={keys} onBlur={() => setActive(null)} className="overflow-visible outline-none">
+      <svg width={width} height={HEIGHT} tabIndex={0} role="application" onKeyDown={keys} onBlur={() => setActive(null)} overflow="visible" className="outline-none">
         {vertical ? (
           <>
             <GridRows scale={cats} width={right - left} left={left} stroke={GRID} strokeOpacity={0.15} />
@@ -165,18 +167,13 @@ function Plot({ data, width, vertical }: { data: Point[]; width: number; vertica
         )}
       </svg>
       {active && d && (
-        <TooltipWithBounds
-          left={active.x}
-          top={active.y}
-          unstyled
-          applyPositionStyle
-          className="pointer-events-none z-10 whitespace-nowrap border border-[#3f3f46] bg-[#18181b] p-2.5"
-          data-testid="spend-tooltip"
-        >
-          <p className="m-0">{d.label}</p>
-          <p className="m-0 pt-1" style={{ color: BAR }}>
-            Spent : {formatNaira(d.amount)}
-          </p>
+        <TooltipWithBounds left={active.x} top={active.y} unstyled applyPositionStyle className="pointer-events-none whitespace-nowrap" data-testid="spend-tooltip">
+          <div style={TIP}>
+            <p>{d.label}</p>
+            <p className="pt-1" style={{ color: BAR }}>
+              Spent : {formatNaira(d.amount)}
+            </p>
+          </div>
         </TooltipWithBounds>
       )}
     </>
