@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react'
+import { lazy, memo, Suspense, useState } from 'react'
 import { Link } from 'react-router'
 import { AlertTriangle, Wallet } from 'lucide-react'
 import { Button } from '@/components/ui/button'
@@ -7,7 +7,7 @@ import { Skeleton } from '@/components/ui/skeleton'
 import { Tabs, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { useAuthStore } from '@/lib/auth'
 import { abbreviateNumber, formatNaira } from '@/lib/format'
-import { useSponsorAnalytics, useSponsorDashboard } from '@/features/dashboards/api/dashboards'
+import { useSponsorAnalytics, useSponsorDashboard, type SponsorDashboard as Figures } from '@/features/dashboards/api/dashboards'
 import { useLiveSponsorDashboard } from '@/features/dashboards/hooks/use-live-dashboard'
 import { BrowseArtists } from '@/features/sponsorships/components/browse-artists'
 import { InvitesList } from '@/features/sponsorships/components/invites-list'
@@ -19,7 +19,7 @@ import { DashboardSkeleton, Section, Stat } from './dashboard-parts'
 // The charts library loads after the first screen.
 const SpendCharts = lazy(() => import('@/features/sponsorships/components/spend-charts'))
 
-type SponsoredArtist = NonNullable<ReturnType<typeof useSponsorDashboard>['data']>['artists'][number]
+type SponsoredArtist = Figures['artists'][number]
 
 const artistColumns: DataColumn<SponsoredArtist>[] = [
   {
@@ -64,8 +64,6 @@ export default function SponsorDashboard() {
   const userId = useAuthStore((s) => s.user?.id)
   // A fresh load brings the spending charts with the figures, in one call.
   const { data, isLoading } = useSponsorDashboard(userId, userId ? sponsorFirstScreen(userId, FIRST_DAYS) : undefined)
-  const balance = Number(data?.wallet.balance ?? 0)
-  const r = data && runway(balance, Number(data.runway.per_stream), Number(data.runway.spent_7d))
   const live = useLiveSponsorDashboard(userId)
   return (
     <div data-testid="sponsor-dashboard" data-live={live}>
@@ -81,70 +79,81 @@ export default function SponsorDashboard() {
         </div>
       </div>
       {isLoading && <DashboardSkeleton />}
-      {data && userId && r && (
-        <>
-          {isLowBalance(balance, Number(data.wallet.threshold)) && (
-            <div role="alert" className="mt-4 flex items-center gap-2 rounded-xl border border-amber-500/50 bg-amber-500/10 p-3 text-sm" data-testid="low-balance">
-              <AlertTriangle className="size-5 text-amber-400" />
-              Your wallet is under {formatNaira(Number(data.wallet.threshold))}. Top up so your sponsored streams keep paying artists.
-            </div>
-          )}
-          <div className="mt-6 grid grid-cols-2 gap-3 lg:grid-cols-4">
-            <Stat testId="wallet-balance" label="Wallet balance" value={formatNaira(balance)} hint={runwayText(r)} />
-            <Stat label="Total spent" value={formatNaira(Number(data.wallet.spent))} />
-            <Stat label="Streams paid" value={abbreviateNumber(Number(data.wallet.streams_paid))} />
-            <Stat label="Sponsored tracks" value={String(data.tracks.length)} />
-          </div>
-
-          <Analytics userId={userId} />
-
-          <Section title="Sponsored artists">
-            {data.artists.length === 0 ? (
-              <p className="text-muted-foreground">You are not sponsoring anyone yet. Invite an artist below.</p>
-            ) : (
-              <DataTable testId="sponsored-artists" columns={artistColumns} rows={data.artists} rowKey={(a) => a.artist_id} empty="" />
-            )}
-          </Section>
-
-          <Section title="Sponsored tracks">
-            {data.tracks.length === 0 ? (
-              <p className="text-muted-foreground">No sponsored tracks yet.</p>
-            ) : (
-              <ul className="grid grid-cols-1 gap-2 md:grid-cols-2" data-testid="sponsored-tracks">
-                {data.tracks.map((t) => (
-                  <li key={t.id} className="flex items-center justify-between gap-2 rounded-xl border border-border bg-card p-3 text-sm">
-                    <span className="min-w-0 truncate">
-                      <span className="font-medium">{t.title}</span> <span className="text-muted-foreground">· {t.artist_name}</span>
-                    </span>
-                    <span className="shrink-0 tabular-nums text-muted-foreground">
-                      {t.streams_paid} paid · {formatNaira(Number(t.spent))}
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Section>
-
-          <Section title="Invitations">
-            <InvitesList
-              empty="No invitations yet."
-              invites={data.invites.map((i) => ({
-                id: i.id,
-                other: i.artist_name ?? 'Artist',
-                track_title: i.track_title,
-                status: i.status,
-                incoming: i.initiated_by === 'artist',
-                pitch: i.pitch,
-                created_at: i.created_at,
-              }))}
-            />
-          </Section>
-
-          <Section title="Find artists">
-            <BrowseArtists sponsorId={userId} />
-          </Section>
-        </>
-      )}
+      {data && userId && <Sections userId={userId} data={data} />}
     </div>
   )
 }
+
+/**
+ * Sections are the dashboard under its heading. They render again only when
+ * the figures change: a subscription going live or a refetch starting
+ * re-renders the page's frame, not its lists and charts.
+ */
+const Sections = memo(function Sections({ userId, data }: { userId: string; data: Figures }) {
+  const balance = Number(data.wallet.balance)
+  const r = runway(balance, Number(data.runway.per_stream), Number(data.runway.spent_7d))
+  return (
+    <>
+      {isLowBalance(balance, Number(data.wallet.threshold)) && (
+        <div role="alert" className="mt-4 flex items-center gap-2 rounded-xl border border-amber-500/50 bg-amber-500/10 p-3 text-sm" data-testid="low-balance">
+          <AlertTriangle className="size-5 text-amber-400" />
+          Your wallet is under {formatNaira(Number(data.wallet.threshold))}. Top up so your sponsored streams keep paying artists.
+        </div>
+      )}
+      <div className="mt-6 grid grid-cols-2 gap-3 lg:grid-cols-4">
+        <Stat testId="wallet-balance" label="Wallet balance" value={formatNaira(balance)} hint={runwayText(r)} />
+        <Stat label="Total spent" value={formatNaira(Number(data.wallet.spent))} />
+        <Stat label="Streams paid" value={abbreviateNumber(Number(data.wallet.streams_paid))} />
+        <Stat label="Sponsored tracks" value={String(data.tracks.length)} />
+      </div>
+
+      <Analytics userId={userId} />
+
+      <Section title="Sponsored artists">
+        {data.artists.length === 0 ? (
+          <p className="text-muted-foreground">You are not sponsoring anyone yet. Invite an artist below.</p>
+        ) : (
+          <DataTable testId="sponsored-artists" columns={artistColumns} rows={data.artists} rowKey={(a) => a.artist_id} empty="" />
+        )}
+      </Section>
+
+      <Section title="Sponsored tracks">
+        {data.tracks.length === 0 ? (
+          <p className="text-muted-foreground">No sponsored tracks yet.</p>
+        ) : (
+          <ul className="grid grid-cols-1 gap-2 md:grid-cols-2" data-testid="sponsored-tracks">
+            {data.tracks.map((t) => (
+              <li key={t.id} className="flex items-center justify-between gap-2 rounded-xl border border-border bg-card p-3 text-sm">
+                <span className="min-w-0 truncate">
+                  <span className="font-medium">{t.title}</span> <span className="text-muted-foreground">· {t.artist_name}</span>
+                </span>
+                <span className="shrink-0 tabular-nums text-muted-foreground">
+                  {t.streams_paid} paid · {formatNaira(Number(t.spent))}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+
+      <Section title="Invitations">
+        <InvitesList
+          empty="No invitations yet."
+          invites={data.invites.map((i) => ({
+            id: i.id,
+            other: i.artist_name ?? 'Artist',
+            track_title: i.track_title,
+            status: i.status,
+            incoming: i.initiated_by === 'artist',
+            pitch: i.pitch,
+            created_at: i.created_at,
+          }))}
+        />
+      </Section>
+
+      <Section title="Find artists">
+        <BrowseArtists sponsorId={userId} />
+      </Section>
+    </>
+  )
+})

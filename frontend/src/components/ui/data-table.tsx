@@ -1,4 +1,4 @@
-import { Fragment, useMemo } from 'react'
+import { Fragment, memo, useMemo } from 'react'
 import { flexRender, getCoreRowModel, useReactTable, type Cell, type ColumnDef } from '@tanstack/react-table'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
@@ -54,7 +54,8 @@ export interface DataTableProps<Row> {
  * containment): a table drawn for a wider screen cannot hold the width it
  * is measured at.
  */
-export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, onRowClick, rowLabel, testId, rowTestId }: DataTableProps<Row>) {
+export function DataTable<Row>(props: DataTableProps<Row>) {
+  const { columns, onRowClick, rowLabel, testId } = props
   const [ref, width] = useElementWidth<HTMLDivElement>()
   const all = useMemo(() => {
     const list: DataColumn<Row>[] = [...columns]
@@ -72,6 +73,29 @@ export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, o
       })
     return list
   }, [columns, onRowClick, rowLabel])
+  const layout = chooseTableLayout(
+    all.map((c, i) => ({ id: `c${i}`, width: c.width ?? 120, priority: c.priority ?? i + 1, action: !!c.action })),
+    // The cells' padding is part of the widths; the border is not.
+    width - 2,
+  )
+  // The rows are drawn again when the layout changes, not whenever the width does.
+  const folded = layout.mode === 'table' ? layout.folded.join(' ') : ''
+  return layout.mode === 'cards' ? (
+    <div ref={ref} className="w-full min-w-0 [contain:inline-size]" data-testid={testId} data-layout="cards">
+      <Rows {...props} all={all} cards folded="" />
+    </div>
+  ) : (
+    <div ref={ref} className="w-full min-w-0 rounded-xl border border-border [contain:inline-size]" data-testid={testId} data-layout="table">
+      <Rows {...props} all={all} cards={false} folded={folded} />
+    </div>
+  )
+}
+
+/** RowsProps are a DataTable's inputs with its columns and the layout chosen: cards, or a table with the columns folded (ids, space-separated). */
+type RowsProps<Row> = DataTableProps<Row> & { all: DataColumn<Row>[]; cards: boolean; folded: string }
+
+/** Rows draws a DataTable's rows in the layout chosen for its width. */
+function RowsOf<Row>({ all, cards, folded: foldedIds, rows, rowKey, loading, error, empty, onRowClick, rowTestId }: RowsProps<Row>) {
   const defs = useMemo<ColumnDef<Row>[]>(
     () =>
       all.map((c, i) => ({
@@ -82,15 +106,7 @@ export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, o
       })),
     [all],
   )
-  const layout = chooseTableLayout(
-    defs.map((d) => {
-      const m = d.meta as Meta
-      return { id: d.id!, width: m.width, priority: m.priority, action: m.action }
-    }),
-    // The cells' padding is part of the widths; the border is not.
-    width - 2,
-  )
-  const folded = new Set(layout.mode === 'table' ? layout.folded : [])
+  const folded = new Set(foldedIds ? foldedIds.split(' ') : [])
   // The table object is read afresh on every render here, never memoized or passed on.
   // eslint-disable-next-line react-hooks/incompatible-library
   const table = useReactTable({
@@ -108,9 +124,9 @@ export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, o
     </>
   )
 
-  if (layout.mode === 'cards') {
+  if (cards) {
     return (
-      <div ref={ref} className="w-full min-w-0 [contain:inline-size]" data-testid={testId} data-layout="cards">
+      <>
         <ul className="grid grid-cols-1 gap-2">
           {table.getRowModel().rows.map((row) => {
             const cells = row.getAllCells()
@@ -142,12 +158,12 @@ export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, o
           })}
         </ul>
         {(loading || !!error || rows.length === 0) && <div className="rounded-xl border border-border">{status}</div>}
-      </div>
+      </>
     )
   }
 
   return (
-    <div ref={ref} className="w-full min-w-0 rounded-xl border border-border [contain:inline-size]" data-testid={testId} data-layout="table">
+    <>
       <table className="w-full text-left text-sm">
         <thead className="bg-card text-xs uppercase tracking-wide text-muted-foreground">
           {table.getHeaderGroups().map((g) => (
@@ -193,6 +209,9 @@ export function DataTable<Row>({ columns, rows, rowKey, loading, error, empty, o
         </tbody>
       </table>
       {status}
-    </div>
+    </>
   )
 }
+
+// Memoised: a DataTable that only measured a new width with the same layout leaves its rows be.
+const Rows = memo(RowsOf) as typeof RowsOf
