@@ -2,11 +2,10 @@
 // (basalt.access_logs), so every node's requests can be searched in one
 // place (Studio's Logs screen) without a log stack of its own.
 //
-// Writing never slows a request: Add puts the entry on a bounded queue and
-// returns; a goroutine copies batches into the table. The queue takes memory
-// as entries arrive, not its whole bound up front: an idle node holds none.
-// When the database cannot keep up the queue fills, and entries past it are
-// dropped and counted (basalt_access_log_dropped_total). The table is
+// Writing never slows a request: Add puts the entry on a bounded queue
+// (internal/copyqueue) and returns; a goroutine copies batches into the
+// table. When the database cannot keep up the queue fills, and entries past
+// it are dropped and counted (basalt_access_log_dropped_total). The table is
 // unlogged (no WAL per request; a crash of PostgreSQL empties it) and bounded
 // by age and by rows; each node sweeps it.
 package accesslog
@@ -15,7 +14,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +22,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/basaltdev/basalt/internal/config"
+	"github.com/basaltdev/basalt/internal/copyqueue"
 )
 
 // Entry is one answered request.
@@ -74,42 +73,23 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return c, r.Err()
 }
 
-// Writer queues entries and writes them in batches.
+// Writer queues entries and writes them in batches (copyqueue).
 type Writer struct {
 	db      *pgxpool.Pool
 	cfg     Config
-	log     *slog.Logger
 	dropped prometheus.Counter
 	written prometheus.Counter
-	wake    chan struct{} // a batch is full, or Close was called
-	done    chan struct{}
-
-	mu     sync.Mutex
-	queue  [][]Entry // batches waiting for the writer; the last one fills up to cfg.Batch
-	queued int       // entries in queue, at most cfg.Queue
-	closed bool
+	q       *copyqueue.Writer[Entry]
 }
 
 // New starts a writer; Close flushes and stops it. Its counters are
 // registered on reg when it is not nil.
 func New(db *pgxpool.Pool, cfg Config, log *slog.Logger, reg prometheus.Registerer) (*Writer, error) {
-	if cfg.Queue <= 0 {
-		cfg.Queue = 10_000
-	}
-	if cfg.Batch <= 0 {
-		cfg.Batch = 1000
-	}
-	if cfg.Every <= 0 {
-		cfg.Every = 250 * time.Millisecond
-	}
 	if cfg.Sweep <= 0 {
 		cfg.Sweep = time.Minute
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	w := &Writer{
-		db: db, cfg: cfg, log: log, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		db: db, cfg: cfg,
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "basalt_access_log_dropped_total",
 			Help: "Access log entries dropped because the queue to the database was full."}),
 		written: prometheus.NewCounter(prometheus.CounterOpts{Name: "basalt_access_log_written_total",
@@ -122,114 +102,31 @@ func New(db *pgxpool.Pool, cfg Config, log *slog.Logger, reg prometheus.Register
 			}
 		}
 	}
-	go w.run()
+	w.q = copyqueue.New(db, copyqueue.Config[Entry]{
+		Table: pgx.Identifier{"basalt", "access_logs"}, Columns: columns, Row: w.row,
+		Queue: cfg.Queue, Batch: cfg.Batch, Every: cfg.Every, Sweep: w.sweep, SweepEvery: cfg.Sweep,
+		What:    "access log",
+		Dropped: func(n int) { w.dropped.Add(float64(n)) },
+		Written: func(n int) { w.written.Add(float64(n)) },
+	}, log)
 	return w, nil
 }
 
 // Add queues e; it never blocks. A full queue drops e and counts it.
-func (w *Writer) Add(e Entry) {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		return
-	}
-	if w.queued >= w.cfg.Queue {
-		w.mu.Unlock()
-		w.dropped.Inc()
-		return
-	}
-	if len(w.queue) == 0 || len(w.queue[len(w.queue)-1]) >= w.cfg.Batch {
-		w.queue = append(w.queue, nil)
-	}
-	last := &w.queue[len(w.queue)-1]
-	*last = append(*last, e)
-	w.queued++
-	full := len(*last) >= w.cfg.Batch
-	w.mu.Unlock()
-	if full {
-		w.signal()
-	}
-}
-
-// signal wakes the writer; a wake already pending covers this one.
-func (w *Writer) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
+func (w *Writer) Add(e Entry) { w.q.Add(e) }
 
 // Dropped is how many entries were dropped so far.
 func (w *Writer) Dropped() float64 { return counterValue(w.dropped) }
 
+// Close writes what is queued and stops; later entries are ignored.
+func (w *Writer) Close() { w.q.Close() }
+
 var columns = []string{"at", "node", "request_id", "service", "method", "path", "query", "status", "bytes",
 	"duration_ms", "client_ip", "user_agent", "user_id", "role"}
 
-func (w *Writer) run() {
-	defer close(w.done)
-	tick := time.NewTicker(w.cfg.Every)
-	defer tick.Stop()
-	sweep := time.NewTicker(w.cfg.Sweep)
-	defer sweep.Stop()
-	flush := func(batch []Entry) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		n, err := w.db.CopyFrom(ctx, pgx.Identifier{"basalt", "access_logs"}, columns,
-			pgx.CopyFromSlice(len(batch), func(i int) ([]any, error) {
-				e := batch[i]
-				return []any{e.At, w.cfg.Node, e.RequestID, e.Service, e.Method, clip(e.Path, 2048), clip(e.Query, 2048),
-					e.Status, e.Bytes, e.DurationMS, e.ClientIP, clip(e.UserAgent, 512), e.UserID, e.Role}, nil
-			}))
-		if err != nil {
-			w.dropped.Add(float64(len(batch)))
-			w.log.Warn("access log: entries lost", "entries", len(batch), "err", err)
-		} else {
-			w.written.Add(float64(n))
-		}
-	}
-	for {
-		select {
-		case <-w.wake:
-		case <-tick.C:
-		case <-sweep.C:
-			if err := w.sweep(context.Background()); err != nil {
-				w.log.Warn("access log: old entries not deleted", "err", err)
-			}
-			continue
-		}
-		// Write one batch; what is left waits for the next wake, a tick at
-		// the latest, or is written now when it fills a batch or the
-		// writer is closing.
-		batch, more, closed := w.take()
-		if len(batch) > 0 {
-			flush(batch)
-		}
-		if closed && !more {
-			return
-		}
-		if more {
-			w.signal()
-		}
-	}
-}
-
-// take removes the oldest batch from the queue and reports whether what is
-// left should be written at once: a full batch or, once the writer is
-// closed, anything.
-func (w *Writer) take() (batch []Entry, more, closed bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.queue) > 0 {
-		batch = w.queue[0]
-		w.queue[0] = nil
-		w.queue = w.queue[1:]
-		w.queued -= len(batch)
-	}
-	if len(w.queue) == 0 {
-		w.queue = nil
-	}
-	full := len(w.queue) > 1 || len(w.queue) == 1 && len(w.queue[0]) >= w.cfg.Batch
-	return batch, full || w.closed && len(w.queue) > 0, w.closed
+func (w *Writer) row(e Entry) []any {
+	return []any{e.At, w.cfg.Node, e.RequestID, e.Service, e.Method, clip(e.Path, 2048), clip(e.Query, 2048),
+		e.Status, e.Bytes, e.DurationMS, e.ClientIP, clip(e.UserAgent, 512), e.UserID, e.Role}
 }
 
 // sweep deletes rows past the retention age, then all but the newest
@@ -247,15 +144,6 @@ func (w *Writer) sweep(ctx context.Context) error {
 		return err
 	}
 	return nil
-}
-
-// Close writes what is queued and stops; later entries are ignored.
-func (w *Writer) Close() {
-	w.mu.Lock()
-	w.closed = true
-	w.mu.Unlock()
-	w.signal()
-	<-w.done
 }
 
 func clip(s string, n int) string {
