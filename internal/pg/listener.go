@@ -3,6 +3,7 @@ package pg
 import (
 	"context"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -363,13 +364,20 @@ func (l *Listener) listen(ctx context.Context, up func()) (connected bool, err e
 	}
 }
 
+// plainName is a channel name that needs no quotes (ours are not keywords).
+var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
 // listenTo LISTENs for channels in one round trip.
 func (l *Listener) listenTo(ctx context.Context, conn *pgx.Conn, channels []string) error {
-	var b strings.Builder
-	for _, c := range channels {
-		b.WriteString("LISTEN " + pgx.Identifier{c}.Sanitize() + ";")
+	stmts := make([]string, len(channels))
+	for i, c := range channels {
+		// Plain names stay bare, as pg_stat_activity then shows them.
+		if !plainName.MatchString(c) {
+			c = pgx.Identifier{c}.Sanitize()
+		}
+		stmts[i] = "LISTEN " + c
 	}
-	if _, err := conn.Exec(ctx, b.String()); err != nil {
+	if _, err := conn.Exec(ctx, strings.Join(stmts, "; ")); err != nil {
 		return err
 	}
 	l.mu.Lock()
