@@ -278,7 +278,7 @@ func (l *Listener) run(ctx context.Context) {
 			l.lost()
 		}
 		if !down {
-			l.log.Warn("database notifications: connection lost; reconnecting", "err", err)
+			l.log.Warn("database notifications: not listening; reconnecting, notifications meanwhile may be missed", "err", err)
 			down = true
 		} else {
 			l.log.Debug("database notifications: reconnect failed", "err", err)
