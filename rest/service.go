@@ -39,7 +39,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/basaltdev/basalt/internal/pg"
@@ -59,6 +58,13 @@ type Service struct {
 	gen      atomic.Uint64 // bumped per reload; names prepared statements
 	reloadMu sync.Mutex
 	stop     context.CancelFunc
+	// listener is the node's shared listener (WithListener); nil: the
+	// service listens on a connection of its own.
+	listener *pg.Listener
+	// connected and notified are signalled by the pgrst subscription;
+	// unsubscribe ends it.
+	connected, notified chan struct{}
+	unsubscribe         func()
 	// trace, when set (tests), sees every main statement before it runs.
 	trace      func(sql string, args []any)
 	traceSetup func(sql string, args []any)
@@ -92,11 +98,15 @@ func WithSetupHook(fn func(sql string, args []any)) Option {
 	return func(s *Service) { s.traceSetup = fn }
 }
 
+// WithListener has the service hear NOTIFY pgrst on the node's shared
+// listener instead of a connection of its own.
+func WithListener(l *pg.Listener) Option { return func(s *Service) { s.listener = l } }
+
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
-// New loads the schema cache with the admin pool and starts listening for
-// reload notifications. Requests run on the user pool (authenticator).
+// New starts listening for reload notifications, then loads the schema
+// cache with the admin pool. Requests run on the user pool (authenticator).
 func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*Service, error) {
 	cfg.defaults()
 	if err := cfg.validate(); err != nil {
@@ -118,7 +128,11 @@ func New(cfg Config, user *pgxpool.Pool, admin *pgxpool.Pool, opts ...Option) (*
 	if err := user.QueryRow(ctx, "SELECT current_user").Scan(&s.loginRole); err != nil {
 		return nil, fmt.Errorf("rest: read login role: %w", err)
 	}
+	// LISTEN first, load second: a change made in between is in the
+	// load, and the listener's first connect needs no second load.
+	s.subscribe(ctx)
 	if err := s.Reload(ctx); err != nil {
+		s.unsubscribe()
 		return nil, err
 	}
 	lctx, stop := context.WithCancel(context.Background())
@@ -152,53 +166,64 @@ func (s *Service) Reload(ctx context.Context) error {
 	return nil
 }
 
-// listen waits for NOTIFY pgrst and reloads, debouncing bursts of DDL.
-func (s *Service) listen(ctx context.Context) {
-	defer close(s.done)
-	for ctx.Err() == nil {
-		if err := s.listenOnce(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("rest: schema listener", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
+// reloadPayload reports whether a NOTIFY pgrst asks for a reload: as
+// PostgREST, "reload schema", "reload config" or nothing.
+func reloadPayload(p string) bool { return p == "" || p == "reload schema" || p == "reload config" }
+
+// listenWait bounds how long New waits for LISTEN pgrst to be in effect
+// before it loads the cache anyway (the listener's first connect then
+// reloads it).
+const listenWait = 5 * time.Second
+
+// subscribe starts hearing NOTIFY pgrst and waits, up to listenWait, until
+// LISTEN is in effect, so that the load that follows misses nothing. It
+// reports whether it is.
+func (s *Service) subscribe(ctx context.Context) bool {
+	l, stop := pg.OwnListener(s.listener, s.admin, s.log)
+	s.connected = make(chan struct{}, 1)
+	s.notified = make(chan struct{}, 1)
+	sub := l.Subscribe("pgrst", pg.Handler{
+		Filter:    reloadPayload,
+		Notify:    func(string) { pg.Poke(s.notified) },
+		Connected: func() { pg.Poke(s.connected) },
+	})
+	s.unsubscribe = func() { sub.Close(); stop() }
+	t := time.NewTimer(listenWait)
+	defer t.Stop()
+	select {
+	case <-s.connected:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
 	}
+	return false
 }
 
-func (s *Service) listenOnce(ctx context.Context) error {
-	// A dedicated connection, so LISTEN does not hold a pooled one forever.
-	conn, err := pgx.ConnectConfig(ctx, s.admin.Config().ConnConfig.Copy())
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN pgrst"); err != nil {
-		return err
-	}
-	// Reload once after (re)connecting: notifications may have been missed.
-	if err := s.Reload(ctx); err != nil && ctx.Err() == nil {
-		s.log.Warn("rest: schema reload", "err", err)
-	}
+// listen reloads on NOTIFY pgrst, debouncing bursts of DDL, and after the
+// listener reconnects (notifications may have been missed meanwhile).
+func (s *Service) listen(ctx context.Context) {
+	defer close(s.done)
+	defer s.unsubscribe()
 	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return err
-		}
-		if n.Payload != "" && n.Payload != "reload schema" && n.Payload != "reload config" {
-			continue
-		}
-		// Debounce: collect the rest of a burst before reloading.
-		for {
-			wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-			_, err := conn.WaitForNotification(wctx)
-			cancel()
-			if err != nil {
-				break
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.connected:
+		case <-s.notified:
+			// Debounce: collect the rest of a burst before reloading.
+			t := time.NewTimer(100 * time.Millisecond)
+		burst:
+			for {
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-s.notified:
+					t.Reset(100 * time.Millisecond)
+				case <-t.C:
+					break burst
+				}
 			}
-		}
-		if ctx.Err() != nil {
-			return nil
 		}
 		if err := s.Reload(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("rest: schema reload", "err", err)

@@ -90,6 +90,7 @@ func addTypeScript(ctx context.Context, d deps, fcfg *functions.Config, goFns []
 		if deployed, err = deploy.NewSource(ctx, store, filepath.Join(runDir, "deployed"), d.Log); err != nil {
 			return cleanup, err
 		}
+		deployed.Listener = d.Listener
 		follow, stop := context.WithCancel(context.Background())
 		go deployed.Run(follow)
 		closers = append(closers, stop)

@@ -14,6 +14,7 @@ import (
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/sql/platform"
 )
 
@@ -134,7 +135,7 @@ func printAPIKeys(w io.Writer, keys []apikeys.Key, asJSON bool) error {
 // PUBLISHABLE_KEY, SECRET_KEY) in the database as the "default" keys, unless
 // they are there already (a revoked one stays revoked), and follows the
 // project's keys there until stop is called.
-func apiKeyStore(ctx context.Context, admin *pgxpool.Pool, keys *jwt.Keys, log *slog.Logger) (*apikeys.Store, func(), error) {
+func apiKeyStore(ctx context.Context, admin *pgxpool.Pool, listener *pg.Listener, keys *jwt.Keys, log *slog.Logger) (*apikeys.Store, func(), error) {
 	for _, key := range []string{keys.PublishableKey, keys.SecretKey} {
 		if key == "" {
 			continue
@@ -151,6 +152,7 @@ func apiKeyStore(ctx context.Context, admin *pgxpool.Pool, keys *jwt.Keys, log *
 	if err != nil {
 		return nil, func() {}, err
 	}
+	st.Listener = listener
 	follow, stop := context.WithCancel(context.Background())
 	go st.Run(follow)
 	return st, stop, nil

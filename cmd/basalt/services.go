@@ -16,6 +16,7 @@ import (
 	"github.com/basaltdev/basalt/gateway"
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
+	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/replica"
 	"github.com/basaltdev/basalt/pgmodules"
 	"github.com/basaltdev/basalt/pgmodules/netsend"
@@ -29,12 +30,16 @@ import (
 
 // deps is everything a service constructor may need.
 type deps struct {
-	Mode      config.Mode
-	Config    config.Config
-	Getenv    func(string) string
-	Admin     *pgxpool.Pool // DATABASE_URL role: owner of the schemas
-	User      *pgxpool.Pool // role authenticator: requests on behalf of callers
-	Replica   *pgxpool.Pool // role authenticator on the read replica (nil: none)
+	Mode    config.Mode
+	Config  config.Config
+	Getenv  func(string) string
+	Admin   *pgxpool.Pool // DATABASE_URL role: owner of the schemas
+	User    *pgxpool.Pool // role authenticator: requests on behalf of callers
+	Replica *pgxpool.Pool // role authenticator on the read replica (nil: none)
+	// Listener is the node's one connection LISTENing for the control
+	// plane's notifications (on the admin pool): REST, API keys, deployed
+	// functions, net and the read-replica router subscribe to it.
+	Listener  *pg.Listener
 	Keys      *jwt.Keys
 	Log       *slog.Logger
 	PublicURL string // the API URL clients use
@@ -140,10 +145,10 @@ func buildServices(ctx context.Context, d deps) (gateway.Services, func(), error
 
 	// With a read replica, REST reads go to it; writes through any service
 	// pin the writer to the primary until the replica has them.
-	restOpts := []rest.Option{rest.WithLogger(d.Log)}
+	restOpts := []rest.Option{rest.WithLogger(d.Log), rest.WithListener(d.Listener)}
 	markWrites := func(h http.Handler) http.Handler { return h }
 	if d.Replica != nil {
-		router := replica.New(replica.Config{MaxLag: d.Config.ReadReplicaMaxLag, Poll: d.Config.ReadReplicaPoll},
+		router := replica.New(replica.Config{MaxLag: d.Config.ReadReplicaMaxLag, Poll: d.Config.ReadReplicaPoll, Listener: d.Listener},
 			d.Admin, d.Replica, d.Log)
 		closers = append(closers, router.Close)
 		if d.Metrics != nil {
@@ -228,6 +233,7 @@ func startIntegrations(ctx context.Context, d deps, getenv func(string) string) 
 	if err != nil {
 		return func() {}, err
 	}
+	cfg.Listener = d.Listener
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

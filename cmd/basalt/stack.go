@@ -25,6 +25,7 @@ import (
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/jwt"
 	"github.com/basaltdev/basalt/internal/migrate"
+	"github.com/basaltdev/basalt/internal/pg"
 	"github.com/basaltdev/basalt/internal/telemetry"
 	"github.com/basaltdev/basalt/sql/platform"
 	"github.com/basaltdev/basalt/studio"
@@ -210,13 +211,18 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 	if err := reg.Register(telemetry.NewPoolCollector(named)); err != nil {
 		return err
 	}
+	// One LISTEN connection for the node's control-plane notifications,
+	// closed after every service that subscribed to it.
+	listener := pg.NewListener(p.admin, s.log)
 	svcs, cleanup, err := buildServices(ctx, deps{Mode: mode, Config: cfg, Getenv: getenv, Admin: p.admin, User: p.user,
-		Replica: p.replica, Keys: s.keys, Log: s.log, Metrics: reg, PublicURL: cfg.PublicURL, AppURL: appURL})
+		Replica: p.replica, Listener: listener, Keys: s.keys, Log: s.log, Metrics: reg, PublicURL: cfg.PublicURL, AppURL: appURL})
+	stopServices := cleanup
+	cleanup = func() { stopServices(); listener.Close() }
 	if err != nil {
 		cleanup()
 		return fmt.Errorf("build services: %w", err)
 	}
-	keyStore, stopKeys, err := apiKeyStore(ctx, p.admin, s.keys, s.log)
+	keyStore, stopKeys, err := apiKeyStore(ctx, p.admin, listener, s.keys, s.log)
 	if err != nil {
 		cleanup()
 		return fmt.Errorf("api keys: %w", err)
@@ -236,8 +242,8 @@ func (s *stack) mount(ctx context.Context, mode config.Mode, getenv func(string)
 		return err
 	}
 	// The access log is written until the last request is answered.
-	stopServices := cleanup
-	cleanup = func() { stopServices(); access.Close() }
+	stopAll := cleanup
+	cleanup = func() { stopAll(); access.Close() }
 	s.handler, err = gateway.New(gateway.Config{
 		AccessLog:          access,
 		CORSOrigins:        cfg.CORSOrigins,

@@ -21,6 +21,10 @@ import (
 // poll), so a deploy or rollback on any node is served here within seconds.
 // It also keeps the secrets, decrypted, for the functions' environment.
 type Source struct {
+	// Listener, when set before Run, is the node's shared listener; nil:
+	// Run listens on a connection of its own.
+	Listener *pg.Listener
+
 	store *Store
 	dir   string
 	log   *slog.Logger
@@ -151,5 +155,5 @@ func (s *Source) unpacked(ctx context.Context, name string, a active) (deno.Spec
 // Run follows changes until ctx ends: NOTIFY basalt_functions, and a
 // poll as a fallback.
 func (s *Source) Run(ctx context.Context) {
-	pg.Follow(ctx, s.store.db, "basalt_functions", s.poll, s.Refresh, s.log, "functions")
+	pg.Follow(ctx, s.Listener, s.store.db, "basalt_functions", s.poll, s.Refresh, s.log, "functions")
 }

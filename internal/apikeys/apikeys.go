@@ -215,6 +215,10 @@ func Rotate(ctx context.Context, db *pgxpool.Pool, k Kind, ref string) (string, 
 
 // Store is one node's copy of the valid keys' hashes.
 type Store struct {
+	// Listener, when set before Run, is the node's shared listener; nil:
+	// Run listens on a connection of its own.
+	Listener *pg.Listener
+
 	db   *pgxpool.Pool
 	log  *slog.Logger
 	poll time.Duration
@@ -281,5 +285,5 @@ func (s *Store) Changed() <-chan struct{} { return s.changed }
 // Run follows changes until ctx ends: NOTIFY basalt_api_keys, and a poll
 // in case a notification is missed.
 func (s *Store) Run(ctx context.Context) {
-	pg.Follow(ctx, s.db, "basalt_api_keys", s.poll, s.Refresh, s.log, "api keys")
+	pg.Follow(ctx, s.Listener, s.db, "basalt_api_keys", s.poll, s.Refresh, s.log, "api keys")
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // sample is the primary's WAL write position and when it was asked for.
@@ -132,41 +133,30 @@ func (r *Router) markDown(reason string) {
 	}
 }
 
-// listenLoop keeps a LISTEN on the primary for writes announced by any node.
+// listenLoop hears the writes announced by any node until ctx ends. Each
+// payload is a writer to pin, in order; when the listener loses its
+// connection, or this subscriber falls more than its queue behind, the
+// announcements in between are lost: listening is nil meanwhile (reads go
+// to the primary), and on (re)connecting it restarts, so that the writes
+// made before count as everyone's until the replica has replayed them.
 func (r *Router) listenLoop(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := r.listenOnce(ctx)
-		r.listening.Store(nil)
-		if ctx.Err() != nil {
-			return
-		}
-		r.log.Warn("read replica: lost the write announcements; reads go to the primary until reconnected", "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-func (r *Router) listenOnce(ctx context.Context) error {
-	// A dedicated connection, so LISTEN does not hold a pooled one forever.
-	conn, err := pgx.ConnectConfig(ctx, r.primary.Config().ConnConfig.Copy())
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
-		return err
-	}
-	now := time.Now()
-	r.listening.Store(&now)
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return err
-		}
-		r.pin(n.Payload, time.Now())
-	}
+	l, stop := pg.OwnListener(r.cfg.Listener, r.primary, r.log)
+	defer stop()
+	sub := l.Subscribe(Channel, pg.Handler{
+		Payloads: true,
+		Notify:   func(sub string) { r.pin(sub, time.Now()) },
+		Connected: func() {
+			now := time.Now()
+			r.listening.Store(&now)
+		},
+		Lost: func() {
+			r.listening.Store(nil)
+			r.log.Info("read replica: write announcements lost; reads go to the primary until they are heard again")
+		},
+	})
+	<-ctx.Done()
+	sub.Close()
+	r.listening.Store(nil)
 }
 
 // retryOnPrimary lists the replica-side errors a read recovers from on the

@@ -58,6 +58,9 @@ type Config struct {
 	MaxLag time.Duration
 	// Poll is how often the replica's replay position is read (default 100ms).
 	Poll time.Duration
+	// Listener is the node's shared listener on the primary; nil: the
+	// router listens on a connection of its own.
+	Listener *pg.Listener
 }
 
 func (c *Config) defaults() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/basaltdev/basalt/internal/config"
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Config tunes the sender. The zero value is filled with the defaults.
@@ -32,6 +33,9 @@ type Config struct {
 	// Allowed are address ranges that may be reached although they are
 	// loopback, link-local or private (the SSRF guard refuses those).
 	Allowed []netip.Prefix
+	// Listener is the node's shared listener; nil: the worker listens on
+	// a connection of its own.
+	Listener *pg.Listener
 }
 
 // Defaults.

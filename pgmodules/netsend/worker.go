@@ -26,6 +26,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Channel is the notification channel queued requests wake senders on.
@@ -121,12 +123,7 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-func (w *Worker) poke() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
+func (w *Worker) poke() { pg.Poke(w.wake) }
 
 // request is one claimed row of net.http_request_queue.
 type request struct {
@@ -330,39 +327,14 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// listen wakes the worker on every NOTIFY basalt_net, on a connection of
-// its own (a listening connection cannot go back to the pool), reconnecting
-// after a failure.
+// listen wakes the worker on every NOTIFY basalt_net, and once the
+// listener (re)connects, for requests queued while no one listened.
 func (w *Worker) listen(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := w.listenOnce(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		w.log.Warn("net: listen for queued requests; polling meanwhile", "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-func (w *Worker) listenOnce(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, w.db.Config().ConnConfig.Copy())
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
-		return err
-	}
-	w.poke() // requests queued while no one listened
-	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
-		}
-		w.poke()
-	}
+	l, stop := pg.OwnListener(w.cfg.Listener, w.db, w.log)
+	defer stop()
+	sub := l.Subscribe(Channel, pg.Handler{Notify: func(string) { w.poke() }, Connected: w.poke})
+	defer sub.Close()
+	<-ctx.Done()
 }
 
 // sweep deletes answers older than the TTL, as pg_net does.
