@@ -3,7 +3,6 @@ package pg
 import (
 	"context"
 	"log/slog"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -364,15 +363,24 @@ func (l *Listener) listen(ctx context.Context, up func()) (connected bool, err e
 	}
 }
 
-// plainName is a channel name that needs no quotes (ours are not keywords).
-var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+// plainName reports whether a channel name needs no quotes: lower-case
+// letters, digits and underscores, not starting with a digit (ours are not
+// keywords).
+func plainName(c string) bool {
+	for i, r := range c {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return c != ""
+}
 
 // listenTo LISTENs for channels in one round trip.
 func (l *Listener) listenTo(ctx context.Context, conn *pgx.Conn, channels []string) error {
 	stmts := make([]string, len(channels))
 	for i, c := range channels {
 		// Plain names stay bare, as pg_stat_activity then shows them.
-		if !plainName.MatchString(c) {
+		if !plainName(c) {
 			c = pgx.Identifier{c}.Sanitize()
 		}
 		stmts[i] = "LISTEN " + c
