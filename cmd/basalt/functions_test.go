@@ -50,8 +50,11 @@ func functionsDeps(t *testing.T, names ...string) (deps, func(string) string) {
 	d := deps{Mode: config.Dev, Keys: keys, User: pool, PublicURL: "http://127.0.0.1:1",
 		Config: config.Config{DataDir: t.TempDir()}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	getenv := func(k string) string {
-		if k == "BASALT_FUNCTIONS_DIR" {
+		switch k {
+		case "BASALT_FUNCTIONS_DIR":
 			return dir
+		case "DENO_BIN": // where the check above found deno
+			return os.Getenv(k)
 		}
 		return ""
 	}
