@@ -104,10 +104,14 @@ test:
     #!/usr/bin/env bash
     set -uo pipefail
     failed=()
+    times=()
     for stage in test-go test-compat test-frontend test-e2e bench-smoke; do
         echo "== $stage"
+        start=$SECONDS
         "{{just_executable()}}" --justfile "{{justfile()}}" "$stage" || failed+=("$stage")
+        times+=("$stage $((SECONDS - start))s")
     done
+    echo "stage times: ${times[*]}"
     if [ ${#failed[@]} -gt 0 ]; then echo "failed stages: ${failed[*]}"; exit 1; fi
     echo "all stages passed"
 
