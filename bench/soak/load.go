@@ -72,9 +72,23 @@ type world struct {
 	acks                    *acks
 	rt                      *rtManager // nil without realtime clients
 	// invitesOpen are sponsor/artist pairs that may hold a pending invite
-	// (an answer was lost): the sponsor withdraws it before inviting again.
+	// (an answer was lost, or the seed holds one): the sponsor withdraws it
+	// before inviting again. seedInvites are the pairs the seed holds a
+	// pending invite for: basalt dev applies the seed on every start, so a
+	// restart brings back an invite the run withdrew.
 	invitesMu   sync.Mutex
 	invitesOpen map[[2]string]bool
+	seedInvites [][2]string
+}
+
+// seedApplied marks the seed's pending invites open again: basalt has
+// started anew and applied the seed.
+func (w *world) seedApplied() {
+	w.invitesMu.Lock()
+	defer w.invitesMu.Unlock()
+	for _, pair := range w.seedInvites {
+		w.invitesOpen[pair] = true
+	}
 }
 
 // action is one thing a client does, made of one or more requests.

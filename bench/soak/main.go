@@ -178,6 +178,7 @@ func run(p plan, stdout io.Writer) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("set-up: %w\n%s", err, s.logTail(20))
 	}
+	s.setRestarted(w.seedApplied)
 	progress("%d users signed in, %d tracks (%d sponsored) in %s; warm-up %s, then load for %s",
 		w.fanCount.Load()+6, len(w.tracks), len(w.sponsored), since(t0), p.opts.Warmup, p.opts.Duration)
 
@@ -310,7 +311,11 @@ func (w *world) notePendingInvites(ctx context.Context, s *user) error {
 		return err
 	}
 	for _, p := range pending {
-		w.setInviteOpen([2]string{p.SponsorID, p.ArtistID}, true)
+		pair := [2]string{p.SponsorID, p.ArtistID}
+		w.setInviteOpen(pair, true)
+		w.invitesMu.Lock()
+		w.seedInvites = append(w.seedInvites, pair)
+		w.invitesMu.Unlock()
 	}
 	return nil
 }

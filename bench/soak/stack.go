@@ -44,6 +44,16 @@ type stack struct {
 	done chan struct{} // closed when cmd has exited
 	st   status
 	runs int // processes started so far
+	// restarted runs after every start but the first (setRestarted).
+	restarted func()
+}
+
+// setRestarted has f run after each later start of basalt, which applies
+// the seed again.
+func (s *stack) setRestarted(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.restarted = f
 }
 
 // newStack prepares a private data dir and free loopback ports.
@@ -83,6 +93,12 @@ func (s *stack) start(ctx context.Context) error {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		if err = s.startOnce(ctx); err == nil {
+			s.mu.Lock()
+			f := s.restarted
+			s.mu.Unlock()
+			if f != nil {
+				f()
+			}
 			return nil
 		}
 		if ctx.Err() != nil {
