@@ -176,9 +176,9 @@ func reloadPayload(p string) bool { return p == "" || p == "reload schema" || p 
 const listenWait = 5 * time.Second
 
 // subscribe starts hearing NOTIFY pgrst and waits, up to listenWait, until
-// LISTEN is in effect, so that the load that follows misses nothing. It
-// reports whether it is.
-func (s *Service) subscribe(ctx context.Context) bool {
+// LISTEN is in effect, so that the load that follows misses nothing (when
+// it is not in time, the listener's first connect reloads).
+func (s *Service) subscribe(ctx context.Context) {
 	l, stop := pg.OwnListener(s.listener, s.admin, s.log)
 	s.connected = make(chan struct{}, 1)
 	s.notified = make(chan struct{}, 1)
@@ -192,11 +192,9 @@ func (s *Service) subscribe(ctx context.Context) bool {
 	defer t.Stop()
 	select {
 	case <-s.connected:
-		return true
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	return false
 }
 
 // listen reloads on NOTIFY pgrst, debouncing bursts of DDL, and after the
