@@ -19,7 +19,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/basaltdev/basalt/internal/config"
 	"github.com/basaltdev/basalt/internal/copyqueue"
@@ -116,7 +115,7 @@ func New(db *pgxpool.Pool, cfg Config, log *slog.Logger, reg prometheus.Register
 func (w *Writer) Add(e Entry) { w.q.Add(e) }
 
 // Dropped is how many entries were dropped so far.
-func (w *Writer) Dropped() float64 { return counterValue(w.dropped) }
+func (w *Writer) Dropped() float64 { return float64(w.q.Dropped()) }
 
 // Close writes what is queued and stops; later entries are ignored.
 func (w *Writer) Close() { w.q.Close() }
@@ -151,12 +150,4 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-func counterValue(c prometheus.Counter) float64 {
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
-		return 0
-	}
-	return m.GetCounter().GetValue()
 }
