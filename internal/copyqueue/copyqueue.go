@@ -17,6 +17,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/basaltdev/basalt/internal/pg"
 )
 
 // Config says where rows go and bounds the queue.
@@ -128,12 +130,7 @@ func (w *Writer[T]) drop(n int) {
 }
 
 // signal wakes the writer; a wake already pending covers this one.
-func (w *Writer[T]) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
+func (w *Writer[T]) signal() { pg.Poke(w.wake) }
 
 func (w *Writer[T]) run() {
 	defer close(w.done)
